@@ -1,0 +1,271 @@
+/* api.c: the graft_rule_api table generated rule code calls through.
+ *
+ * Generated code (linked into graft or dlopen'ed from a user's rule file)
+ * reaches the graph only through this table: the rw_* functions of the
+ * worklist driver (engine/rewrite.h), op and attribute lookups, the helper
+ * registry, and the value operations of the guard language (attribute reads,
+ * shape fields, comparisons, arithmetic, conversions to attribute values).
+ * Keeping them here, behind one table, is what makes a user's .so behave
+ * exactly like a built-in rule set.
+ */
+#include "api.h"
+
+#include "helpers.h"
+
+#include <string.h>
+
+static rule_value value_of_attr(attr_value v)
+{
+    rule_value r = {0, 0, {.i = 0}};
+    switch (v.kind) {
+    case ATTR_INT: r.kind = RV_INT; r.u.i = v.u.i; break;
+    case ATTR_BOOL: r.kind = RV_BOOL; r.u.i = v.u.i; break;
+    case ATTR_TYPE: r.kind = RV_TYPE; r.u.i = v.u.i; break;
+    case ATTR_FLOAT: r.kind = RV_FLOAT; r.u.f = v.u.f; break;
+    case ATTR_STRING: r.kind = RV_STRING; r.u.s = v.u.s; break;
+    case ATTR_INTS: r.kind = RV_INTS; r.n = v.n; r.u.ints = v.u.ints; break;
+    case ATTR_FLOATS: r.kind = RV_FLOATS; r.n = v.n; r.u.floats = v.u.floats; break;
+    }
+    return r;
+}
+
+static rule_value api_attr_get(const ins *i, int index)
+{
+    if (index < 0 || index >= i->nattrs)
+        return rule_bool(false);
+    return value_of_attr(i->attrs[index].v);
+}
+
+static bool api_attr_equals(const ins *i, int index, const attr_value *v)
+{
+    return index >= 0 && index < i->nattrs && attr_value_equal(i->attrs[index].v, *v);
+}
+
+static rule_value api_field(ins *i, int field)
+{
+    rule_value r = {0, 0, {.i = 0}};
+    switch (field) {
+    case RULE_FIELD_SHAPE: r.kind = RV_SHAPE; r.u.sh = &i->sh; break;
+    case RULE_FIELD_LENS: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.lens; break;
+    case RULE_FIELD_STRIDES: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.strides; break;
+    case RULE_FIELD_TYPE: r.kind = RV_TYPE; r.u.i = i->sh.type; break;
+    case RULE_FIELD_RANK: r.kind = RV_INT; r.u.i = i->sh.rank; break;
+    case RULE_FIELD_ELEMENTS: r.kind = RV_INT; r.u.i = shape_elements(&i->sh); break;
+    default: r = rule_bool(false); break;
+    }
+    return r;
+}
+
+static bool is_numeric(const rule_value *v) { return v->kind == RV_INT || v->kind == RV_FLOAT; }
+static double as_double(const rule_value *v) { return v->kind == RV_FLOAT ? v->u.f : (double)v->u.i; }
+
+static double list_item(const rule_value *v, int k)
+{
+    return v->kind == RV_INTS ? (double)v->u.ints[k] : v->u.floats[k];
+}
+
+static bool values_equal(const rule_value *a, const rule_value *b, bool *eq)
+{
+    if (is_numeric(a) && is_numeric(b)) {
+        if (a->kind == RV_INT && b->kind == RV_INT)
+            *eq = a->u.i == b->u.i;
+        else
+            *eq = as_double(a) == as_double(b);
+        return true;
+    }
+    bool lists = (a->kind == RV_INTS || a->kind == RV_FLOATS) && (b->kind == RV_INTS || b->kind == RV_FLOATS);
+    if (lists) {
+        *eq = a->n == b->n;
+        for (int k = 0; *eq && k < a->n; k++)
+            *eq = list_item(a, k) == list_item(b, k);
+        return true;
+    }
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case RV_BOOL:
+    case RV_TYPE: *eq = a->u.i == b->u.i; return true;
+    case RV_SHAPE: *eq = shape_equal(a->u.sh, b->u.sh); return true;
+    case RV_INS: *eq = a->u.in == b->u.in; return true;
+    case RV_STRING: *eq = strcmp(a->u.s, b->u.s) == 0; return true;
+    default: return false;
+    }
+}
+
+static bool api_compare(rule_value a, int op, rule_value b, rule_value *out)
+{
+    if (op == RULE_OP_EQ || op == RULE_OP_NE) {
+        bool eq;
+        if (!values_equal(&a, &b, &eq))
+            return false;
+        *out = rule_bool(op == RULE_OP_EQ ? eq : !eq);
+        return true;
+    }
+    if (!is_numeric(&a) || !is_numeric(&b))
+        return false;
+    bool r;
+    if (a.kind == RV_INT && b.kind == RV_INT) {
+        int64_t x = a.u.i, y = b.u.i;
+        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
+    } else {
+        double x = as_double(&a), y = as_double(&b);
+        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
+    }
+    if (op < RULE_OP_LT || op > RULE_OP_GE)
+        return false;
+    *out = rule_bool(r);
+    return true;
+}
+
+static bool api_arith(rule_value a, int op, rule_value b, rule_value *out)
+{
+    if (!is_numeric(&a) || !is_numeric(&b))
+        return false;
+    if (a.kind == RV_INT && b.kind == RV_INT) {
+        int64_t x = a.u.i, y = b.u.i, r;
+        switch (op) {
+        case RULE_OP_ADD: if (__builtin_add_overflow(x, y, &r)) return false; break;
+        case RULE_OP_SUB: if (__builtin_sub_overflow(x, y, &r)) return false; break;
+        case RULE_OP_MUL: if (__builtin_mul_overflow(x, y, &r)) return false; break;
+        case RULE_OP_DIV:
+            if (y == 0 || (x == INT64_MIN && y == -1))
+                return false;
+            r = x / y;
+            break;
+        default: return false;
+        }
+        *out = rule_int(r);
+        return true;
+    }
+    double x = as_double(&a), y = as_double(&b), r;
+    switch (op) {
+    case RULE_OP_ADD: r = x + y; break;
+    case RULE_OP_SUB: r = x - y; break;
+    case RULE_OP_MUL: r = x * y; break;
+    case RULE_OP_DIV:
+        if (y == 0)
+            return false;
+        r = x / y;
+        break;
+    default: return false;
+    }
+    *out = rule_float(r);
+    return true;
+}
+
+static bool api_to_attr(arena *mem, rule_value v, int kind, attr_value *out)
+{
+    switch ((attr_kind)kind) {
+    case ATTR_INT:
+        if (v.kind != RV_INT)
+            return false;
+        *out = attr_int(v.u.i);
+        return true;
+    case ATTR_BOOL:
+        if (v.kind != RV_BOOL)
+            return false;
+        *out = attr_bool(v.u.i != 0);
+        return true;
+    case ATTR_TYPE:
+        if (v.kind != RV_TYPE)
+            return false;
+        *out = attr_type((graft_type)v.u.i);
+        return true;
+    case ATTR_FLOAT:
+        if (!is_numeric(&v))
+            return false;
+        *out = attr_float(as_double(&v));
+        return true;
+    case ATTR_STRING:
+        if (v.kind != RV_STRING)
+            return false;
+        *out = attr_value_copy(mem, attr_string(v.u.s));
+        return true;
+    case ATTR_INTS:
+        if (v.kind != RV_INTS)
+            return false;
+        *out = attr_value_copy(mem, attr_ints(v.u.ints, v.n));
+        return true;
+    case ATTR_FLOATS: {
+        if (v.kind != RV_FLOATS && v.kind != RV_INTS)
+            return false;
+        double *d = arena_alloc(mem, sizeof(double) * (size_t)(v.n ? v.n : 1));
+        if (!d)
+            return false;
+        for (int k = 0; k < v.n; k++)
+            d[k] = list_item(&v, k);
+        *out = attr_floats(d, v.n);
+        return true;
+    }
+    }
+    return false;
+}
+
+static attr *api_copy_attrs(arena *mem, const ins *i)
+{
+    if (i->nattrs == 0)
+        return NULL;
+    return arena_dup(mem, i->attrs, sizeof(attr) * (size_t)i->nattrs);
+}
+
+static bool api_make_list(arena *mem, const rule_value *items, int n, rule_value *out)
+{
+    bool any_float = false;
+    for (int k = 0; k < n; k++) {
+        if (!is_numeric(&items[k]))
+            return false;
+        any_float |= items[k].kind == RV_FLOAT;
+    }
+    if (any_float) {
+        double *d = arena_alloc(mem, sizeof(double) * (size_t)(n ? n : 1));
+        if (!d)
+            return false;
+        for (int k = 0; k < n; k++)
+            d[k] = as_double(&items[k]);
+        out->kind = RV_FLOATS;
+        out->n = n;
+        out->u.floats = d;
+        return true;
+    }
+    int64_t *v = arena_alloc(mem, sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (!v)
+        return false;
+    for (int k = 0; k < n; k++)
+        v[k] = items[k].u.i;
+    out->kind = RV_INTS;
+    out->n = n;
+    out->u.ints = v;
+    return true;
+}
+
+static rule_helper_fn api_helper_find(const char *name)
+{
+    const rule_helper *h = rule_helper_find(name);
+    return h ? h->fn : NULL;
+}
+
+static const graft_rule_api api_table = {
+    .version = GRAFT_RULE_API_VERSION,
+    .size = sizeof(graft_rule_api),
+    .op_find = op_find,
+    .op_attr_index = op_attr_index,
+    .helper_find = api_helper_find,
+    .attempt = rw_attempt,
+    .insert = rw_insert,
+    .literal = rw_literal,
+    .replace = rw_replace,
+    .commit_in_place = rw_commit_in_place,
+    .set_arg = rw_set_arg,
+    .abort = rw_abort,
+    .arena_of = rw_arena,
+    .attr_get = api_attr_get,
+    .attr_equals = api_attr_equals,
+    .field = api_field,
+    .compare = api_compare,
+    .arith = api_arith,
+    .to_attr = api_to_attr,
+    .copy_attrs = api_copy_attrs,
+    .make_list = api_make_list,
+};
+
+const graft_rule_api *graft_rule_api_get(void) { return &api_table; }

@@ -1,0 +1,153 @@
+/* api.h: the graft_rule_api table through which generated rule code reaches
+ * graft, and the value type its guards and computed attributes work in.
+ *
+ * Compiled rules run in two places: linked into graft (rules/NAME.rules, built
+ * with graft) and in a shared object built from a user's file at run time
+ * (graft opt -r mine.rules). A dlopen'ed object cannot rely on graft's
+ * symbols being visible, so generated code calls nothing by symbol: its
+ * entry point receives this table and every graph query, mutation (the rw_*
+ * functions of engine/rewrite.h), op lookup and helper call goes through
+ * it. Built-in rules are handed the same table, so both run identical code.
+ *
+ * This header is embedded into graft (build/gen/embedded_headers.c) and
+ * written next to generated C when a user's rules are compiled, together
+ * with the headers it includes. Only additive changes: bump
+ * GRAFT_RULE_API_VERSION when the layout changes.
+ */
+#ifndef GRAFT_DSL_API_H
+#define GRAFT_DSL_API_H
+
+#include "rewrite.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GRAFT_RULE_API_VERSION 1
+
+/* The kinds of values guard expressions compute; the numbering equals the
+ * rule compiler's dsl_type (TY_BOOL = 1, ...). */
+typedef enum rule_value_kind {
+    RV_BOOL = 1,
+    RV_INT,
+    RV_FLOAT,
+    RV_INTS,
+    RV_FLOATS,
+    RV_TYPE,
+    RV_SHAPE,
+    RV_INS,
+    RV_STRING,
+} rule_value_kind;
+
+typedef struct rule_value {
+    int kind;                  /* rule_value_kind */
+    int n;                     /* INTS / FLOATS */
+    union {
+        int64_t i;             /* BOOL, INT, TYPE */
+        double f;
+        const int64_t *ints;
+        const double *floats;
+        const shape *sh;
+        ins *in;
+        const char *s;
+    } u;
+} rule_value;
+
+/* A helper callable from guards and computed attributes. Returns false when
+ * it cannot compute a result: the rule then does not fire. Results that
+ * point at memory (lists) are allocated from `mem` (the graph's arena). */
+typedef bool (*rule_helper_fn)(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* Fields readable with `.name` on an instruction. */
+enum rule_field {
+    RULE_FIELD_SHAPE = 1,
+    RULE_FIELD_LENS,
+    RULE_FIELD_STRIDES,
+    RULE_FIELD_TYPE,
+    RULE_FIELD_RANK,
+    RULE_FIELD_ELEMENTS,
+};
+
+/* Binary operators of the expression language. */
+enum rule_operator {
+    RULE_OP_EQ = 3, RULE_OP_NE, RULE_OP_LT, RULE_OP_LE, RULE_OP_GT, RULE_OP_GE,
+    RULE_OP_ADD, RULE_OP_SUB, RULE_OP_MUL, RULE_OP_DIV,
+};
+
+typedef struct graft_rule_api {
+    int version;     /* GRAFT_RULE_API_VERSION */
+    size_t size;     /* sizeof(graft_rule_api) */
+
+    /* ---- lookups, done once when a rule set is initialised ---- */
+    const op_def *(*op_find)(const char *name);
+    int (*op_attr_index)(const op_def *op, const char *name);
+    rule_helper_fn (*helper_find)(const char *name);
+
+    /* ---- engine/rewrite.h ---- */
+    bool (*attempt)(rewriter *rw, int rule, ins *root);
+    ins *(*insert)(rewriter *rw, ins *before, const op_def *op, const attr *attrs, int nattrs,
+                   ins *const *args, int nargs);
+    ins *(*literal)(rewriter *rw, ins *before, const shape *sh, const void *data);
+    void (*replace)(rewriter *rw, ins *old, ins *rep);
+    void (*commit_in_place)(rewriter *rw, ins *root);
+    void (*set_arg)(rewriter *rw, ins *i, int k, ins *v);
+    void (*abort)(rewriter *rw);
+    arena *(*arena_of)(rewriter *rw);
+
+    /* ---- values ---- */
+    /* Attribute `index` of i (declared by i's op) as a value. */
+    rule_value (*attr_get)(const ins *i, int index);
+    /* True when attribute `index` of i equals v (v in the attribute's kind). */
+    bool (*attr_equals)(const ins *i, int index, const attr_value *v);
+    /* i.shape, i.lens, ... (enum rule_field). */
+    rule_value (*field)(ins *i, int field);
+    /* a OP b for comparisons (RULE_OP_EQ..GE): result in *out as RV_BOOL. */
+    bool (*compare)(rule_value a, int op, rule_value b, rule_value *out);
+    /* a OP b for arithmetic on int/float (RULE_OP_ADD..DIV); false on
+     * division by zero. */
+    bool (*arith)(rule_value a, int op, rule_value b, rule_value *out);
+    /* Converts a value to an attribute value of `kind`, copying lists into
+     * mem. False when it does not fit. */
+    bool (*to_attr)(arena *mem, rule_value v, int kind, attr_value *out);
+    /* A copy of i's attributes (i->nattrs entries) in mem, to be changed. */
+    attr *(*copy_attrs)(arena *mem, const ins *i);
+    /* A list value built from n values (all int: ints; else floats). */
+    bool (*make_list)(arena *mem, const rule_value *items, int n, rule_value *out);
+} graft_rule_api;
+
+/* The table graft hands to rule sets. */
+const graft_rule_api *graft_rule_api_get(void);
+
+/* The entry point a rule shared object exports (graft opt -r): it keeps the
+ * table and returns its rule set, or NULL when the table is too old or an op
+ * or helper it names is unknown to this graft. */
+typedef const rule_set *(*graft_rules_entry_fn)(const graft_rule_api *api);
+#define GRAFT_RULES_ENTRY "graft_rules_entry"
+
+static inline rule_value rule_bool(bool b)
+{
+    rule_value v = {RV_BOOL, 0, {.i = b}};
+    return v;
+}
+static inline rule_value rule_int(int64_t i)
+{
+    rule_value v = {RV_INT, 0, {.i = i}};
+    return v;
+}
+static inline rule_value rule_float(double f)
+{
+    rule_value v = {RV_FLOAT, 0, {.f = f}};
+    return v;
+}
+static inline rule_value rule_type(int t)
+{
+    rule_value v = {RV_TYPE, 0, {.i = t}};
+    return v;
+}
+static inline rule_value rule_ins(ins *i)
+{
+    rule_value v = {RV_INS, 0, {.in = i}};
+    return v;
+}
+
+#endif

@@ -1,0 +1,118 @@
+/* ast.c: allocation and small utilities for the syntax tree of ast.h.
+ *
+ * Every node of a parsed .rules file comes from the file's arena, so a
+ * compile frees everything in one call (dsl_file_free). This file also owns
+ * the one function that formats a diagnostic at a location in the file, so
+ * every phase reports errors the same way: "FILE:LINE:COL: message".
+ */
+#include "ast.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *dsl_type_name(dsl_type t)
+{
+    switch (t) {
+    case TY_ERROR: return "error";
+    case TY_BOOL: return "bool";
+    case TY_INT: return "int";
+    case TY_FLOAT: return "float";
+    case TY_INTS: return "ints";
+    case TY_FLOATS: return "floats";
+    case TY_TYPE: return "type";
+    case TY_SHAPE: return "shape";
+    case TY_INS: return "instruction";
+    case TY_STRING: return "string";
+    }
+    return "?";
+}
+
+dsl_type dsl_type_of_attr_kind(attr_kind k)
+{
+    switch (k) {
+    case ATTR_INT: return TY_INT;
+    case ATTR_FLOAT: return TY_FLOAT;
+    case ATTR_BOOL: return TY_BOOL;
+    case ATTR_STRING: return TY_STRING;
+    case ATTR_INTS: return TY_INTS;
+    case ATTR_FLOATS: return TY_FLOATS;
+    case ATTR_TYPE: return TY_TYPE;
+    }
+    return TY_ERROR;
+}
+
+dsl_file *dsl_file_new(const char *path, const char *text, size_t len)
+{
+    dsl_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    arena_init(&f->mem);
+    f->path = arena_strdup(&f->mem, path ? path : "<rules>");
+    f->text = arena_strndup(&f->mem, text, len);
+    if (!f->path || !f->text) {
+        dsl_file_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+void dsl_file_free(dsl_file *f)
+{
+    if (!f)
+        return;
+    arena_free(&f->mem);
+    free(f);
+}
+
+void *dsl_alloc(dsl_file *f, size_t size) { return arena_alloc(&f->mem, size ? size : 1); }
+
+const char *dsl_strndup(dsl_file *f, const char *s, size_t n) { return arena_strndup(&f->mem, s, n); }
+
+void dsl_file_add_rule(dsl_file *f, dsl_rule *r)
+{
+    if (f->nrules == f->rules_cap) {
+        int cap = f->rules_cap ? f->rules_cap * 2 : 16;
+        dsl_rule **items = dsl_alloc(f, sizeof *items * (size_t)cap);
+        if (f->nrules)
+            memcpy(items, f->rules, sizeof *items * (size_t)f->nrules);
+        f->rules = items;
+        f->rules_cap = cap;
+    }
+    r->index = f->nrules;
+    f->rules[f->nrules++] = r;
+}
+
+dsl_list *dsl_list_new(dsl_file *f) { return dsl_alloc(f, sizeof(dsl_list)); }
+
+void dsl_list_push(dsl_file *f, dsl_list *l, void *item)
+{
+    if (l->n == l->cap) {
+        int cap = l->cap ? l->cap * 2 : 4;
+        void **items = dsl_alloc(f, sizeof *items * (size_t)cap);
+        if (l->n)
+            memcpy(items, l->items, sizeof *items * (size_t)l->n);
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->n++] = item;
+}
+
+bool dsl_error(graft_error *err, const dsl_file *f, dsl_loc loc, const char *fmt, ...)
+{
+    char msg[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return error_at(err, f->path, loc.line, loc.col, "%s", msg);
+}
+
+const dsl_rule *dsl_find_rule(const dsl_file *f, const char *name)
+{
+    for (int i = 0; i < f->nrules; i++)
+        if (strcmp(f->rules[i]->name, name) == 0)
+            return f->rules[i];
+    return NULL;
+}

@@ -1,0 +1,259 @@
+/* ast.h: the syntax tree of a .rules file, shared by every compiler phase.
+ *
+ * The parser (parser.y) builds it, sema.c annotates it (resolved ops, classes,
+ * attribute indexes, expression types, capture kinds), termination.c and
+ * overlap.c read it, tree.c flattens its patterns into test sequences and
+ * emit.c turns it into C. Everything lives in one arena owned by the
+ * dsl_file and freed with it, so no phase frees anything piecemeal. Every node
+ * carries the line and column where it starts; every diagnostic any phase
+ * reports points at one of them.
+ */
+#ifndef GRAFT_DSL_AST_H
+#define GRAFT_DSL_AST_H
+
+#include "arena.h"
+#include "attr.h"
+#include "error.h"
+#include "op.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct dsl_loc {
+    int line, col;
+} dsl_loc;
+
+/* ---- types of guard and attribute expressions ---- */
+typedef enum dsl_type {
+    TY_ERROR,  /* already reported */
+    TY_BOOL,
+    TY_INT,
+    TY_FLOAT,
+    TY_INTS,
+    TY_FLOATS,
+    TY_TYPE,   /* element type: float_type, ... */
+    TY_SHAPE,
+    TY_INS,    /* an instruction (operand or captured instruction) */
+    TY_STRING,
+} dsl_type;
+
+const char *dsl_type_name(dsl_type t);
+/* The expression type an attribute of this kind has. */
+dsl_type dsl_type_of_attr_kind(attr_kind k);
+
+/* ---- literal values (attribute patterns) ---- */
+typedef enum dsl_value_kind { DV_INT, DV_FLOAT, DV_INTS, DV_FLOATS, DV_IDENT, DV_BOOL } dsl_value_kind;
+
+typedef struct dsl_value {
+    dsl_value_kind kind;
+    int n;             /* lists */
+    int64_t i;         /* INT, BOOL */
+    double f;          /* FLOAT */
+    int64_t *ints;     /* INTS */
+    double *floats;    /* FLOATS */
+    const char *ident; /* IDENT: an enum name, a type name, ... */
+} dsl_value;
+
+/* ---- patterns ---- */
+typedef enum dsl_pat_kind {
+    PAT_CAPTURE,  /* x: any operand, bound to x */
+    PAT_WILDCARD, /* _ */
+    PAT_OP,       /* op[attrs](args), including @literal / @param */
+    PAT_CLASS,    /* <class>[...](args) */
+} dsl_pat_kind;
+
+typedef struct dsl_attr_pat {
+    const char *key;
+    dsl_loc loc;
+    const char *bind;  /* attr=name: binds; else NULL and value is required */
+    dsl_value value;
+    dsl_loc value_loc;
+    /* sema */
+    int index;         /* in the op's declaration */
+    attr_kind kind;
+    attr_value lit;    /* value converted to the attribute's kind */
+    struct dsl_attr_pat *next;
+} dsl_attr_pat;
+
+typedef struct dsl_pattern dsl_pattern;
+struct dsl_pattern {
+    dsl_pat_kind kind;
+    dsl_loc loc;
+    const char *name;      /* op name, class name (without <>) or capture name */
+    bool negated;          /* !op / !<class>: any operand whose op is not this */
+    const char *bind;      /* `bind = pattern` */
+    dsl_loc bind_loc;
+    dsl_attr_pat *attrs;
+    bool has_args;         /* operands were written (possibly empty) */
+    dsl_pattern **args;
+    int nargs;
+    const char *rest;      /* xs... */
+    dsl_loc rest_loc;
+    bool commutative;      /* :c */
+    bool once;             /* :once */
+    /* sema */
+    const op_def *op;
+    unsigned classes;
+};
+
+/* ---- expressions (guards, lets, computed attributes) ---- */
+typedef enum dsl_expr_kind {
+    EX_INT,
+    EX_FLOAT,
+    EX_BOOL,
+    EX_LIST,   /* {a, b, ...} */
+    EX_NAME,   /* a capture, a let, or a type name */
+    EX_CALL,   /* helper(args) */
+    EX_FIELD,  /* e.shape / .lens / .strides / .type / .rank / .ATTR */
+    EX_NOT,
+    EX_NEG,
+    EX_BINARY, /* op: one of the DSL_OP_* codes */
+} dsl_expr_kind;
+
+enum dsl_binop {
+    DSL_OP_OR = 1, DSL_OP_AND, DSL_OP_EQ, DSL_OP_NE, DSL_OP_LT, DSL_OP_LE, DSL_OP_GT, DSL_OP_GE,
+    DSL_OP_ADD, DSL_OP_SUB, DSL_OP_MUL, DSL_OP_DIV,
+};
+
+/* What a name in an expression or replacement refers to (sema). */
+typedef enum dsl_sym_kind {
+    SYM_NONE,
+    SYM_INS,   /* an operand or an instruction capture */
+    SYM_ATTR,  /* attr=name */
+    SYM_REST,  /* xs... */
+    SYM_LET,   /* let name = expr */
+    SYM_TYPE,  /* float_type, ... */
+} dsl_sym_kind;
+
+enum dsl_field {
+    FIELD_SHAPE = 1, FIELD_LENS, FIELD_STRIDES, FIELD_TYPE, FIELD_RANK, FIELD_ELEMENTS, FIELD_ATTR,
+};
+
+typedef struct dsl_expr dsl_expr;
+struct dsl_expr {
+    dsl_expr_kind kind;
+    dsl_loc loc;
+    int op;                 /* EX_BINARY */
+    int64_t i;              /* EX_INT, EX_BOOL */
+    double f;               /* EX_FLOAT */
+    const char *name;       /* EX_NAME, EX_CALL (helper), EX_FIELD (field name) */
+    dsl_expr *a, *b;        /* operands; EX_FIELD: a is the object */
+    dsl_expr **args;        /* EX_CALL, EX_LIST */
+    int nargs;
+    /* sema */
+    dsl_type type;
+    dsl_sym_kind sym;       /* EX_NAME */
+    int sym_index;          /* EX_NAME: capture index / let index; SYM_TYPE: graft_type */
+    int field;              /* EX_FIELD: FIELD_* */
+    int attr_index;         /* EX_FIELD of FIELD_ATTR */
+    const op_def *attr_op;  /* EX_FIELD of FIELD_ATTR */
+    int helper;             /* EX_CALL: registry index */
+};
+
+/* ---- clauses between pattern and replacement ---- */
+typedef struct dsl_clause {
+    bool is_let;            /* let name = expr; else: if expr */
+    const char *name;
+    dsl_loc loc;
+    dsl_expr *expr;
+    struct dsl_clause *next;
+} dsl_clause;
+
+/* ---- replacements ---- */
+typedef enum dsl_repl_kind {
+    RP_CAPTURE, /* => x */
+    RP_BUILD,   /* => op[attr=expr](args): a new instruction */
+    RP_REUSE,   /* => c[attr=expr](args): c's op and attributes, some changed */
+    RP_REST,    /* xs... inside an argument list */
+    RP_REGION,  /* => region(a, b, c) -> (b, c) */
+} dsl_repl_kind;
+
+typedef struct dsl_attr_set {
+    const char *key;
+    dsl_loc loc;
+    dsl_expr *expr;
+    int index;              /* sema */
+    attr_kind kind;         /* sema */
+    struct dsl_attr_set *next;
+} dsl_attr_set;
+
+typedef struct dsl_repl dsl_repl;
+struct dsl_repl {
+    dsl_repl_kind kind;
+    dsl_loc loc;
+    const char *name;       /* op or capture name */
+    dsl_attr_set *sets;
+    bool has_args;
+    dsl_repl **args;        /* RP_REGION: members */
+    int nargs;
+    dsl_repl **outputs;     /* RP_REGION */
+    int noutputs;
+    /* sema */
+    const op_def *op;       /* RP_BUILD; RP_REUSE when the capture's op is known */
+    unsigned classes;       /* RP_REUSE of a class capture */
+    int capture;            /* RP_CAPTURE / RP_REUSE / RP_REST: capture index */
+};
+
+/* ---- rules and files ---- */
+enum dsl_rule_flags {
+    DSL_RULE_NONTERMINATING = 1u << 0,
+};
+
+typedef struct dsl_capture {
+    const char *name;
+    dsl_sym_kind kind;      /* SYM_INS, SYM_ATTR or SYM_REST */
+    dsl_loc loc;
+    dsl_pattern *pat;       /* SYM_INS: the pattern it was bound to (NULL for a bare operand's first... never) */
+    dsl_attr_pat *attr;     /* SYM_ATTR */
+    dsl_pattern *owner;     /* SYM_ATTR / SYM_REST: the op pattern that holds it */
+} dsl_capture;
+
+typedef struct dsl_rule {
+    const char *name;
+    dsl_loc loc;
+    unsigned flags;
+    dsl_pattern *pattern;
+    dsl_clause *clauses;
+    dsl_repl *repl;
+    int index;              /* position in the file */
+    /* sema */
+    dsl_capture *captures;
+    int ncaptures;
+    int nlets;
+    bool fallible;          /* has guards or fallible lets: cannot shadow */
+} dsl_rule;
+
+typedef struct dsl_file {
+    arena mem;
+    const char *path;       /* as given, used in diagnostics */
+    const char *text;       /* NUL-terminated copy */
+    dsl_rule **rules;
+    int nrules, rules_cap;
+} dsl_file;
+
+/* ---- construction (parser) ---- */
+dsl_file *dsl_file_new(const char *path, const char *text, size_t len);
+void dsl_file_free(dsl_file *f);
+void dsl_file_add_rule(dsl_file *f, dsl_rule *r);
+void *dsl_alloc(dsl_file *f, size_t size);
+const char *dsl_strndup(dsl_file *f, const char *s, size_t n);
+
+/* Growable pointer lists used while parsing. */
+typedef struct dsl_list {
+    void **items;
+    int n, cap;
+} dsl_list;
+dsl_list *dsl_list_new(dsl_file *f);
+void dsl_list_push(dsl_file *f, dsl_list *l, void *item);
+
+/* Reports err at loc in f. Returns false. */
+bool dsl_error(graft_error *err, const dsl_file *f, dsl_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Looks a rule up by name; NULL if absent. */
+const dsl_rule *dsl_find_rule(const dsl_file *f, const char *name);
+
+/* Parses text into f; reports the first syntax error. (parser.y) */
+bool dsl_parse(dsl_file *f, graft_error *err);
+
+#endif

@@ -1,0 +1,95 @@
+/* compile.c: the rule compiler's pipeline, one phase after another.
+ *
+ * Reading this file should tell a newcomer the whole shape of the compiler:
+ * text -> parse -> sema -> termination -> overlap -> trees -> C. Each phase
+ * reports its first error with a file:line:col and the pipeline stops there.
+ * The same pipeline serves the build (build/graftc compiling rules/NAME.rules),
+ * `graft rules` and `graft opt -r` (dsl/load.c).
+ */
+#include "compile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error *err)
+{
+    dsl_file *f = dsl_file_new(path, text, len);
+    if (!f) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    if (strlen(f->text) != len) {
+        error_at(err, f->path, 0, 0, "rule files are text: found a NUL byte");
+        dsl_file_free(f);
+        return NULL;
+    }
+    if (dsl_parse(f, err) && dsl_sema(f, err) && dsl_check_termination(f, err) &&
+        dsl_check_overlap(f, err))
+        return f;
+    dsl_file_free(f);
+    return NULL;
+}
+
+char *dsl_compile(const char *path, const char *text, size_t len, const dsl_emit_options *opt,
+                  graft_error *err)
+{
+    dsl_file *f = dsl_check(path, text, len, err);
+    if (!f)
+        return NULL;
+    char *c = NULL;
+    dsl_trees *trees = dsl_build_trees(f, err);
+    if (trees)
+        c = dsl_emit(f, trees, opt, err);
+    dsl_file_free(f);
+    return c;
+}
+
+char *dsl_read_file(const char *path, size_t *len, graft_error *err)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp) {
+        error_set(err, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 4096, n = 0;
+    char *text = malloc(cap);
+    while (text) {
+        if (n + 1 >= cap) {
+            char *bigger = realloc(text, cap * 2);
+            if (!bigger) {
+                free(text);
+                text = NULL;
+                break;
+            }
+            text = bigger;
+            cap *= 2;
+        }
+        size_t got = fread(text + n, 1, cap - n - 1, fp);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    bool failed = ferror(fp) != 0;
+    fclose(fp);
+    if (!text || failed) {
+        free(text);
+        error_set(err, "%s: cannot read the file", path);
+        return NULL;
+    }
+    text[n] = '\0';
+    *len = n;
+    return text;
+}
+
+char *dsl_compile_file(const char *path, const dsl_emit_options *opt, graft_error *err)
+{
+    size_t len;
+    char *text = dsl_read_file(path, &len, err);
+    if (!text)
+        return NULL;
+    char *c = dsl_compile(path, text, len, opt, err);
+    free(text);
+    return c;
+}

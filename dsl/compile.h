@@ -1,0 +1,134 @@
+/* compile.h: the rule compiler's phases and its one entry point.
+ *
+ * dsl_compile runs, in order: parse (parser.y + lexer.re), sema (names and
+ * types), termination (each rule decreases the engine's measure or is marked
+ * nonterminating), overlap (no duplicate or shadowed rules), tree (one
+ * decision tree per root op) and emit (C). Each phase lives in its own file
+ * and reports the first error it finds at a file:line:col. The phase
+ * functions are declared here so that tests can run them one at a time.
+ */
+#ifndef GRAFT_DSL_COMPILE_H
+#define GRAFT_DSL_COMPILE_H
+
+#include "ast.h"
+
+#include <stddef.h>
+
+/* ---- sema.c ---- */
+bool dsl_sema(dsl_file *f, graft_error *err);
+/* OPC_* bits of a class name ("unary"), 0 if unknown. */
+unsigned dsl_class_bits(const char *name);
+
+/* ---- termination.c ---- */
+enum { DSL_MEASURE_PENDING, DSL_MEASURE_VIEWS, DSL_MEASURE_INSTRUCTIONS, DSL_MEASURE_ORDER,
+       DSL_MEASURE_COUNT };
+/* The measure of a rule's pattern (lhs) and replacement (rhs). */
+void dsl_rule_measure(const dsl_rule *r, int lhs[DSL_MEASURE_COUNT], int rhs[DSL_MEASURE_COUNT]);
+bool dsl_check_termination(dsl_file *f, graft_error *err);
+
+/* ---- overlap.c ---- */
+bool dsl_check_overlap(dsl_file *f, graft_error *err);
+
+/* ---- tree.c ---- */
+typedef enum dsl_test_kind {
+    TEST_OP,        /* op at path is `op` */
+    TEST_NOT_OP,
+    TEST_CLASS,     /* op at path has one of `classes` */
+    TEST_NOT_CLASS,
+    TEST_NARGS,     /* exactly n operands */
+    TEST_NARGS_MIN, /* at least n operands */
+    TEST_ONCE,      /* exactly one use */
+    TEST_ATTR,      /* attribute attr_index of op equals lit */
+    TEST_SAME,      /* same instruction as at path2 */
+    TEST_SAME_ATTR, /* attribute equal to attribute attr_index2 at path2 */
+} dsl_test_kind;
+
+enum { DSL_MAX_DEPTH = 16 };
+
+typedef struct dsl_path {
+    int depth;
+    unsigned char arg[DSL_MAX_DEPTH];
+} dsl_path;
+
+typedef struct dsl_test {
+    dsl_test_kind kind;
+    dsl_path path;
+    const op_def *op;
+    unsigned classes;
+    int n;
+    int attr_index;
+    const attr_value *lit;
+    dsl_path path2;
+    const op_def *op2;   /* TEST_SAME_ATTR: op at path2 */
+    int attr_index2;
+} dsl_test;
+
+/* Where a capture sits in one variant of a rule (variants come from :c). */
+typedef struct dsl_binding {
+    dsl_path path;
+    const op_def *op;    /* SYM_ATTR: the op holding the attribute */
+    int attr_index;      /* SYM_ATTR */
+    int rest_start;      /* SYM_REST: first operand of the rest */
+} dsl_binding;
+
+typedef struct dsl_variant {
+    const dsl_rule *rule;
+    int number;          /* 0 for the pattern as written, 1.. for :c swaps */
+    dsl_test *tests;
+    int ntests;
+    dsl_binding *bindings; /* one per capture of the rule */
+} dsl_variant;
+
+typedef struct dsl_tnode dsl_tnode;
+typedef struct dsl_titem {
+    dsl_tnode *child;    /* a test and what follows it ... */
+    const dsl_variant *leaf; /* ... or a rule variant whose tests all passed */
+} dsl_titem;
+
+struct dsl_tnode {
+    dsl_test test;       /* unused at a root */
+    dsl_titem *items;
+    int nitems, cap;
+};
+
+typedef struct dsl_root {
+    const op_def *op;
+    dsl_tnode tree;
+} dsl_root;
+
+typedef struct dsl_trees {
+    dsl_root *roots;     /* one per root op, in op-table order */
+    int nroots;
+    dsl_variant **variants;
+    int nvariants;
+} dsl_trees;
+
+/* Builds the decision trees; memory comes from f's arena. */
+dsl_trees *dsl_build_trees(dsl_file *f, graft_error *err);
+bool dsl_test_equal(const dsl_test *a, const dsl_test *b);
+/* Appends a C expression for the instruction at path (root variable "r"). */
+void dsl_path_c(const dsl_path *p, char *buf, size_t size);
+
+/* ---- emit.c ---- */
+typedef struct dsl_emit_options {
+    const char *set_name;    /* rule_set.name: "fold" */
+    const char *entry_name;  /* C name of the entry function */
+    bool exported;           /* give the entry default visibility (shared objects) */
+} dsl_emit_options;
+
+/* Returns malloc'd C source, or NULL with err set. */
+char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, graft_error *err);
+
+/* ---- compile.c ---- */
+/* Parses and checks a rule file (every static check). The caller frees the
+ * result with dsl_file_free. */
+dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error *err);
+/* The whole pipeline: text to C. Returns malloc'd C source. */
+char *dsl_compile(const char *path, const char *text, size_t len, const dsl_emit_options *opt,
+                  graft_error *err);
+/* Reads a file and runs dsl_compile on it. */
+char *dsl_compile_file(const char *path, const dsl_emit_options *opt, graft_error *err);
+/* Reads a whole file into a malloc'd NUL-terminated buffer. */
+char *dsl_read_file(const char *path, size_t *len, graft_error *err);
+
+#endif

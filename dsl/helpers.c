@@ -1,0 +1,499 @@
+/* helpers.c: the typed C helpers rules call, and their registry.
+ *
+ * Rules stay declarative by pushing the arithmetic of attributes (adding a
+ * pad to a convolution's padding, composing permutations) and the questions
+ * about values (is this literal all ones?) into small C functions with a
+ * declared signature. Each helper takes and returns rule_values (dsl/api.h);
+ * lists it returns are allocated from the graph's arena. A helper that cannot
+ * answer returns false and the rule does not fire. The table at the bottom is
+ * what the rule compiler checks calls against.
+ */
+#include "helpers.h"
+
+#include "ir.h"
+#include "lazy_shapes.h"
+#include "shape.h"
+
+#include <math.h>
+#include <string.h>
+
+static int64_t *new_ints(arena *mem, int n)
+{
+    return arena_alloc(mem, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
+}
+
+static rule_value ints_value(const int64_t *v, int n)
+{
+    rule_value r = {RV_INTS, n, {.ints = v}};
+    return r;
+}
+
+/* ---- permutations ---- */
+
+static bool is_permutation(const int64_t *p, int n)
+{
+    if (n > SHAPE_MAX_RANK * 4)
+        return false;
+    bool seen[SHAPE_MAX_RANK * 4] = {false};
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n || seen[p[i]])
+            return false;
+        seen[p[i]] = true;
+    }
+    return true;
+}
+
+/* is_identity(p): p is {0, 1, ..., n-1}. */
+static bool helper_is_identity(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    bool id = true;
+    for (int i = 0; i < a[0].n; i++)
+        id = id && a[0].u.ints[i] == i;
+    *out = rule_bool(id);
+    return true;
+}
+
+/* compose(inner, outer): the permutation of transpose(transpose(x, inner), outer). */
+static bool helper_compose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *inner = a[0].u.ints, *outer = a[1].u.ints;
+    int k = a[0].n;
+    if (a[1].n != k || !is_permutation(inner, k) || !is_permutation(outer, k))
+        return false;
+    int64_t *p = new_ints(mem, k);
+    if (!p)
+        return false;
+    for (int i = 0; i < k; i++)
+        p[i] = inner[outer[i]];
+    *out = ints_value(p, k);
+    return true;
+}
+
+/* invert(p): the permutation q with q[p[i]] = i. */
+static bool helper_invert(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int k = a[0].n;
+    if (!is_permutation(a[0].u.ints, k))
+        return false;
+    int64_t *q = new_ints(mem, k);
+    if (!q)
+        return false;
+    for (int i = 0; i < k; i++)
+        q[a[0].u.ints[i]] = i;
+    *out = ints_value(q, k);
+    return true;
+}
+
+/* ---- padding ---- */
+
+/* spatial_only(pads): a pad's pads ({begin per axis..., end per axis...})
+ * touch no batch or channel axis (axes 0 and 1). */
+static bool helper_spatial_only(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int total = a[0].n;
+    if (total % 2 != 0 || total < 6) {
+        *out = rule_bool(false);
+        return true;
+    }
+    int rank = total / 2;
+    const int64_t *p = a[0].u.ints;
+    *out = rule_bool(p[0] == 0 && p[1] == 0 && p[rank] == 0 && p[rank + 1] == 0);
+    return true;
+}
+
+/* add_padding(padding, pads): a convolution's or pooling's padding (k
+ * symmetric values or 2k {begins..., ends...}) plus the spatial part of a
+ * pad's pads, as 2k values. Fails when the pad touches batch or channel axes
+ * or the sizes disagree. */
+static bool helper_add_padding(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *padding = a[0].u.ints, *pads = a[1].u.ints;
+    int npadding = a[0].n, npads = a[1].n;
+    if (npads % 2 != 0 || npads < 6)
+        return false;
+    int rank = npads / 2, k = rank - 2;
+    if (pads[0] || pads[1] || pads[rank] || pads[rank + 1])
+        return false;
+    if (npadding != k && npadding != 2 * k)
+        return false;
+    int64_t *r = new_ints(mem, 2 * k);
+    if (!r)
+        return false;
+    for (int i = 0; i < k; i++) {
+        int64_t begin = padding[i];
+        int64_t end = npadding == k ? padding[i] : padding[k + i];
+        r[i] = begin + pads[2 + i];
+        r[k + i] = end + pads[rank + 2 + i];
+    }
+    *out = ints_value(r, 2 * k);
+    return true;
+}
+
+/* ---- lists ---- */
+
+static bool helper_has_zero(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    bool z = false;
+    for (int i = 0; i < a[0].n; i++)
+        z = z || a[0].u.ints[i] == 0;
+    *out = rule_bool(z);
+    return true;
+}
+
+static bool helper_all_zero(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    bool z = true;
+    for (int i = 0; i < a[0].n; i++)
+        z = z && a[0].u.ints[i] == 0;
+    *out = rule_bool(z);
+    return true;
+}
+
+/* pads_within(pads, lengths): every spatial pad of a pad's pads is smaller
+ * than the window length on its axis, so no pooling window lies entirely in
+ * the padding. */
+static bool helper_pads_within(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int total = a[0].n, k = a[1].n;
+    if (total % 2 != 0 || total / 2 != k + 2)
+        return false;
+    int rank = total / 2;
+    bool ok = true;
+    for (int i = 0; i < k; i++)
+        ok = ok && a[0].u.ints[2 + i] < a[1].u.ints[i] && a[0].u.ints[rank + 2 + i] < a[1].u.ints[i];
+    *out = rule_bool(ok);
+    return true;
+}
+
+static bool helper_len(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_int(a[0].n);
+    return true;
+}
+
+/* ---- instructions ---- */
+
+/* Element i (in row-major order) of a literal, as a double. */
+static bool literal_element(const ins *lit, int64_t i, double *out)
+{
+    const unsigned char *base = lit->data;
+    int64_t off = shape_index_of_linear(&lit->sh, i);
+    switch (lit->sh.type) {
+    case GRAFT_FLOAT: { float v; memcpy(&v, base + off * 4, 4); *out = v; return true; }
+    case GRAFT_DOUBLE: { double v; memcpy(&v, base + off * 8, 8); *out = v; return true; }
+    case GRAFT_INT8: { int8_t v; memcpy(&v, base + off, 1); *out = v; return true; }
+    case GRAFT_UINT8: { uint8_t v; memcpy(&v, base + off, 1); *out = v; return true; }
+    case GRAFT_BOOL: { uint8_t v; memcpy(&v, base + off, 1); *out = v != 0; return true; }
+    case GRAFT_INT16: { int16_t v; memcpy(&v, base + off * 2, 2); *out = v; return true; }
+    case GRAFT_UINT16: { uint16_t v; memcpy(&v, base + off * 2, 2); *out = v; return true; }
+    case GRAFT_INT32: { int32_t v; memcpy(&v, base + off * 4, 4); *out = v; return true; }
+    case GRAFT_UINT32: { uint32_t v; memcpy(&v, base + off * 4, 4); *out = v; return true; }
+    case GRAFT_INT64: { int64_t v; memcpy(&v, base + off * 8, 8); *out = (double)v; return true; }
+    case GRAFT_UINT64: { uint64_t v; memcpy(&v, base + off * 8, 8); *out = (double)v; return true; }
+    case GRAFT_HALF: {
+        uint16_t h;
+        memcpy(&h, base + off * 2, 2);
+        int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+        double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+        *out = (h & 0x8000) ? -v : v;
+        return true;
+    }
+    case GRAFT_BF16: {
+        uint16_t h;
+        memcpy(&h, base + off * 2, 2);
+        uint32_t bits = (uint32_t)h << 16;
+        float v;
+        memcpy(&v, &bits, 4);
+        *out = v;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* all_equal(k, v): k is a literal whose every element equals v. */
+static bool helper_all_equal(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *k = a[0].u.in;
+    if (!k || !k->data || strcmp(k->op->name, "@literal") != 0) {
+        *out = rule_bool(false);
+        return true;
+    }
+    int64_t count = shape_elements(&k->sh);
+    bool eq = count > 0;
+    for (int64_t i = 0; eq && i < count; i++) {
+        double v;
+        if (!literal_element(k, i, &v))
+            return false;
+        eq = v == a[1].u.f;
+    }
+    *out = rule_bool(eq);
+    return true;
+}
+
+static bool helper_is_literal(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(strcmp(a[0].u.in->op->name, "@literal") == 0);
+    return true;
+}
+
+static bool helper_is_standard(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_standard_p(&a[0].u.in->sh));
+    return true;
+}
+
+static bool helper_is_scalar(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_scalar_p(&a[0].u.in->sh));
+    return true;
+}
+
+static bool helper_same_shape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_equal(&a[0].u.in->sh, &a[1].u.in->sh));
+    return true;
+}
+
+static bool helper_same_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_same_lens(&a[0].u.in->sh, &a[1].u.in->sh));
+    return true;
+}
+
+static bool helper_uses(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_int(a[0].u.in->nusers);
+    return true;
+}
+
+/* never_negative(x): x's values cannot be negative because of the op that
+ * computes it (relu, abs, exp, sigmoid, sqrt, ...). */
+static bool helper_never_negative(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    static const char *const nonneg[] = {"relu", "abs", "exp", "sigmoid", "sqrt", "rsqrt", NULL};
+    const char *name = a[0].u.in->op->name;
+    bool yes = false;
+    for (int i = 0; nonneg[i]; i++)
+        yes = yes || strcmp(name, nonneg[i]) == 0;
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* ---- lazy shapes (rules/pending.rules) ---- */
+
+/* transparent(p): p is a pending_shape_change that only changes the layout
+ * (same type and lens as its operand, no permutation): every op computing on
+ * logical values may read its operand directly. */
+static bool helper_transparent(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(pending_is_transparent(a[0].u.in));
+    return true;
+}
+
+/* permuted(v, p): {v[p[0]], v[p[1]], ...}: the lens of a transposed value
+ * (permuted(x.lens, perm)) or where a transpose's axes come from
+ * (permuted(perm, axes)). Fails when an index of p is outside v. */
+static bool helper_permuted(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *v = a[0].u.ints, *p = a[1].u.ints;
+    int k = a[1].n;
+    int64_t *r = new_ints(mem, k);
+    if (!r)
+        return false;
+    for (int i = 0; i < k; i++) {
+        if (p[i] < 0 || p[i] >= a[0].n)
+            return false;
+        r[i] = v[p[i]];
+    }
+    *out = ints_value(r, k);
+    return true;
+}
+
+/* ---- pointwise ops and zeros (rules/pad.rules) ---- */
+
+/* zero_preserving(u): u is a one-operand pointwise op with u(0) = 0 for
+ * every value of its attributes, so u(pad(x, 0)) = pad(u(x), 0). */
+static bool helper_zero_preserving(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    static const char *const keeps_zero[] = {
+        "relu", "leaky_relu", "neg", "abs", "sqrt", "tanh", "sin", "tan", "asin", "atan",
+        "sinh", "asinh", "atanh", "erf", "floor", "ceil", "round", "nearbyint", "sign",
+        "softsign", "gelu", "mish", "convert", NULL};
+    const ins *u = a[0].u.in;
+    bool yes = false;
+    for (int i = 0; keeps_zero[i] && !yes; i++)
+        yes = strcmp(u->op->name, keeps_zero[i]) == 0;
+    /* convert to bool maps 0 to false = 0 too; every element type has a zero. */
+    *out = rule_bool(yes && u->nargs == 1);
+    return true;
+}
+
+/* ---- reshapes and reductions (rules/reshape.rules) ---- */
+
+/* reduced_lens(lens, axes): lens with every axis of axes set to 1 (the
+ * shape a reduce_* op keeps). Fails on an axis out of range. */
+static bool helper_reduced_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int rank = a[0].n;
+    int64_t *r = new_ints(mem, rank);
+    if (!r)
+        return false;
+    memcpy(r, a[0].u.ints, sizeof(int64_t) * (size_t)rank);
+    for (int i = 0; i < a[1].n; i++) {
+        int64_t ax = a[1].u.ints[i] < 0 ? a[1].u.ints[i] + rank : a[1].u.ints[i];
+        if (ax < 0 || ax >= rank)
+            return false;
+        r[ax] = 1;
+    }
+    *out = ints_value(r, rank);
+    return true;
+}
+
+/* reduce_axes_through(in_lens, out_lens, axes): a reshape from in_lens to
+ * out_lens splits and merges groups of axes (a group is a run of axes on each
+ * side with equal products, cut as finely as possible). A reduction over
+ * `axes` of out_lens is a reduction over axes of in_lens exactly when every
+ * group is reduced entirely or not at all (length-1 axes may go either way);
+ * the result is those in_lens axes. Fails otherwise: the reduction then
+ * cannot move above the reshape. */
+static bool helper_reduce_axes_through(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *in = a[0].u.ints, *o = a[1].u.ints;
+    int nin = a[0].n, nout = a[1].n;
+    if (nin > SHAPE_MAX_RANK || nout > SHAPE_MAX_RANK)
+        return false;
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    for (int i = 0; i < a[2].n; i++) {
+        int64_t ax = a[2].u.ints[i] < 0 ? a[2].u.ints[i] + nout : a[2].u.ints[i];
+        if (ax < 0 || ax >= nout)
+            return false;
+        reduced[ax] = true;
+    }
+    int64_t *r = new_ints(mem, nin);
+    if (!r)
+        return false;
+    int nr = 0, i = 0, j = 0;
+    while (i < nin || j < nout) {
+        /* Length-1 axes form groups of their own. */
+        if (i < nin && in[i] == 1 && (j >= nout || o[j] != 1)) {
+            i++;
+            continue;
+        }
+        if (j < nout && o[j] == 1 && (i >= nin || in[i] != 1)) {
+            j++;
+            continue;
+        }
+        if (i >= nin || j >= nout)
+            return false;
+        int i0 = i, j0 = j;
+        int64_t pi = in[i++], po = o[j++];
+        while (pi != po) {
+            if (pi < po) {
+                if (i >= nin)
+                    return false;
+                pi *= in[i++];
+            } else {
+                if (j >= nout)
+                    return false;
+                po *= o[j++];
+            }
+        }
+        int nred = 0;
+        for (int k = j0; k < j; k++)
+            nred += reduced[k] && o[k] != 1;
+        int nbig = 0;
+        for (int k = j0; k < j; k++)
+            nbig += o[k] != 1;
+        if (nred != 0 && nred != nbig)
+            return false;
+        if (nred)
+            for (int k = i0; k < i; k++)
+                r[nr++] = k;
+    }
+    *out = ints_value(r, nr);
+    return true;
+}
+
+static const rule_helper helper_table[] = {
+    {"is_identity", RV_BOOL, 1, {RV_INTS}, false, helper_is_identity,
+     "is_identity(p): p is the identity permutation {0, 1, ..., n-1}"},
+    {"compose", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_compose,
+     "compose(inner, outer): the permutation of transpose(transpose(x, inner), outer)"},
+    {"invert", RV_INTS, 1, {RV_INTS}, true, helper_invert,
+     "invert(p): the inverse permutation"},
+    {"spatial_only", RV_BOOL, 1, {RV_INTS}, false, helper_spatial_only,
+     "spatial_only(pads): a pad's pads leave batch and channel axes alone"},
+    {"add_padding", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_add_padding,
+     "add_padding(padding, pads): window padding plus a pad's spatial pads, as {begins, ends}"},
+    {"has_zero", RV_BOOL, 1, {RV_INTS}, false, helper_has_zero,
+     "has_zero(v): some element of v is 0"},
+    {"all_zero", RV_BOOL, 1, {RV_INTS}, false, helper_all_zero,
+     "all_zero(v): every element of v is 0"},
+    {"pads_within", RV_BOOL, 2, {RV_INTS, RV_INTS}, true, helper_pads_within,
+     "pads_within(pads, lengths): each spatial pad is shorter than the window on its axis"},
+    {"len", RV_INT, 1, {RV_INTS}, false, helper_len, "len(v): number of elements of v"},
+    {"all_equal", RV_BOOL, 2, {RV_INS, RV_FLOAT}, true, helper_all_equal,
+     "all_equal(k, v): k is a literal whose every element equals v"},
+    {"is_literal", RV_BOOL, 1, {RV_INS}, false, helper_is_literal, "is_literal(x): x is a @literal"},
+    {"is_standard", RV_BOOL, 1, {RV_INS}, false, helper_is_standard,
+     "is_standard(x): x's shape is standard (row-major, packed)"},
+    {"is_scalar", RV_BOOL, 1, {RV_INS}, false, helper_is_scalar,
+     "is_scalar(x): x's shape is MIGraphX's scalar"},
+    {"same_shape", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_shape,
+     "same_shape(a, b): equal type, lens and strides"},
+    {"same_lens", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_lens,
+     "same_lens(a, b): equal lens"},
+    {"uses", RV_INT, 1, {RV_INS}, false, helper_uses, "uses(x): number of uses of x"},
+    {"never_negative", RV_BOOL, 1, {RV_INS}, false, helper_never_negative,
+     "never_negative(x): x is computed by an op whose results are >= 0 (relu, abs, exp, ...)"},
+    {"transparent", RV_BOOL, 1, {RV_INS}, false, helper_transparent,
+     "transparent(p): p is a pending_shape_change that only changes the layout"},
+    {"permuted", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_permuted,
+     "permuted(v, p): {v[p[0]], v[p[1]], ...}"},
+    {"zero_preserving", RV_BOOL, 1, {RV_INS}, false, helper_zero_preserving,
+     "zero_preserving(u): u is a one-operand pointwise op with u(0) = 0 (relu, leaky_relu, neg, ...)"},
+    {"reduced_lens", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_reduced_lens,
+     "reduced_lens(lens, axes): lens with the reduced axes set to 1"},
+    {"reduce_axes_through", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduce_axes_through,
+     "reduce_axes_through(in_lens, out_lens, axes): the axes of in_lens a reduction over axes of the reshaped out_lens covers; fails when not expressible"},
+};
+
+const rule_helper *rule_helpers(int *count)
+{
+    *count = (int)(sizeof helper_table / sizeof helper_table[0]);
+    return helper_table;
+}
+
+const rule_helper *rule_helper_find(const char *name)
+{
+    int n;
+    const rule_helper *h = rule_helpers(&n);
+    for (int i = 0; i < n; i++)
+        if (strcmp(h[i].name, name) == 0)
+            return &h[i];
+    return NULL;
+}

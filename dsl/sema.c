@@ -1,0 +1,698 @@
+/* sema.c: name and type checks of a parsed rule file.
+ *
+ * The parser accepts anything shaped like a rule; this phase decides whether
+ * it means something. It resolves op names and classes against the op table
+ * (ops/op.h), attribute names against each op's declaration, arities,
+ * markers, captures (where each is bound, whether a name is bound twice in
+ * incompatible ways), helper calls against the helper registry
+ * (dsl/helpers.c), and the type of every guard and computed attribute. It
+ * annotates the tree with what later phases need (op_def pointers, attribute
+ * indexes, expression types, capture numbers) and stops at the first error,
+ * reported at the line and column of the offending token.
+ */
+#include "compile.h"
+
+#include "helpers.h"
+#include "shape.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct sema {
+    dsl_file *f;
+    graft_error *err;
+    dsl_rule *rule;
+    bool failed;
+    /* lets in scope: names and types */
+    const char *let_names[64];
+    dsl_type let_types[64];
+    dsl_loc let_locs[64];
+    int nlets;
+} sema;
+
+#define FAIL(s, loc, ...) \
+    do { if (!(s)->failed) { (s)->failed = true; dsl_error((s)->err, (s)->f, (loc), __VA_ARGS__); } \
+         return false; } while (0)
+
+static const struct {
+    const char *name;
+    unsigned bits;
+} class_table[] = {
+    {"pointwise", OPC_POINTWISE}, {"unary", OPC_UNARY}, {"binary", OPC_BINARY},
+    {"reduce", OPC_REDUCE},       {"view", OPC_VIEW},   {"compute", OPC_COMPUTE},
+    {"move", OPC_MOVE},           {"shape", OPC_SHAPE},
+};
+
+unsigned dsl_class_bits(const char *name)
+{
+    for (size_t i = 0; i < sizeof class_table / sizeof class_table[0]; i++)
+        if (strcmp(class_table[i].name, name) == 0)
+            return class_table[i].bits;
+    return 0;
+}
+
+static void arity_text(const op_def *op, char *buf, size_t size)
+{
+    const char *s = op->min_args == 1 ? "" : "s";
+    if (op->max_args < 0)
+        snprintf(buf, size, "at least %d operand%s", op->min_args, s);
+    else if (op->min_args == op->max_args)
+        snprintf(buf, size, "%d operand%s", op->min_args, s);
+    else
+        snprintf(buf, size, "%d to %d operands", op->min_args, op->max_args);
+}
+
+static bool check_arity(sema *s, const op_def *op, int n, bool has_rest, dsl_loc loc, const char *what)
+{
+    bool ok = has_rest ? (op->max_args < 0 || n <= op->max_args)
+                       : (n >= op->min_args && (op->max_args < 0 || n <= op->max_args));
+    if (!ok) {
+        char takes[64];
+        arity_text(op, takes, sizeof takes);
+        FAIL(s, loc, "wrong arity: op '%s' takes %s, the %s gives %d%s", op->name, takes, what, n,
+             has_rest ? " and more" : "");
+    }
+    return true;
+}
+
+/* ---- captures ---- */
+
+static const char *sym_kind_name(dsl_sym_kind k)
+{
+    switch (k) {
+    case SYM_INS: return "an operand";
+    case SYM_ATTR: return "an attribute";
+    case SYM_REST: return "a rest of operands";
+    case SYM_LET: return "a let";
+    default: return "something else";
+    }
+}
+
+static int find_capture(const dsl_rule *r, const char *name)
+{
+    for (int i = 0; i < r->ncaptures; i++)
+        if (strcmp(r->captures[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static bool add_capture(sema *s, const char *name, dsl_sym_kind kind, dsl_loc loc, dsl_pattern *pat,
+                        dsl_attr_pat *attr, dsl_pattern *owner)
+{
+    dsl_rule *r = s->rule;
+    int k = find_capture(r, name);
+    if (k >= 0) {
+        dsl_capture *c = &r->captures[k];
+        bool consistent = c->kind == kind && kind != SYM_REST &&
+                          (kind != SYM_ATTR || c->attr->kind == attr->kind);
+        if (!consistent)
+            FAIL(s, loc, "capture '%s' bound twice inconsistently: %s here, %s at %d:%d", name,
+                 kind == SYM_ATTR && c->kind == SYM_ATTR ? "an attribute of another kind"
+                                                         : sym_kind_name(kind),
+                 sym_kind_name(c->kind), c->loc.line, c->loc.col);
+        /* A repeat of an operand capture is an equality test (tree.c); keep
+         * the first binding, but prefer the one bound to an op pattern so
+         * that attribute reads resolve. */
+        if (kind == SYM_INS && pat && pat->kind != PAT_CAPTURE && c->pat->kind == PAT_CAPTURE)
+            c->pat = pat;
+        return true;
+    }
+    if (r->ncaptures == 64)
+        FAIL(s, loc, "too many captures in one rule (at most 64)");
+    if (!r->captures)
+        r->captures = dsl_alloc(s->f, sizeof(dsl_capture) * 64);
+    dsl_capture *c = &r->captures[r->ncaptures++];
+    c->name = name;
+    c->kind = kind;
+    c->loc = loc;
+    c->pat = pat;
+    c->attr = attr;
+    c->owner = owner;
+    return true;
+}
+
+/* ---- attribute literals ---- */
+
+static const char *value_kind_name(const dsl_value *v)
+{
+    switch (v->kind) {
+    case DV_INT: return "an int";
+    case DV_FLOAT: return "a float";
+    case DV_INTS: return "a list of ints";
+    case DV_FLOATS: return "a list of floats";
+    case DV_IDENT: return "a name";
+    case DV_BOOL: return "a bool";
+    }
+    return "a value";
+}
+
+static bool convert_literal(sema *s, const op_def *op, dsl_attr_pat *a)
+{
+    const attr_spec *spec = &op->attrs[a->index];
+    const dsl_value *v = &a->value;
+    a->kind = spec->kind;
+    switch (spec->kind) {
+    case ATTR_INT:
+        if (v->kind == DV_INT) {
+            a->lit = attr_int(v->i);
+            return true;
+        }
+        if (v->kind == DV_IDENT && spec->enum_names) {
+            int e = op_enum_value(spec, v->ident, strlen(v->ident));
+            if (e < 0)
+                FAIL(s, a->value_loc, "attribute '%s' of '%s' has no value named '%s'", a->key,
+                     op->name, v->ident);
+            a->lit = attr_int(e);
+            return true;
+        }
+        break;
+    case ATTR_BOOL:
+        if (v->kind == DV_BOOL || (v->kind == DV_INT && (v->i == 0 || v->i == 1))) {
+            a->lit = attr_bool(v->i != 0);
+            return true;
+        }
+        break;
+    case ATTR_FLOAT:
+        if (v->kind == DV_INT) {
+            a->lit = attr_float((double)v->i);
+            return true;
+        }
+        if (v->kind == DV_FLOAT) {
+            a->lit = attr_float(v->f);
+            return true;
+        }
+        if (v->kind == DV_IDENT && (strcmp(v->ident, "inf") == 0 || strcmp(v->ident, "-inf") == 0)) {
+            a->lit = attr_float(v->ident[0] == '-' ? -INFINITY : INFINITY);
+            return true;
+        }
+        break;
+    case ATTR_INTS:
+        if (v->kind == DV_INTS) {
+            a->lit = attr_ints(v->ints, v->n);
+            return true;
+        }
+        break;
+    case ATTR_FLOATS:
+        if (v->kind == DV_FLOATS) {
+            a->lit = attr_floats(v->floats, v->n);
+            return true;
+        }
+        if (v->kind == DV_INTS) {
+            double *d = dsl_alloc(s->f, sizeof(double) * (size_t)(v->n + 1));
+            for (int i = 0; i < v->n; i++)
+                d[i] = (double)v->ints[i];
+            a->lit = attr_floats(d, v->n);
+            return true;
+        }
+        break;
+    case ATTR_TYPE:
+        if (v->kind == DV_IDENT) {
+            graft_type t;
+            if (!type_from_name(v->ident, strlen(v->ident), &t))
+                FAIL(s, a->value_loc, "unknown element type '%s'", v->ident);
+            a->lit = attr_type(t);
+            return true;
+        }
+        break;
+    case ATTR_STRING:
+        if (v->kind == DV_IDENT) {
+            a->lit = attr_string(v->ident);
+            return true;
+        }
+        break;
+    }
+    FAIL(s, a->value_loc, "attribute '%s' of '%s' is %s, the pattern gives %s", a->key, op->name,
+         dsl_type_name(dsl_type_of_attr_kind(spec->kind)), value_kind_name(v));
+}
+
+/* Whether `name` written as attr=name is one of the attribute's values (an
+ * enum name, an element type, inf) rather than a new capture. */
+static bool names_a_value(const attr_spec *spec, const char *name)
+{
+    if (spec->kind == ATTR_INT && spec->enum_names)
+        return op_enum_value(spec, name, strlen(name)) >= 0;
+    if (spec->kind == ATTR_TYPE) {
+        graft_type t;
+        return type_from_name(name, strlen(name), &t);
+    }
+    if (spec->kind == ATTR_FLOAT)
+        return strcmp(name, "inf") == 0;
+    return false;
+}
+
+/* ---- patterns ---- */
+
+static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
+{
+    if (p->kind == PAT_CAPTURE || p->kind == PAT_WILDCARD) {
+        if (is_root)
+            FAIL(s, p->loc, "a rule's pattern must start with an op or an op class, not the capture '%s'",
+                 p->name);
+        if (p->commutative)
+            FAIL(s, p->loc, "':c' needs an op with two operands");
+        if (p->kind == PAT_CAPTURE)
+            return add_capture(s, p->name, SYM_INS, p->loc, p, NULL, NULL);
+        if (p->bind)
+            return add_capture(s, p->bind, SYM_INS, p->bind_loc, p, NULL, NULL);
+        return true;
+    }
+    if (p->kind == PAT_CLASS) {
+        p->classes = dsl_class_bits(p->name);
+        if (!p->classes)
+            FAIL(s, p->loc,
+                 "unknown op class '<%s>' (known: pointwise, unary, binary, reduce, view, compute, "
+                 "move, shape)",
+                 p->name);
+        if (p->attrs)
+            FAIL(s, p->attrs->loc, "attribute patterns need a named op, not the class '<%s>'", p->name);
+        if (p->has_args && (p->classes == OPC_UNARY || p->classes == OPC_BINARY) && !p->rest) {
+            int want = p->classes == OPC_UNARY ? 1 : 2;
+            if (p->nargs != want)
+                FAIL(s, p->loc, "wrong arity: class '<%s>' takes %d operand%s, the pattern gives %d",
+                     p->name, want, want == 1 ? "" : "s", p->nargs);
+        }
+        if (p->commutative)
+            FAIL(s, p->loc, "':c' needs a named commutative op, not the class '<%s>'", p->name);
+    } else {
+        p->op = op_find(p->name);
+        if (!p->op)
+            FAIL(s, p->loc, "unknown op '%s'", p->name);
+        if (p->has_args && !check_arity(s, p->op, p->nargs, p->rest != NULL, p->loc, "pattern"))
+            return false;
+        if (p->commutative && !p->op->commutative)
+            FAIL(s, p->loc, "':c' on '%s', which is not commutative", p->name);
+        if (p->commutative && p->nargs != 2)
+            FAIL(s, p->loc, "':c' needs exactly two operands");
+        for (dsl_attr_pat *a = p->attrs; a; a = a->next) {
+            a->index = op_attr_index(p->op, a->key);
+            if (a->index < 0)
+                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'", a->key, p->name);
+            for (dsl_attr_pat *b = p->attrs; b != a; b = b->next)
+                if (strcmp(a->key, b->key) == 0)
+                    FAIL(s, a->loc, "attribute '%s' given twice", a->key);
+            a->kind = p->op->attrs[a->index].kind;
+            if (a->bind && names_a_value(&p->op->attrs[a->index], a->bind)) {
+                /* mode=constant, target_type=float_type, value=inf: a value
+                 * of the attribute, not a capture. */
+                a->value.kind = DV_IDENT;
+                a->value.ident = a->bind;
+                a->bind = NULL;
+            }
+            if (a->bind) {
+                if (!add_capture(s, a->bind, SYM_ATTR, a->value_loc, NULL, a, p))
+                    return false;
+            } else if (!convert_literal(s, p->op, a)) {
+                return false;
+            }
+        }
+    }
+    if (p->negated) {
+        if (is_root)
+            FAIL(s, p->loc, "a rule's pattern cannot start with a negated op");
+        if (p->attrs || p->has_args)
+            FAIL(s, p->loc, "a negated pattern takes no attributes or operands");
+    }
+    if (is_root && p->op && (p->op->classes & OPC_BUILTIN) && strcmp(p->op->name, "@literal") != 0)
+        FAIL(s, p->loc, "a rule cannot match at '%s'", p->op->name);
+    if (p->bind && !add_capture(s, p->bind, SYM_INS, p->bind_loc, p, NULL, NULL))
+        return false;
+    for (int i = 0; i < p->nargs; i++)
+        if (!check_pattern(s, p->args[i], false))
+            return false;
+    if (p->rest && !add_capture(s, p->rest, SYM_REST, p->rest_loc, NULL, NULL, p))
+        return false;
+    return true;
+}
+
+/* ---- expressions ---- */
+
+static bool is_number(dsl_type t) { return t == TY_INT || t == TY_FLOAT; }
+
+static int find_let(const sema *s, const char *name)
+{
+    for (int i = s->nlets - 1; i >= 0; i--)
+        if (strcmp(s->let_names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static const char *binop_text(int op)
+{
+    static const char *const text[] = {"?", "||", "&&", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/"};
+    return op >= 1 && op <= DSL_OP_DIV ? text[op] : "?";
+}
+
+/* Whether a value of type `have` is accepted where `want` is expected. */
+static bool assignable(dsl_type want, dsl_type have)
+{
+    return want == have || (want == TY_FLOAT && have == TY_INT) || (want == TY_FLOATS && have == TY_INTS);
+}
+
+static bool check_expr(sema *s, dsl_expr *e);
+
+static bool check_field(sema *s, dsl_expr *e)
+{
+    static const struct {
+        const char *name;
+        int field;
+        dsl_type type;
+    } fields[] = {
+        {"shape", FIELD_SHAPE, TY_SHAPE}, {"lens", FIELD_LENS, TY_INTS},
+        {"strides", FIELD_STRIDES, TY_INTS}, {"type", FIELD_TYPE, TY_TYPE},
+        {"rank", FIELD_RANK, TY_INT},     {"elements", FIELD_ELEMENTS, TY_INT},
+    };
+    if (!check_expr(s, e->a))
+        return false;
+    if (e->a->type != TY_INS)
+        FAIL(s, e->loc, "'.%s' needs an instruction, got %s", e->name, dsl_type_name(e->a->type));
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        if (strcmp(fields[i].name, e->name) == 0) {
+            e->field = fields[i].field;
+            e->type = fields[i].type;
+            return true;
+        }
+    /* An attribute of a capture bound to a named op. */
+    const dsl_capture *c = e->a->kind == EX_NAME && e->a->sym == SYM_INS
+                               ? &s->rule->captures[e->a->sym_index]
+                               : NULL;
+    if (!c || c->pat->kind != PAT_OP || c->pat->negated || !c->pat->op)
+        FAIL(s, e->loc, "'.%s' is not a field (shape, lens, strides, type, rank, elements) and '%s' "
+             "is not bound to a named op, so it has no attributes",
+             e->name, c ? c->name : "the expression");
+    const op_def *op = c->pat->op;
+    int k = op_attr_index(op, e->name);
+    if (k < 0)
+        FAIL(s, e->loc, "unknown attribute '%s' for op '%s'", e->name, op->name);
+    e->field = FIELD_ATTR;
+    e->attr_index = k;
+    e->attr_op = op;
+    e->type = dsl_type_of_attr_kind(op->attrs[k].kind);
+    return true;
+}
+
+static bool check_expr(sema *s, dsl_expr *e)
+{
+    switch (e->kind) {
+    case EX_INT: e->type = TY_INT; return true;
+    case EX_FLOAT: e->type = TY_FLOAT; return true;
+    case EX_BOOL: e->type = TY_BOOL; return true;
+    case EX_LIST: {
+        bool any_float = false;
+        for (int i = 0; i < e->nargs; i++) {
+            if (!check_expr(s, e->args[i]))
+                return false;
+            if (!is_number(e->args[i]->type))
+                FAIL(s, e->args[i]->loc, "a list holds numbers, got %s", dsl_type_name(e->args[i]->type));
+            any_float |= e->args[i]->type == TY_FLOAT;
+        }
+        e->type = any_float ? TY_FLOATS : TY_INTS;
+        return true;
+    }
+    case EX_NAME: {
+        int k = find_capture(s->rule, e->name);
+        if (k >= 0) {
+            const dsl_capture *c = &s->rule->captures[k];
+            if (c->kind == SYM_REST)
+                FAIL(s, e->loc, "'%s' is a rest of operands; it can only be spliced into operands as '%s...'",
+                     e->name, e->name);
+            e->sym = c->kind;
+            e->sym_index = k;
+            e->type = c->kind == SYM_INS ? TY_INS : dsl_type_of_attr_kind(c->attr->kind);
+            return true;
+        }
+        k = find_let(s, e->name);
+        if (k >= 0) {
+            e->sym = SYM_LET;
+            e->sym_index = k;
+            e->type = s->let_types[k];
+            return true;
+        }
+        graft_type t;
+        if (type_from_name(e->name, strlen(e->name), &t)) {
+            e->sym = SYM_TYPE;
+            e->sym_index = (int)t;
+            e->type = TY_TYPE;
+            return true;
+        }
+        if (strcmp(e->name, "inf") == 0) {
+            e->kind = EX_FLOAT;
+            e->f = INFINITY;
+            e->type = TY_FLOAT;
+            return true;
+        }
+        FAIL(s, e->loc, "unknown name '%s' (not a capture, a let or an element type)", e->name);
+    }
+    case EX_CALL: {
+        const rule_helper *h = rule_helper_find(e->name);
+        if (!h)
+            FAIL(s, e->loc, "unknown helper '%s'", e->name);
+        {
+            int n;
+            const rule_helper *all = rule_helpers(&n);
+            e->helper = (int)(h - all);
+        }
+        if (e->nargs != h->nparams)
+            FAIL(s, e->loc, "helper '%s' takes %d argument%s, got %d", e->name, h->nparams,
+                 h->nparams == 1 ? "" : "s", e->nargs);
+        for (int i = 0; i < e->nargs; i++) {
+            if (!check_expr(s, e->args[i]))
+                return false;
+            if (!assignable((dsl_type)h->params[i], e->args[i]->type))
+                FAIL(s, e->args[i]->loc, "helper '%s' expects %s as argument %d, got %s", e->name,
+                     dsl_type_name((dsl_type)h->params[i]), i + 1, dsl_type_name(e->args[i]->type));
+        }
+        e->type = (dsl_type)h->result;
+        return true;
+    }
+    case EX_FIELD:
+        return check_field(s, e);
+    case EX_NOT:
+        if (!check_expr(s, e->a))
+            return false;
+        if (e->a->type != TY_BOOL)
+            FAIL(s, e->loc, "'!' needs a bool, got %s", dsl_type_name(e->a->type));
+        e->type = TY_BOOL;
+        return true;
+    case EX_NEG:
+        if (!check_expr(s, e->a))
+            return false;
+        if (!is_number(e->a->type))
+            FAIL(s, e->loc, "'-' needs a number, got %s", dsl_type_name(e->a->type));
+        e->type = e->a->type;
+        return true;
+    case EX_BINARY: {
+        if (!check_expr(s, e->a) || !check_expr(s, e->b))
+            return false;
+        dsl_type a = e->a->type, b = e->b->type;
+        const char *op = binop_text(e->op);
+        if (e->op == DSL_OP_OR || e->op == DSL_OP_AND) {
+            if (a != TY_BOOL || b != TY_BOOL)
+                FAIL(s, e->loc, "'%s' needs bool operands, got %s and %s", op, dsl_type_name(a),
+                     dsl_type_name(b));
+            e->type = TY_BOOL;
+            return true;
+        }
+        if (e->op == DSL_OP_EQ || e->op == DSL_OP_NE) {
+            if (!(a == b || (is_number(a) && is_number(b))))
+                FAIL(s, e->loc, "cannot compare %s with %s", dsl_type_name(a), dsl_type_name(b));
+            e->type = TY_BOOL;
+            return true;
+        }
+        if (e->op >= DSL_OP_LT && e->op <= DSL_OP_GE) {
+            if (!is_number(a) || !is_number(b))
+                FAIL(s, e->loc, "cannot compare %s with %s using '%s'", dsl_type_name(a),
+                     dsl_type_name(b), op);
+            e->type = TY_BOOL;
+            return true;
+        }
+        if (!is_number(a) || !is_number(b))
+            FAIL(s, e->loc, "'%s' needs numbers, got %s and %s", op, dsl_type_name(a), dsl_type_name(b));
+        e->type = a == TY_FLOAT || b == TY_FLOAT ? TY_FLOAT : TY_INT;
+        return true;
+    }
+    }
+    return false;
+}
+
+static bool expr_is_fallible(const dsl_expr *e)
+{
+    if (!e)
+        return false;
+    if (e->kind == EX_CALL) {
+        int n;
+        if (rule_helpers(&n)[e->helper].fallible)
+            return true;
+    }
+    if (e->kind == EX_BINARY && e->op == DSL_OP_DIV)
+        return true;
+    if (expr_is_fallible(e->a) || expr_is_fallible(e->b))
+        return true;
+    for (int i = 0; i < e->nargs; i++)
+        if (expr_is_fallible(e->args[i]))
+            return true;
+    return false;
+}
+
+/* ---- replacements ---- */
+
+static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const char *via)
+{
+    for (dsl_attr_set *a = r->sets; a; a = a->next) {
+        if (!op)
+            FAIL(s, a->loc, "cannot set attribute '%s': %s", a->key, via);
+        a->index = op_attr_index(op, a->key);
+        if (a->index < 0)
+            FAIL(s, a->loc, "unknown attribute '%s' for op '%s'", a->key, op->name);
+        for (dsl_attr_set *b = r->sets; b != a; b = b->next)
+            if (strcmp(a->key, b->key) == 0)
+                FAIL(s, a->loc, "attribute '%s' given twice", a->key);
+        a->kind = op->attrs[a->index].kind;
+        if (!check_expr(s, a->expr))
+            return false;
+        dsl_type want = dsl_type_of_attr_kind(a->kind);
+        if (!assignable(want, a->expr->type))
+            FAIL(s, a->expr->loc, "attribute '%s' of '%s' is %s, the expression gives %s", a->key,
+                 op->name, dsl_type_name(want), dsl_type_name(a->expr->type));
+        if (expr_is_fallible(a->expr))
+            s->rule->fallible = true;
+    }
+    return true;
+}
+
+static bool check_repl(sema *s, dsl_repl *r)
+{
+    dsl_rule *rule = s->rule;
+    switch (r->kind) {
+    case RP_CAPTURE: {
+        int k = find_capture(rule, r->name);
+        if (k < 0)
+            FAIL(s, r->loc, "replacement uses unbound capture '%s'", r->name);
+        if (rule->captures[k].kind != SYM_INS)
+            FAIL(s, r->loc, "'%s' is %s, not an instruction", r->name,
+                 sym_kind_name(rule->captures[k].kind));
+        r->capture = k;
+        return true;
+    }
+    case RP_REST: {
+        int k = find_capture(rule, r->name);
+        if (k < 0)
+            FAIL(s, r->loc, "replacement uses unbound capture '%s'", r->name);
+        if (rule->captures[k].kind != SYM_REST)
+            FAIL(s, r->loc, "'%s...' needs a rest capture, but '%s' is %s", r->name, r->name,
+                 sym_kind_name(rule->captures[k].kind));
+        r->capture = k;
+        return true;
+    }
+    case RP_BUILD:
+    case RP_REUSE: {
+        int k = find_capture(rule, r->name);
+        bool has_rest = false;
+        int nfixed = 0;
+        for (int i = 0; i < r->nargs; i++) {
+            if (!check_repl(s, r->args[i]))
+                return false;
+            if (r->args[i]->kind == RP_REST)
+                has_rest = true;
+            else
+                nfixed++;
+        }
+        if (k >= 0) {
+            const dsl_capture *c = &rule->captures[k];
+            if (c->kind != SYM_INS)
+                FAIL(s, r->loc, "'%s' is %s, not an instruction to rebuild", r->name, sym_kind_name(c->kind));
+            r->kind = RP_REUSE;
+            r->capture = k;
+            const dsl_pattern *p = c->pat;
+            if (p->kind == PAT_OP && !p->negated)
+                r->op = p->op;
+            else if (p->kind == PAT_CLASS && !p->negated)
+                r->classes = p->classes;
+            if (r->op && r->has_args && !check_arity(s, r->op, nfixed, has_rest, r->loc, "replacement"))
+                return false;
+            char via[160];
+            snprintf(via, sizeof via, "'%s' is not bound to a named op", r->name);
+            return check_attr_sets(s, r, r->op, via);
+        }
+        r->op = op_find(r->name);
+        if (!r->op)
+            FAIL(s, r->loc, "unknown op '%s' (and no capture has that name)", r->name);
+        if (r->op->classes & OPC_BUILTIN)
+            FAIL(s, r->loc, "a replacement cannot build '%s'", r->name);
+        if (!r->has_args)
+            FAIL(s, r->loc, "op '%s' needs operands: write %s[...](...)", r->name, r->name);
+        if (!check_arity(s, r->op, nfixed, has_rest, r->loc, "replacement"))
+            return false;
+        return check_attr_sets(s, r, r->op, "");
+    }
+    case RP_REGION:
+        for (int i = 0; i < r->nargs; i++) {
+            if (!check_repl(s, r->args[i]))
+                return false;
+        }
+        for (int i = 0; i < r->noutputs; i++) {
+            if (!check_repl(s, r->outputs[i]))
+                return false;
+            bool member = false;
+            for (int j = 0; j < r->nargs; j++)
+                member = member || r->args[j]->capture == r->outputs[i]->capture;
+            if (!member)
+                FAIL(s, r->outputs[i]->loc, "region output '%s' is not one of the region's instructions",
+                     r->outputs[i]->name);
+        }
+        return true;
+    }
+    return false;
+}
+
+/* ---- rules ---- */
+
+static bool check_rule(sema *s, dsl_rule *r)
+{
+    s->rule = r;
+    s->nlets = 0;
+    if (!check_pattern(s, r->pattern, true))
+        return false;
+    for (dsl_clause *c = r->clauses; c; c = c->next) {
+        if (!check_expr(s, c->expr))
+            return false;
+        if (!c->is_let) {
+            if (c->expr->type != TY_BOOL)
+                FAIL(s, c->expr->loc, "a guard must be bool, got %s", dsl_type_name(c->expr->type));
+            r->fallible = true;
+            continue;
+        }
+        if (find_capture(r, c->name) >= 0 || find_let(s, c->name) >= 0)
+            FAIL(s, c->loc, "'%s' is already bound", c->name);
+        if (s->nlets == 64)
+            FAIL(s, c->loc, "too many lets in one rule (at most 64)");
+        if (expr_is_fallible(c->expr))
+            r->fallible = true;
+        s->let_names[s->nlets] = c->name;
+        s->let_types[s->nlets] = c->expr->type;
+        s->let_locs[s->nlets] = c->loc;
+        s->nlets++;
+    }
+    r->nlets = s->nlets;
+    return check_repl(s, r->repl);
+}
+
+bool dsl_sema(dsl_file *f, graft_error *err)
+{
+    sema s;
+    memset(&s, 0, sizeof s);
+    s.f = f;
+    s.err = err;
+    for (int i = 0; i < f->nrules; i++) {
+        dsl_rule *r = f->rules[i];
+        for (int j = 0; j < i; j++)
+            if (strcmp(f->rules[j]->name, r->name) == 0) {
+                s.failed = true;
+                return dsl_error(err, f, r->loc, "duplicate rule name '%s' (first defined at %s:%d:%d)",
+                                 r->name, f->path, f->rules[j]->loc.line, f->rules[j]->loc.col);
+            }
+        if (!check_rule(&s, r))
+            return false;
+    }
+    return true;
+}

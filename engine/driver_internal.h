@@ -1,0 +1,123 @@
+/* driver_internal.h: the state shared by the driver (driver.c), the rw_*
+ * functions compiled rules call (rewrite.c) and the shape handling
+ * (lazy_shapes.c). Nothing outside engine/ includes it.
+ *
+ * The worklist
+ * ------------
+ * A stack of instructions with set semantics:
+ *   - an instruction is on the list at most once (pushing it again is a
+ *     no-op);
+ *   - an instruction that is removed from the graph is dropped from the list
+ *     at once (its slot becomes a hole that pop skips);
+ *   - pop takes the most recently pushed entry (LIFO), or, in shuffled mode,
+ *     an entry picked by a seeded generator.
+ * Membership is a dense table indexed by instruction id (ids are unique and
+ * never reused), so push, drop and the membership test are O(1).
+ */
+#ifndef GRAFT_DRIVER_INTERNAL_H
+#define GRAFT_DRIVER_INTERNAL_H
+
+#include "driver.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct worklist {
+    ins **items;     /* the stack; NULL entries are dropped instructions */
+    uint32_t n, cap;
+    uint32_t *slot;  /* by id: 1 + index in items, 0 when not on the list */
+    uint32_t nslots;
+    uint64_t rng;    /* nonzero: shuffled pop order (xorshift state) */
+    bool oom;        /* a push failed for lack of memory */
+} worklist;
+
+void worklist_init(worklist *w, uint64_t seed);
+void worklist_free(worklist *w);
+/* Pushes i unless it is already on the list or removed. */
+void worklist_push(worklist *w, ins *i);
+/* Removes i from the list if it is there. */
+void worklist_drop(worklist *w, ins *i);
+/* The next instruction, or NULL when the list is empty. */
+ins *worklist_pop(worklist *w);
+bool worklist_contains(const worklist *w, const ins *i);
+
+/* An operand change made by rw_set_arg inside an open match. */
+typedef struct arg_change {
+    ins *i;
+    int k;
+    ins *old;
+} arg_change;
+
+/* An attribute change made by rw_set_attrs inside an open match. */
+typedef struct attrs_change {
+    ins *i;
+    attr *old;
+} attrs_change;
+
+enum txn_state { TXN_NONE, TXN_OPEN, TXN_COMMITTED };
+
+struct rewriter {
+    graph *g;
+    driver_options opt;
+    worklist wl;
+
+    /* Every rule of every set, flattened: set k's rule r is stats[base[k] + r]. */
+    const rule_set *const *sets;
+    int nsets;
+    int *base;
+    rule_stat *stats;
+    int nstats;
+    int cur_set;
+    int64_t budget;        /* fires per RULE_NONDECREASING rule */
+
+    /* The match in progress. */
+    enum txn_state txn;
+    int txn_rule;          /* flattened index */
+    ins *txn_root;
+    uint64_t txn_start_ns;
+    ins **inserted;
+    int ninserted, inserted_cap;
+    arg_change *args_log;
+    int nargs_log, args_log_cap;
+    attrs_change *attrs_log;
+    int nattrs_log, attrs_log_cap;
+    char *trace_before;    /* the instructions before, captured at rw_attempt */
+
+    /* Erasing dead instructions: a private stack, so erasure never recurses. */
+    ins **dead;
+    int ndead, dead_cap;
+
+    /* Results. */
+    uint64_t rewrites, erased, aborted, pending_inserted, shape_recomputes;
+    bool stop_max_rewrites;
+    bool budget_exhausted;
+    bool failed;           /* a rule misbehaved or memory ran out */
+    graft_error err;
+    bool changed;          /* something changed during this sweep */
+};
+
+/* Instruction is dead: no users, and not a root (@return, @param, opaque
+ * ops whose effects are unknown). */
+bool driver_is_dead(const ins *i);
+/* Erases i (which must have no users) and every instruction that dies with
+ * it; operands that lose a use go back on the worklist. */
+void driver_erase(rewriter *rw, ins *i);
+/* Records a failure (first one wins) and asks the driver to stop. */
+void driver_fail(rewriter *rw, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Monotonic nanoseconds. */
+uint64_t driver_now_ns(void);
+/* A structural hash of one instruction: op, attributes, operand identities,
+ * shape. Two instructions with equal hashes compute the same value. */
+uint64_t driver_fingerprint(const ins *i);
+/* The instructions a match at root looks at, as "  - line\n" lines
+ * (malloc'd; for the trace). */
+char *driver_trace_before(const ins *root);
+/* Emits the trace record of the committed match (when tracing). */
+void driver_trace_commit(rewriter *rw, ins *old, ins *rep);
+
+/* Handles a value whose shape changed from *old to i->sh while its users were
+ * computed against *old: lazy mode puts a pending_shape_change between i and
+ * its users; eager mode recomputes the users (and theirs) at once. */
+bool driver_shape_changed(rewriter *rw, ins *i, const shape *old);
+
+#endif

@@ -1,0 +1,104 @@
+/* graft_api.c: the public reading and writing entry points of graft.h.
+ *
+ * graft_graph_read_file reads a file and hands its bytes to graph_read_any,
+ * which tells the formats apart by content: ONNX (a protobuf: binary bytes),
+ * a MIGraphX Python script, MIGraphX JSON, or else dump text. The importers
+ * extend graph_read_any with their formats (import/onnx.h, import/mgx.h).
+ * Writing is always the canonical dump.
+ */
+#include "dump.h"
+#include "mgx.h"
+#include "onnx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum input_format {
+    FORMAT_DUMP,
+    FORMAT_ONNX,
+    FORMAT_PYTHON,
+    FORMAT_JSON,
+} input_format;
+
+/* A protobuf starts with a field tag (field 1..15, wire type varint or
+ * length-delimited: 0x08, 0x0a, 0x12, ...) and holds bytes that text never
+ * does. Dump text and scripts are printable. */
+static bool looks_binary(const unsigned char *p, size_t len)
+{
+    size_t n = len < 512 ? len : 512;
+    for (size_t k = 0; k < n; k++) {
+        unsigned char c = p[k];
+        if (c == 0 || (c < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v'))
+            return true;
+    }
+    return false;
+}
+
+static bool contains(const char *p, size_t len, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (size_t k = 0; k + n <= len; k++)
+        if (memcmp(p + k, needle, n) == 0)
+            return true;
+    return false;
+}
+
+static input_format detect_format(const char *bytes, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    if (len > 0 && (p[0] == 0x08 || looks_binary(p, len)))
+        return FORMAT_ONNX;
+    size_t k = 0;
+    while (k < len && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n' || p[k] == '\r'))
+        k++;
+    /* MIGraphX JSON (program::to_value) is an object holding "modules"; no
+     * dump starts with '{', so other JSON goes there too for a clear error. */
+    if (k < len && p[k] == '{')
+        return FORMAT_JSON;
+    size_t head = len < 4096 ? len : 4096;
+    if (contains(bytes, head, "import migraphx") || contains(bytes, len, "migraphx.program("))
+        return FORMAT_PYTHON;
+    return FORMAT_DUMP;
+}
+
+graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err)
+{
+    switch (detect_format(bytes, len)) {
+    case FORMAT_ONNX:
+        return onnx_import(bytes, len, filename, NULL, err);
+    case FORMAT_PYTHON:
+        return mgx_py_import(bytes, len, filename, err);
+    case FORMAT_JSON:
+        return mgx_json_import(bytes, len, filename, err);
+    case FORMAT_DUMP:
+        break;
+    }
+    return dump_read(bytes, len, filename, err);
+}
+
+graft_graph *graft_graph_read_file(const char *path, graft_error *err)
+{
+    size_t len;
+    char *bytes = read_file_all(path, &len, err);
+    if (!bytes)
+        return NULL;
+    graph *g = graph_read_any(bytes, len, path, err);
+    free(bytes);
+    return g;
+}
+
+graft_graph *graft_graph_read_dump(const char *text, size_t len, const char *filename,
+                                   graft_error *err)
+{
+    return dump_read(text, len, filename, err);
+}
+
+bool graft_graph_write_file(const graft_graph *g, const char *path, graft_error *err)
+{
+    return dump_write_file(g, path, err);
+}
+
+char *graft_graph_to_string(const graft_graph *g, graft_error *err)
+{
+    return dump_write(g, NULL, err);
+}

@@ -1,0 +1,861 @@
+/* ir.c: graphs, modules and instructions: building, mutation, verification,
+ * topological sort (see ir.h for the invariants this file keeps). */
+#include "ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Order keys: appends step by ORDER_GAP; an insertion takes the midpoint of
+ * its neighbours and relabels the module when they are adjacent. */
+#define ORDER_GAP ((uint64_t)1 << 20)
+
+enum { INS_VISITING = 1u << 30, INS_SORTED = 1u << 31 };
+
+/* ---- graphs and modules ---- */
+
+graph *graph_new(void)
+{
+    graph *g = calloc(1, sizeof *g);
+    if (g)
+        arena_init(&g->mem);
+    return g;
+}
+
+void graph_free(graph *g)
+{
+    if (!g)
+        return;
+    arena_free(&g->mem);
+    free(g);
+}
+
+void graft_graph_free(graft_graph *g) { graph_free(g); }
+
+module *graph_find_module(const graph *g, const char *name)
+{
+    for (module *m = g->first_module; m; m = m->next)
+        if (strcmp(m->name, name) == 0)
+            return m;
+    return NULL;
+}
+
+module *graph_add_module(graph *g, const char *name, graft_error *err)
+{
+    if (graph_find_module(g, name)) {
+        error_set(err, "module \"%s\" is defined twice", name);
+        return NULL;
+    }
+    module *m = arena_alloc(&g->mem, sizeof *m);
+    if (!m || !(m->name = arena_strdup(&g->mem, name))) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    m->g = g;
+    if (g->last_module)
+        g->last_module->next = m;
+    else
+        g->first_module = m;
+    g->last_module = m;
+    g->nmodules++;
+    return m;
+}
+
+module *graph_main(const graph *g)
+{
+    module *m = graph_find_module(g, "main");
+    return m ? m : g->first_module;
+}
+
+size_t graph_count(const graph *g)
+{
+    size_t n = 0;
+    for (module *m = g->first_module; m; m = m->next)
+        n += (size_t)m->count;
+    return n;
+}
+
+size_t graft_graph_instruction_count(const graft_graph *g) { return graph_count(g); }
+
+/* ---- order keys and linking ---- */
+
+static void module_relabel(module *m)
+{
+    uint64_t key = ORDER_GAP;
+    for (ins *i = m->first; i; i = i->next, key += ORDER_GAP)
+        i->order = key;
+}
+
+/* Relabels a window around i whose key range leaves at least ORDER_MIN_GAP
+ * between neighbours, doubling the window until one does (the whole module
+ * at worst). Repeated inserts at one spot thus relabel small windows, not the
+ * module: the order-maintenance idea of Dietz and Sleator, simplified. */
+#define ORDER_MIN_GAP ((uint64_t)1 << 8)
+
+static void relabel_around(module *m, ins *i)
+{
+    ins *lo = i, *hi = i;
+    uint64_t n = 1;
+    for (uint64_t want = 2;; want *= 2) {
+        while (n < want && (lo->prev || hi->next)) {
+            if (lo->prev) {
+                lo = lo->prev;
+                n++;
+            }
+            if (hi->next && n < want) {
+                hi = hi->next;
+                n++;
+            }
+        }
+        uint64_t lo_key = lo->prev ? lo->prev->order : 0;
+        if (!lo->prev && !hi->next) {
+            module_relabel(m);
+            return;
+        }
+        uint64_t hi_key = hi->next ? hi->next->order : lo_key + (n + 1) * ORDER_GAP;
+        uint64_t gap = (hi_key - lo_key) / (n + 1);
+        if (gap >= ORDER_MIN_GAP) {
+            uint64_t key = lo_key;
+            for (ins *p = lo;; p = p->next) {
+                key += gap;
+                p->order = key;
+                if (p == hi)
+                    break;
+            }
+            return;
+        }
+    }
+}
+
+/* Gives i (already linked) a key between its neighbours. */
+static void assign_order(module *m, ins *i)
+{
+    uint64_t lo = i->prev ? i->prev->order : 0;
+    if (!i->next) {
+        i->order = lo + ORDER_GAP;
+        return;
+    }
+    uint64_t hi = i->next->order;
+    if (hi - lo < 2) {
+        relabel_around(m, i);
+        return;
+    }
+    i->order = lo + (hi - lo) / 2;
+}
+
+static void link_before(module *m, ins *i, ins *pos)
+{
+    i->mod = m;
+    if (!pos) {
+        i->prev = m->last;
+        i->next = NULL;
+        if (m->last)
+            m->last->next = i;
+        else
+            m->first = i;
+        m->last = i;
+    } else {
+        i->next = pos;
+        i->prev = pos->prev;
+        if (pos->prev)
+            pos->prev->next = i;
+        else
+            m->first = i;
+        pos->prev = i;
+    }
+    m->count++;
+    assign_order(m, i);
+}
+
+static void unlink_ins(ins *i)
+{
+    module *m = i->mod;
+    if (i->prev)
+        i->prev->next = i->next;
+    else
+        m->first = i->next;
+    if (i->next)
+        i->next->prev = i->prev;
+    else
+        m->last = i->prev;
+    i->prev = i->next = NULL;
+    m->count--;
+}
+
+/* ---- uses ---- */
+
+static bool add_use(ins *def, ins *user)
+{
+    if (def->nusers == def->users_cap) {
+        int cap = def->users_cap ? def->users_cap * 2 : 4;
+        ins **users = arena_alloc(&def->mod->g->mem, (size_t)cap * sizeof *users);
+        if (!users)
+            return false;
+        if (def->nusers)
+            memcpy(users, def->users, (size_t)def->nusers * sizeof *users);
+        def->users = users;
+        def->users_cap = cap;
+    }
+    def->users[def->nusers++] = user;
+    return true;
+}
+
+static void remove_use(ins *def, ins *user)
+{
+    for (int k = def->nusers - 1; k >= 0; k--) {
+        if (def->users[k] == user) {
+            memmove(&def->users[k], &def->users[k + 1],
+                    (size_t)(def->nusers - k - 1) * sizeof *def->users);
+            def->nusers--;
+            return;
+        }
+    }
+}
+
+/* ---- building ---- */
+
+static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int nargs)
+{
+    graph *g = m->g;
+    ins *i = arena_alloc(&g->mem, sizeof *i);
+    if (!i)
+        return NULL;
+    i->op = op;
+    i->opname = op->name;
+    i->id = g->next_id++;
+    if (nargs) {
+        i->args = arena_dup(&g->mem, args, (size_t)nargs * sizeof *args);
+        if (!i->args)
+            return NULL;
+    }
+    i->nargs = nargs;
+    link_before(m, i, pos);
+    for (int k = 0; k < nargs; k++)
+        if (!add_use(args[k], i))
+            return NULL;
+    return i;
+}
+
+static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, attr_value v,
+                         attr_value *out, graft_error *err)
+{
+    attr_value r = v;
+    switch (spec->kind) {
+    case ATTR_INT:
+        if (v.kind == ATTR_STRING && spec->enum_names) {
+            int e = op_enum_value(spec, v.u.s, strlen(v.u.s));
+            if (e < 0)
+                goto bad;
+            r = attr_int(e);
+        } else if (v.kind == ATTR_BOOL || v.kind == ATTR_TYPE) {
+            r = attr_int(v.u.i);
+        } else if (v.kind == ATTR_FLOAT && v.u.f == (double)(int64_t)v.u.f) {
+            r = attr_int((int64_t)v.u.f);
+        } else if (v.kind != ATTR_INT) {
+            goto bad;
+        }
+        break;
+    case ATTR_BOOL:
+        if (v.kind == ATTR_INT && (v.u.i == 0 || v.u.i == 1))
+            r = attr_bool(v.u.i != 0);
+        else if (v.kind == ATTR_STRING && strcmp(v.u.s, "true") == 0)
+            r = attr_bool(true);
+        else if (v.kind == ATTR_STRING && strcmp(v.u.s, "false") == 0)
+            r = attr_bool(false);
+        else if (v.kind != ATTR_BOOL)
+            goto bad;
+        break;
+    case ATTR_FLOAT:
+        if (v.kind == ATTR_INT)
+            r = attr_float((double)v.u.i);
+        else if (v.kind == ATTR_INTS && v.n == 1)
+            r = attr_float((double)v.u.ints[0]);
+        else if (v.kind == ATTR_FLOATS && v.n == 1)
+            r = attr_float(v.u.floats[0]);
+        else if (v.kind != ATTR_FLOAT)
+            goto bad;
+        break;
+    case ATTR_TYPE: {
+        graft_type t;
+        if (v.kind == ATTR_INT && v.u.i >= 0 && v.u.i < GRAFT_TUPLE)
+            r = attr_type((graft_type)v.u.i);
+        else if (v.kind == ATTR_STRING && type_from_name(v.u.s, strlen(v.u.s), &t))
+            r = attr_type(t);
+        else if (v.kind != ATTR_TYPE)
+            goto bad;
+        break;
+    }
+    case ATTR_STRING:
+        if (v.kind != ATTR_STRING)
+            goto bad;
+        break;
+    case ATTR_INTS:
+        if (v.kind == ATTR_INT) {
+            r = attr_ints(&v.u.i, 1);
+        } else if (v.kind == ATTR_FLOATS && v.n == 0) {
+            r = attr_ints(NULL, 0);
+        } else if (v.kind != ATTR_INTS) {
+            goto bad;
+        }
+        break;
+    case ATTR_FLOATS:
+        if (v.kind == ATTR_FLOAT) {
+            r = attr_floats(&v.u.f, 1);
+        } else if (v.kind == ATTR_INTS) {
+            double *f = arena_alloc(a, (size_t)(v.n ? v.n : 1) * sizeof *f);
+            if (!f)
+                return error_set(err, "out of memory");
+            for (int k = 0; k < v.n; k++)
+                f[k] = (double)v.u.ints[k];
+            r = attr_floats(f, v.n);
+        } else if (v.kind != ATTR_FLOATS) {
+            goto bad;
+        }
+        break;
+    }
+    *out = attr_value_copy(a, r);
+    return true;
+bad:;
+    char got[128];
+    attr_value_print(v, got, sizeof got);
+    static const char *const kind_names[] = {"an integer", "a number",     "a bool",
+                                             "a string",   "an int list", "a number list",
+                                             "a type"};
+    if (spec->enum_names) {
+        char names[256] = "";
+        size_t at = 0;
+        for (int k = 0; spec->enum_names[k] && at < sizeof names - 32; k++)
+            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
+                                   spec->enum_names[k]);
+        return error_set(err, "%s: attribute %s=%s: expected one of %s (or its number)", op->name,
+                         spec->name, got, names);
+    }
+    return error_set(err, "%s: attribute %s=%s: expected %s", op->name, spec->name, got,
+                     kind_names[spec->kind]);
+}
+
+bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, attr *out,
+                     graft_error *err)
+{
+    for (int k = 0; k < ngiven; k++) {
+        if (op_attr_index(op, given[k].key) < 0) {
+            char names[512] = "";
+            size_t at = 0;
+            for (int s = 0; s < op->nattrs && at < sizeof names - 64; s++)
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", s ? ", " : "",
+                                       op->attrs[s].name);
+            if (op->nattrs)
+                return error_set(err, "%s has no attribute '%s' (its attributes: %s)", op->name,
+                                 given[k].key, names);
+            return error_set(err, "%s has no attribute '%s' (it takes none)", op->name,
+                             given[k].key);
+        }
+        for (int j = 0; j < k; j++)
+            if (strcmp(given[j].key, given[k].key) == 0)
+                return error_set(err, "%s: attribute '%s' is given twice", op->name,
+                                 given[k].key);
+    }
+    for (int s = 0; s < op->nattrs; s++) {
+        const attr_spec *spec = &op->attrs[s];
+        const attr *g = attr_find(given, ngiven, spec->name);
+        out[s].key = spec->name;
+        if (g) {
+            if (!convert_attr(a, op, spec, g->v, &out[s].v, err))
+                return false;
+        } else if (spec->required) {
+            return error_set(err, "%s needs attribute '%s'", op->name, spec->name);
+        } else {
+            out[s].v = spec->dflt;
+        }
+    }
+    return true;
+}
+
+void ins_op_call(const ins *i, op_call *call, shape *inputs)
+{
+    for (int k = 0; k < i->nargs; k++)
+        inputs[k] = i->args[k]->sh;
+    call->op = i->op;
+    call->attrs = i->attrs;
+    call->inputs = inputs;
+    call->ninputs = i->nargs;
+    call->modules = i->mods;
+    call->nmodules = i->nmods;
+}
+
+static bool compute_into(const op_def *op, const attr *attrs, ins *const *args, int nargs,
+                         module *const *mods, int nmods, shape *out, graft_error *err)
+{
+    shape small[8];
+    shape *inputs = nargs <= 8 ? small : malloc((size_t)nargs * sizeof *inputs);
+    if (!inputs)
+        return error_set(err, "out of memory");
+    for (int k = 0; k < nargs; k++)
+        inputs[k] = args[k]->sh;
+    op_call call = {op, attrs, inputs, nargs, mods, nmods};
+    bool ok = op_compute_shape(&call, out, err);
+    if (inputs != small)
+        free(inputs);
+    return ok;
+}
+
+ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
+                   ins *const *args, int nargs, graft_error *err)
+{
+    arena *a = &m->g->mem;
+    attr *norm = NULL;
+    if (op->nattrs) {
+        norm = arena_alloc(a, (size_t)op->nattrs * sizeof *norm);
+        if (!norm) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+    }
+    if (!attrs_normalize(a, op, attrs, nattrs, norm, err))
+        return NULL;
+    for (int k = 0; k < nargs; k++) {
+        if (!args[k] || args[k]->mod != m || (args[k]->flags & INS_REMOVED)) {
+            error_set(err, "%s: operand %d is not an instruction of module \"%s\"", op->name, k,
+                      m->name);
+            return NULL;
+        }
+        if (pos && !ins_before(args[k], pos)) {
+            error_set(err, "%s: operand %d would not precede its user", op->name, k);
+            return NULL;
+        }
+    }
+    shape sh;
+    if (!compute_into(op, norm, args, nargs, NULL, 0, &sh, err))
+        return NULL;
+    ins *i = new_ins(m, pos, op, args, nargs);
+    if (!i) {
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    i->attrs = norm;
+    i->nattrs = op->nattrs;
+    i->sh = sh;
+    return i;
+}
+
+ins *module_add(module *m, const op_def *op, const attr *attrs, int nattrs, ins *const *args,
+                int nargs, graft_error *err)
+{
+    return module_insert(m, NULL, op, attrs, nattrs, args, nargs, err);
+}
+
+ins *module_add_op(module *m, const char *opname, const attr *attrs, int nattrs, ins *const *args,
+                   int nargs, graft_error *err)
+{
+    const op_def *op = op_find(opname);
+    if (!op) {
+        error_set(err, "unknown op '%s'", opname);
+        return NULL;
+    }
+    return module_add(m, op, attrs, nattrs, args, nargs, err);
+}
+
+static bool copy_tuple(arena *a, shape *sh)
+{
+    if (sh->type != GRAFT_TUPLE || !sh->ntuple)
+        return true;
+    shape *sub = arena_dup(a, sh->tuple, (size_t)sh->ntuple * sizeof *sub);
+    if (!sub)
+        return false;
+    for (int k = 0; k < sh->ntuple; k++)
+        if (!copy_tuple(a, &sub[k]))
+            return false;
+    sh->tuple = sub;
+    return true;
+}
+
+ins *module_add_param(module *m, const char *param_name, const shape *sh)
+{
+    ins *i = new_ins(m, NULL, op_find("@param"), NULL, 0);
+    if (!i)
+        return NULL;
+    i->sh = *sh;
+    if (!copy_tuple(&m->g->mem, &i->sh))
+        return NULL;
+    i->param = arena_strdup(&m->g->mem, param_name);
+    i->name = i->param;
+    return i->param ? i : NULL;
+}
+
+ins *module_add_literal(module *m, const shape *sh, const void *data)
+{
+    ins *i = new_ins(m, NULL, op_find("@literal"), NULL, 0);
+    if (!i)
+        return NULL;
+    i->sh = *sh;
+    size_t bytes = shape_bytes(sh);
+    i->data = arena_alloc(&m->g->mem, bytes ? bytes : 1);
+    if (!i->data)
+        return NULL;
+    if (data && bytes)
+        memcpy(i->data, data, bytes);
+    return i;
+}
+
+ins *module_add_opaque(module *m, const char *opname, const attr *attrs, int nattrs,
+                       ins *const *args, int nargs, const shape *sh)
+{
+    arena *a = &m->g->mem;
+    ins *i = new_ins(m, NULL, op_opaque(), args, nargs);
+    if (!i)
+        return NULL;
+    i->opname = arena_strdup(a, opname);
+    if (nattrs) {
+        i->attrs = arena_alloc(a, (size_t)nattrs * sizeof *i->attrs);
+        if (!i->attrs)
+            return NULL;
+        for (int k = 0; k < nattrs; k++) {
+            i->attrs[k].key = arena_strdup(a, attrs[k].key);
+            i->attrs[k].v = attr_value_copy(a, attrs[k].v);
+        }
+    }
+    i->nattrs = nattrs;
+    i->sh = *sh;
+    return copy_tuple(a, &i->sh) && i->opname ? i : NULL;
+}
+
+ins *module_add_return(module *m, ins *const *args, int nargs)
+{
+    ins *i = new_ins(m, NULL, op_find("@return"), args, nargs);
+    if (!i)
+        return NULL;
+    i->sh.type = GRAFT_TUPLE;
+    i->sh.ntuple = nargs;
+    if (nargs) {
+        shape *sub = arena_alloc(&m->g->mem, (size_t)nargs * sizeof *sub);
+        if (!sub)
+            return NULL;
+        for (int k = 0; k < nargs; k++)
+            sub[k] = args[k]->sh;
+        i->sh.tuple = sub;
+    }
+    return i;
+}
+
+void ins_set_modules(ins *i, module *const *mods, int nmods)
+{
+    i->mods = nmods ? arena_dup(&i->mod->g->mem, mods, (size_t)nmods * sizeof *mods) : NULL;
+    i->nmods = i->mods ? nmods : 0;
+}
+
+void ins_set_name(ins *i, const char *name)
+{
+    i->name = name ? arena_strdup(&i->mod->g->mem, name) : NULL;
+}
+
+/* ---- mutation ---- */
+
+void ins_replace_all_uses(ins *old, ins *rep)
+{
+    if (old == rep)
+        return;
+    int n = old->nusers;
+    ins **users = old->users;
+    /* Uses by rep itself are kept: that is how "insert f(x) after x and let
+     * every other user read f(x)" is written. */
+    int kept = 0;
+    for (int k = 0; k < n; k++) {
+        ins *u = users[k];
+        if (u == rep) {
+            users[kept++] = u;
+            continue;
+        }
+        for (int a = 0; a < u->nargs; a++) {
+            if (u->args[a] == old) {
+                u->args[a] = rep;
+                add_use(rep, u);
+                break;
+            }
+        }
+    }
+    old->nusers = kept;
+}
+
+void ins_set_arg(ins *i, int k, ins *v)
+{
+    if (i->args[k] == v)
+        return;
+    remove_use(i->args[k], i);
+    i->args[k] = v;
+    add_use(v, i);
+}
+
+void module_remove(ins *i)
+{
+    for (int k = 0; k < i->nargs; k++)
+        remove_use(i->args[k], i);
+    unlink_ins(i);
+    i->flags |= INS_REMOVED;
+}
+
+void module_move_before(ins *i, ins *pos)
+{
+    if (i == pos || i->next == pos)
+        return;
+    module *m = i->mod;
+    unlink_ins(i);
+    link_before(m, i, pos);
+}
+
+bool ins_recompute_shape(ins *i, graft_error *err)
+{
+    if (i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))
+        return true;
+    shape sh;
+    if (!compute_into(i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh, err))
+        return false;
+    i->sh = sh;
+    return true;
+}
+
+/* ---- queries ---- */
+
+bool ins_is(const ins *i, const char *opname) { return strcmp(i->opname, opname) == 0; }
+
+ins *module_return(const module *m)
+{
+    return m->last && ins_is(m->last, "@return") ? m->last : NULL;
+}
+
+const attr_value *ins_attr(const ins *i, const char *key)
+{
+    const attr *a = attr_find(i->attrs, i->nattrs, key);
+    return a ? &a->v : NULL;
+}
+
+/* ---- verification ---- */
+
+static const char *display_name(const ins *i, char *buf, size_t size)
+{
+    if (i->name)
+        return i->name;
+    int pos = 0;
+    for (const ins *p = i->mod->first; p && p != i; p = p->next)
+        pos++;
+    snprintf(buf, size, "@%d", pos);
+    return buf;
+}
+
+static bool verify_fail(const graph *g, const ins *i, graft_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static bool verify_fail(const graph *g, const ins *i, graft_error *err, const char *fmt, ...)
+{
+    char msg[768], nm[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    const char *name = display_name(i, nm, sizeof nm);
+    if (i->line > 0)
+        return error_at(err, g->source ? g->source : "", i->line, i->col, "%s (%s): %s", name,
+                        i->opname, msg);
+    return error_set(err, "module \"%s\", %s (%s): %s", i->mod->name, name, i->opname, msg);
+}
+
+typedef struct use_edge {
+    uint32_t def, user;
+} use_edge;
+
+static int compare_edges(const void *pa, const void *pb)
+{
+    const use_edge *a = pa, *b = pb;
+    if (a->def != b->def)
+        return a->def < b->def ? -1 : 1;
+    return a->user < b->user ? -1 : a->user > b->user;
+}
+
+/* Users lists must hold exactly the operand edges, with multiplicity:
+ * compared as sorted multisets, so the check is O(E log E) whatever the
+ * fan-out. */
+static bool verify_uses(const module *m, graft_error *err)
+{
+    size_t nargs = 0, nusers = 0;
+    for (ins *i = m->first; i; i = i->next) {
+        nargs += (size_t)i->nargs;
+        nusers += (size_t)i->nusers;
+    }
+    if (nargs != nusers)
+        return error_set(err, "module \"%s\": %zu operand uses but %zu users entries", m->name,
+                         nargs, nusers);
+    if (!nargs)
+        return true;
+    use_edge *from_args = malloc(nargs * sizeof *from_args);
+    use_edge *from_users = malloc(nargs * sizeof *from_users);
+    if (!from_args || !from_users) {
+        free(from_args);
+        free(from_users);
+        return error_set(err, "out of memory");
+    }
+    size_t a = 0, u = 0;
+    for (ins *i = m->first; i; i = i->next) {
+        for (int k = 0; k < i->nargs; k++)
+            from_args[a++] = (use_edge){i->args[k]->id, i->id};
+        for (int k = 0; k < i->nusers; k++)
+            from_users[u++] = (use_edge){i->id, i->users[k]->id};
+    }
+    qsort(from_args, nargs, sizeof *from_args, compare_edges);
+    qsort(from_users, nargs, sizeof *from_users, compare_edges);
+    bool same = memcmp(from_args, from_users, nargs * sizeof *from_args) == 0;
+    size_t k = 0;
+    while (!same && k < nargs && compare_edges(&from_args[k], &from_users[k]) == 0)
+        k++;
+    free(from_args);
+    free(from_users);
+    if (!same) {
+        for (ins *i = m->first; i; i = i->next) {
+            char nm[32];
+            for (int j = 0; j < i->nusers; j++) {
+                ins *user = i->users[j];
+                bool uses = false;
+                for (int q = 0; q < user->nargs; q++)
+                    uses |= user->args[q] == i;
+                if (!uses || (user->flags & INS_REMOVED))
+                    return verify_fail(m->g, i, err, "has a dangling user %s",
+                                       display_name(user, nm, sizeof nm));
+            }
+        }
+        return error_set(err, "module \"%s\": an operand does not list its user (edge %zu)",
+                         m->name, k);
+    }
+    return true;
+}
+
+bool graph_verify(const graph *g, graft_error *err)
+{
+    for (module *m = g->first_module; m; m = m->next) {
+        int count = 0;
+        for (ins *i = m->first; i; i = i->next) {
+            count++;
+            if (i->mod != m || (i->flags & INS_REMOVED))
+                return verify_fail(g, i, err, "is linked into a module it does not belong to");
+            if (i->prev && i->prev->order >= i->order)
+                return verify_fail(g, i, err, "order keys are not increasing");
+            if (ins_is(i, "@return") && i->next)
+                return verify_fail(g, i, err, "@return is not the last instruction");
+            for (int k = 0; k < i->nargs; k++) {
+                ins *a = i->args[k];
+                char nm[32];
+                if (!a || a->mod != m || (a->flags & INS_REMOVED))
+                    return verify_fail(g, i, err, "operand %d is not in this module", k);
+                if (!ins_before(a, i))
+                    return verify_fail(g, i, err, "operand %s does not precede its user",
+                                       display_name(a, nm, sizeof nm));
+            }
+            for (int k = 0; k < i->nusers; k++) {
+                ins *u = i->users[k];
+                char nm[32];
+                if ((u->flags & INS_REMOVED) || u->mod != m)
+                    return verify_fail(g, i, err, "has a dangling user %s",
+                                       display_name(u, nm, sizeof nm));
+            }
+            if (!(i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))) {
+                shape sh;
+                graft_error sub;
+                if (!compute_into(i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh,
+                                  &sub))
+                    return verify_fail(g, i, err, "%s", sub.message);
+                if (!shape_equal(&sh, &i->sh)) {
+                    char have[256], want[256];
+                    shape_print(&i->sh, have, sizeof have);
+                    shape_print(&sh, want, sizeof want);
+                    return verify_fail(g, i, err, "recorded shape %s differs from computed %s",
+                                       have, want);
+                }
+            }
+        }
+        if (!verify_uses(m, err))
+            return false;
+        if (count != m->count)
+            return error_set(err, "module \"%s\": instruction count %d, list holds %d", m->name,
+                             m->count, count);
+    }
+    return true;
+}
+
+bool graft_graph_verify(const graft_graph *g, graft_error *err) { return graph_verify(g, err); }
+
+/* ---- topological sort ---- */
+
+/* Depth-first over operands with an explicit stack (graphs are deep: a 1M
+ * chain must not overflow the C stack). Instructions already in order stay
+ * in order: each one is emitted right after its last unemitted operand. */
+static bool sort_module(module *m, graft_error *err)
+{
+    int n = m->count;
+    if (n < 2)
+        return true;
+    ins **out = malloc((size_t)n * sizeof *out);
+    struct frame {
+        ins *i;
+        int next_arg;
+    } *stack = malloc((size_t)n * sizeof *stack);
+    if (!out || !stack) {
+        free(out);
+        free(stack);
+        return error_set(err, "out of memory");
+    }
+    int nout = 0;
+    bool ok = true;
+    for (ins *root = m->first; root && ok; root = root->next) {
+        if (root->flags & INS_SORTED)
+            continue;
+        int top = 0;
+        stack[top++] = (struct frame){root, 0};
+        root->flags |= INS_VISITING;
+        while (top && ok) {
+            struct frame *f = &stack[top - 1];
+            if (f->next_arg < f->i->nargs) {
+                ins *a = f->i->args[f->next_arg++];
+                if (a->mod != m || (a->flags & INS_SORTED))
+                    continue;
+                if (a->flags & INS_VISITING) {
+                    ok = error_set(err, "module \"%s\" has a cycle through %s", m->name,
+                                   a->name ? a->name : a->opname);
+                    break;
+                }
+                a->flags |= INS_VISITING;
+                stack[top++] = (struct frame){a, 0};
+            } else {
+                f->i->flags = (f->i->flags & ~INS_VISITING) | INS_SORTED;
+                out[nout++] = f->i;
+                top--;
+            }
+        }
+    }
+    for (ins *i = m->first; i; i = i->next)
+        i->flags &= ~(INS_VISITING | INS_SORTED);
+    if (ok) {
+        m->first = out[0];
+        for (int k = 0; k < nout; k++) {
+            out[k]->prev = k ? out[k - 1] : NULL;
+            out[k]->next = k + 1 < nout ? out[k + 1] : NULL;
+        }
+        m->last = out[nout - 1];
+        /* @return stays last. */
+        ins *ret = NULL;
+        for (ins *i = m->first; i; i = i->next)
+            if (ins_is(i, "@return"))
+                ret = i;
+        if (ret && ret != m->last) {
+            unlink_ins(ret);
+            link_before(m, ret, NULL);
+        }
+        module_relabel(m);
+    }
+    free(out);
+    free(stack);
+    return ok;
+}
+
+bool graph_sort(graph *g, graft_error *err)
+{
+    for (module *m = g->first_module; m; m = m->next)
+        if (!sort_module(m, err))
+            return false;
+    return true;
+}

@@ -1,0 +1,150 @@
+/* ir.h: the graph IR: graphs own modules, modules own instructions.
+ *
+ * An instruction has an op (ops/op.h), attributes, operands, users, a shape
+ * and a stable name. @param, @literal and @return are ordinary instructions
+ * whose ops are builtins. A fused region is an instruction that owns one or
+ * more submodules (ins->mods); a multi-output region has a tuple shape read
+ * with get_tuple_elem.
+ *
+ * Order: a module is a doubly linked list of instructions, each carrying an
+ * order key that increases along the list. "Is a before b" compares keys in
+ * O(1). Insertion takes the midpoint of the neighbours' keys and relabels the
+ * module (O(n), amortised rare) only when no gap is left.
+ *
+ * Invariants, checked by graph_verify:
+ *  - every operand of an instruction precedes it in the same module;
+ *  - b appears in a->users once for every time a appears in b->args;
+ *  - a known op's recorded shape equals what its shape rule computes;
+ *  - a module has at most one @return and it is last.
+ *
+ * Memory: everything lives in the graph's arena (engine/arena.h) and is freed
+ * with the graph. Removing an instruction unlinks it; its memory stays until
+ * graph_free.
+ */
+#ifndef GRAFT_IR_H
+#define GRAFT_IR_H
+
+#include "arena.h"
+#include "attr.h"
+#include "error.h"
+#include "op.h"
+#include "shape.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct ins ins;
+typedef struct module module;
+typedef struct graph graph;
+
+struct ins {
+    const op_def *op;     /* never NULL; op_opaque() for unknown ops */
+    const char *opname;   /* op->name, or the name as written for opaque ops */
+    attr *attrs;          /* known ops: op->nattrs entries in declaration order */
+    int nattrs;
+    ins **args;           /* operands */
+    int nargs;
+    ins **users;          /* one entry per use (an ins using x twice appears twice) */
+    int nusers, users_cap;
+    module **mods;        /* submodules (fused regions) */
+    int nmods;
+    shape sh;
+    const char *name;     /* stable name: "@7", "sample", "main:pointwise0:@2" */
+    const char *param;    /* @param: the parameter name; else NULL */
+    void *data;           /* @literal: shape_bytes(&sh) bytes in sh's layout */
+    module *mod;          /* owning module */
+    ins *prev, *next;
+    uint64_t order;       /* increases along the module's list */
+    uint32_t id;          /* unique in the graph, never reused */
+    int line, col;        /* where it was read from, 0 if built */
+    uint32_t flags;       /* INS_* bits */
+    void *aux;            /* scratch for one pass at a time; NULL between passes */
+};
+
+enum {
+    INS_REMOVED = 1u << 0,
+    INS_ELIDED_LITERAL = 1u << 1, /* read as "{ ... }": data was filled deterministically */
+};
+
+struct module {
+    const char *name;     /* "main", "main:pointwise0" */
+    graph *g;
+    ins *first, *last;
+    int count;            /* live instructions */
+    module *next;         /* graph's module list, in creation order */
+};
+
+struct graph {
+    arena mem;
+    module *first_module, *last_module;
+    int nmodules;
+    uint32_t next_id;
+    const char *source;   /* file it was read from, or NULL */
+};
+
+/* ---- graphs and modules ---- */
+graph *graph_new(void);
+void graph_free(graph *g);
+/* Creates an empty module; name is copied. NULL if the name exists. */
+module *graph_add_module(graph *g, const char *name, graft_error *err);
+module *graph_find_module(const graph *g, const char *name);
+module *graph_main(const graph *g); /* "main", or the first module */
+size_t graph_count(const graph *g); /* live instructions over all modules */
+
+/* ---- building ---- */
+/* Appends a parameter. */
+ins *module_add_param(module *m, const char *param_name, const shape *sh);
+/* Appends a literal; data (shape_bytes(sh) bytes, in sh's layout) is copied. */
+ins *module_add_literal(module *m, const shape *sh, const void *data);
+/* Appends an instruction of a known op. attrs may omit any attribute that has
+ * a default and may be in any order; unknown attribute names, wrong kinds,
+ * wrong arity and shape-rule failures are errors. The shape is computed. */
+ins *module_add(module *m, const op_def *op, const attr *attrs, int nattrs, ins *const *args,
+                int nargs, graft_error *err);
+/* Convenience: looks the op up by name. */
+ins *module_add_op(module *m, const char *opname, const attr *attrs, int nattrs, ins *const *args,
+                   int nargs, graft_error *err);
+/* Same, inserted before `pos` (pos NULL: append). */
+ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
+                   ins *const *args, int nargs, graft_error *err);
+/* Appends an opaque op with a given shape; attrs are kept as written. */
+ins *module_add_opaque(module *m, const char *opname, const attr *attrs, int nattrs,
+                       ins *const *args, int nargs, const shape *sh);
+ins *module_add_return(module *m, ins *const *args, int nargs);
+/* Attaches submodules to an instruction (region ops). */
+void ins_set_modules(ins *i, module *const *mods, int nmods);
+/* Sets the stable name (copied). Names default to "@<position>" when written. */
+void ins_set_name(ins *i, const char *name);
+
+/* Normalises attributes for op: fills defaults, puts them in declaration
+ * order, checks names and kinds. out must hold op->nattrs entries. */
+bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, attr *out,
+                     graft_error *err);
+
+/* ---- mutation (keeps users and order consistent) ---- */
+/* Every use of old becomes a use of rep (rep must precede those users). */
+void ins_replace_all_uses(ins *old, ins *rep);
+/* Replaces operand k of i. */
+void ins_set_arg(ins *i, int k, ins *v);
+/* Unlinks i; it must have no users. Its operands lose one use each. */
+void module_remove(ins *i);
+/* Moves i to just before pos (same module). */
+void module_move_before(ins *i, ins *pos);
+/* Recomputes i's shape from its operands with its op's rule. */
+bool ins_recompute_shape(ins *i, graft_error *err);
+/* The op_call view of an instruction (attrs/inputs point into `inputs`). */
+void ins_op_call(const ins *i, op_call *call, shape *inputs);
+
+/* ---- queries ---- */
+static inline bool ins_before(const ins *a, const ins *b) { return a->order < b->order; }
+bool ins_is(const ins *i, const char *opname);
+ins *module_return(const module *m); /* NULL if none */
+const attr_value *ins_attr(const ins *i, const char *key);
+
+/* ---- whole-graph checks ---- */
+bool graph_verify(const graph *g, graft_error *err);
+/* Reorders each module topologically (stable: keeps order where valid).
+ * Fails on a cycle. */
+bool graph_sort(graph *g, graft_error *err);
+
+#endif

@@ -1,0 +1,193 @@
+/* pipeline.c: the named pipelines, kernel counting for --stats, and
+ * optimize_run, which strings the driver, shape resolution, CSE and DCE
+ * together (see pipeline.h).
+ */
+#include "pipeline.h"
+
+#include "cse.h"
+#include "dce.h"
+
+#include <string.h>
+#include <time.h>
+
+/* builtin_rule_set is generated from the list of rules/NAME.rules files
+ * (build/gen/rules_registry.c, see dsl/load.h). */
+
+static const char *const fold_sets[] = {"fold"};
+static const char *const pad_sets[] = {"fold", "pad"};
+static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
+static const char *const default_sets[] = {"fold", "pending", "pad", "reshape"};
+
+#define SETS(a) a, (int)(sizeof a / sizeof a[0])
+
+static const pipeline pipelines[] = {
+    {"fold", "no-op eliminations, transpose/reshape/broadcast composition, constant folding",
+     SETS(fold_sets)},
+    {"pad", "fold, then zero pads folded into convolution and pooling", SETS(pad_sets)},
+    {"reshape", "fold, then reshapes/transposes moved through pointwise ops and reductions",
+     SETS(reshape_sets)},
+    {"default", "every shipped rule set", SETS(default_sets)},
+};
+
+const pipeline *pipeline_all(int *count)
+{
+    *count = (int)(sizeof pipelines / sizeof pipelines[0]);
+    return pipelines;
+}
+
+const pipeline *pipeline_find(const char *name)
+{
+    int n;
+    const pipeline *all = pipeline_all(&n);
+    for (int k = 0; k < n; k++)
+        if (strcmp(all[k].name, name) == 0)
+            return &all[k];
+    return NULL;
+}
+
+bool pipeline_rule_sets(const pipeline *p, const rule_set **out, graft_error *err)
+{
+    for (int k = 0; k < p->nsets; k++) {
+        const rule_set *s = builtin_rule_set(p->sets[k]);
+        if (!s)
+            return error_set(err,
+                             "pipeline '%s' needs rule set '%s', which this graft was built "
+                             "without (rules/%s.rules is not compiled in)",
+                             p->name, p->sets[k], p->sets[k]);
+        out[k] = s;
+    }
+    return true;
+}
+
+/* ---- kernel counts ---- */
+
+static bool named(const ins *i, const char *const *names)
+{
+    for (int k = 0; names[k]; k++)
+        if (strcmp(i->opname, names[k]) == 0)
+            return true;
+    return false;
+}
+
+void graph_kernel_counts(const graph *g, kernel_counts *out)
+{
+    static const char *const fill_ops[] = {"fill", "pad", NULL};
+    static const char *const copy_ops[] = {"concat", "contiguous", "copy", "layout", NULL};
+    memset(out, 0, sizeof *out);
+    module *m = graph_main(g);
+    if (!m)
+        return;
+    for (ins *i = m->first; i; i = i->next) {
+        unsigned c = i->op->classes;
+        if (c & OPC_BUILTIN || ins_is_pending(i))
+            continue;
+        if (i->nmods > 0 || (c & OPC_OPAQUE)) {
+            out->kernels++;
+            continue;
+        }
+        if (c & OPC_VIEW)
+            continue;
+        if (c & OPC_SHAPE) {
+            if (i->nargs && !shape_standard_p(&i->args[0]->sh)) {
+                out->kernels++;
+                out->copies++;
+            }
+            continue;
+        }
+        if (!(c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE)) && !named(i, fill_ops))
+            continue;
+        out->kernels++;
+        if (named(i, fill_ops))
+            out->fills++;
+        else if (named(i, copy_ops))
+            out->copies++;
+    }
+}
+
+/* ---- optimize_run ---- */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void add_round(driver_result *sum, driver_result *r, bool first)
+{
+    if (first) {
+        *sum = *r;
+        return;
+    }
+    sum->stop = r->stop;
+    sum->converged = r->converged;
+    sum->iterations += r->iterations;
+    sum->rewrites += r->rewrites;
+    sum->erased += r->erased;
+    sum->aborted += r->aborted;
+    sum->pending_inserted += r->pending_inserted;
+    sum->shape_recomputes += r->shape_recomputes;
+    for (int k = 0; k < sum->nrules && k < r->nrules; k++) {
+        sum->rules[k].attempts += r->rules[k].attempts;
+        sum->rules[k].fires += r->rules[k].fires;
+        sum->rules[k].ns += r->rules[k].ns;
+    }
+    if (r->stop == DRIVER_ERROR)
+        sum->error = r->error;
+    driver_result_free(r);
+}
+
+bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver_options *opt,
+                  optimize_result *res, graft_error *err)
+{
+    memset(res, 0, sizeof *res);
+    uint64_t calls0 = op_compute_shape_calls;
+    double t0 = now_ms();
+    res->instructions_before = graph_count(g);
+    size_t merged = 0;
+    if (!cse_run(g, &merged, err))
+        return false;
+    res->cse_merged += merged;
+    driver_options o;
+    if (opt)
+        o = *opt;
+    else
+        driver_options_init(&o);
+    for (int round = 0; round < 3; round++) {
+        driver_result r;
+        /* --max-rewrites bounds the whole optimisation, not each round. */
+        if (opt && opt->max_rewrites >= 0)
+            o.max_rewrites = opt->max_rewrites - (int64_t)res->driver.rewrites;
+        if (!driver_run(g, sets, nsets, &o, &r, err)) {
+            if (round)
+                optimize_result_free(res);
+            return false;
+        }
+        add_round(&res->driver, &r, round == 0);
+        res->rounds++;
+        shapes_stats st;
+        if (!shapes_resolve(g, &st, err)) {
+            optimize_result_free(res);
+            return false;
+        }
+        res->shapes.recomputed += st.recomputed;
+        res->shapes.changed += st.changed;
+        res->shapes.looked_through += st.looked_through;
+        res->shapes.erased += st.erased;
+        res->shapes.materialised += st.materialised;
+        if (!cse_run(g, &merged, err)) {
+            optimize_result_free(res);
+            return false;
+        }
+        res->cse_merged += merged;
+        if (!merged || res->driver.stop != DRIVER_CONVERGED)
+            break;
+    }
+    res->dce_erased = dce_run(g);
+    res->instructions_after = graph_count(g);
+    res->compute_shape_calls = op_compute_shape_calls - calls0;
+    res->ms = now_ms() - t0;
+    return true;
+}
+
+void optimize_result_free(optimize_result *res) { driver_result_free(&res->driver); }

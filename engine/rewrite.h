@@ -1,0 +1,81 @@
+/* rewrite.h: the contract between compiled rules and the worklist driver.
+ *
+ * The rule compiler (dsl/) turns a .rules file into C: one decision tree per
+ * root op, exported as a rule_set. The driver (engine/driver.c) pops an
+ * instruction from its worklist and calls rule_set.apply(rw, root). Generated
+ * code never mutates the graph directly: every change goes through the rw_*
+ * functions below, so the driver hears about it and re-queues exactly:
+ *   - on insert: the new instruction;
+ *   - on replace: the users of the replaced value (now users of the new one);
+ *   - on erase: the operands whose use count dropped (they may be dead, or
+ *     single-use now, which enables :once patterns).
+ * Dead instructions (no users, not @return/@param, no side effect) are erased
+ * as they appear.
+ *
+ * A match is transactional: rw_attempt() opens it, the replacement is built,
+ * then rw_commit() keeps it or rw_abort() undoes every instruction inserted
+ * since rw_attempt() (nothing else has been touched before commit, because
+ * generated code only replaces uses in the final rw_replace). Counters per
+ * rule: attempts (the rule's pattern was tested at an instruction whose op
+ * matched its root), fires (committed), and time spent in its leaf.
+ *
+ * Generated code that is loaded from a user's shared object (graft opt -r
+ * mine.rules) reaches these functions through the graft_rule_api table (see
+ * dsl/), never through symbols, so built-in and user rules run the same code.
+ */
+#ifndef GRAFT_REWRITE_H
+#define GRAFT_REWRITE_H
+
+#include "ir.h"
+
+typedef struct rewriter rewriter;
+
+enum rule_flags {
+    RULE_NONDECREASING = 1u << 0, /* marked: not shown to decrease the termination
+                                     measure; the driver bounds its fires */
+};
+
+typedef struct rule_info {
+    const char *name;   /* as written after `rule` */
+    const char *file;   /* "rules/pad.rules" */
+    int line;
+    unsigned flags;     /* rule_flags */
+} rule_info;
+
+typedef struct rule_set {
+    const char *name;           /* "fold", or the user file's base name */
+    int nrules;
+    const rule_info *rules;
+    /* Tries every rule whose root op is root->op, in priority order, and
+     * applies the first that matches and commits. Returns the rule's index or
+     * -1 when nothing fired. */
+    int (*apply)(rewriter *rw, ins *root);
+} rule_set;
+
+/* ---- called by generated code ---- */
+/* Opens a match of rule r at root. False when the rule is disabled or the
+ * rewrite budget (--max-rewrites) is spent: the leaf must then not fire. */
+bool rw_attempt(rewriter *rw, int rule, ins *root);
+/* Inserts a new instruction before `before` (its operands must precede it).
+ * NULL when the op's shape rule rejects it: call rw_abort. */
+ins *rw_insert(rewriter *rw, ins *before, const op_def *op, const attr *attrs, int nattrs,
+               ins *const *args, int nargs);
+/* Inserts a literal (data copied) before `before`. */
+ins *rw_literal(rewriter *rw, ins *before, const shape *sh, const void *data);
+/* Replaces every use of old with rep and commits the match: trace, counters,
+ * re-queueing, erasing old and whatever became dead. */
+void rw_replace(rewriter *rw, ins *old, ins *rep);
+/* Commits a match whose effect was only to change root in place (operands or
+ * attributes set through rw_set_arg / rw_set_attrs). */
+void rw_commit_in_place(rewriter *rw, ins *root);
+void rw_set_arg(rewriter *rw, ins *i, int k, ins *v);
+/* Sets the named attributes of i in place (the others keep their values);
+ * undone by rw_abort, i's shape recomputed by rw_commit_in_place. False when
+ * a name or a value's kind is wrong for i's op. */
+bool rw_set_attrs(rewriter *rw, ins *i, const attr *attrs, int nattrs);
+/* Undoes everything inserted since rw_attempt. */
+void rw_abort(rewriter *rw);
+/* The graph's arena, for helper results (computed attribute lists). */
+arena *rw_arena(rewriter *rw);
+
+#endif

@@ -1,0 +1,37 @@
+/* onnx.h: ONNX models and tensors in.
+ *
+ * The protobuf-c code is generated at build time from Debian's
+ * /usr/include/onnx/onnx.proto into build/; none of it is committed.
+ */
+#ifndef GRAFT_ONNX_H
+#define GRAFT_ONNX_H
+
+#include "exec.h"
+#include "ir.h"
+
+/* Reads a TensorProto file (.pb, as in ONNX backend tests) into t; t->data is
+ * malloc'd, standard layout. The tensor's name (may be empty) goes to *name
+ * (malloc'd) when name is not NULL. */
+bool onnx_read_tensor_file(const char *path, tensor *t, char **name, graft_error *err);
+/* Writes t as a TensorProto named name, atomically. */
+bool onnx_write_tensor_file(const char *path, const char *name, const tensor *t, graft_error *err);
+
+/* Options for import: symbolic dimensions bound by name (default 1), and
+ * graph inputs bound to constant values (they become @literals, not @params:
+ * shape, axes or pads inputs that graft's static shapes need at import). */
+typedef struct onnx_options {
+    int ndims;
+    const char *const *dim_names;
+    const int64_t *dim_values;
+    int nconstants;
+    const char *const *constant_names;
+    const tensor *constant_values;
+} onnx_options;
+
+/* Imports an ONNX model (bytes) into a new graph whose main module has one
+ * @param per graph input that is not an initializer. */
+graph *onnx_import(const void *bytes, size_t len, const char *filename, const onnx_options *opt,
+                   graft_error *err);
+graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *err);
+
+#endif

@@ -1,0 +1,718 @@
+/* onnx_import.c: ONNX ModelProto to a graft graph.
+ *
+ * Owns the walk over the model: unpack with protobuf-c, refuse the whole model
+ * up front when it uses ops graft cannot import (one error listing each such
+ * op type, its count and its first node), turn initializers into @literals and
+ * the remaining graph inputs into @params (symbolic dimensions bound from
+ * onnx_options, default 1), hand each node to its handler (onnx_ops.c), and
+ * return the graph outputs. A node whose inputs are all constant is built in a
+ * scratch module and evaluated there with the reference executor, so shape
+ * arithmetic (Shape, Gather, Concat, Cast, Range...) becomes literals the
+ * handlers downstream can read, as MIGraphX's parser does when it evaluates
+ * constant arguments. Unused instructions are removed at the end.
+ */
+#include "onnx_private.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Constant folding stops at this many elements (inputs or outputs): larger
+ * constants stay in the graph as the ops that compute them. */
+#define FOLD_LIMIT ((int64_t)1 << 20)
+
+/* ---- the value table ---- */
+
+static uint64_t hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static onnx_value *value_slot(onnx_ctx *c, const char *name)
+{
+    size_t mask = c->cap - 1;
+    for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask)
+        if (!c->values[i].name || strcmp(c->values[i].name, name) == 0)
+            return &c->values[i];
+}
+
+static bool value_set(onnx_ctx *c, const char *name, ins *v)
+{
+    if ((c->nvalues + 1) * 2 > c->cap) {
+        size_t old_cap = c->cap;
+        onnx_value *old = c->values;
+        c->cap = old_cap ? old_cap * 2 : 256;
+        c->values = calloc(c->cap, sizeof *c->values);
+        if (!c->values) {
+            c->values = old;
+            c->cap = old_cap;
+            return error_set(c->err, "out of memory");
+        }
+        for (size_t i = 0; i < old_cap; i++)
+            if (old[i].name)
+                *value_slot(c, old[i].name) = old[i];
+        free(old);
+    }
+    onnx_value *s = value_slot(c, name);
+    if (!s->name) {
+        s->name = strdup(name);
+        if (!s->name)
+            return error_set(c->err, "out of memory");
+        c->nvalues++;
+    }
+    s->value = v;
+    return true;
+}
+
+static ins *value_get(onnx_ctx *c, const char *name)
+{
+    if (!c->cap)
+        return NULL;
+    onnx_value *s = value_slot(c, name);
+    return s->name ? s->value : NULL;
+}
+
+static void values_free(onnx_ctx *c)
+{
+    for (size_t i = 0; i < c->cap; i++)
+        free(c->values[i].name);
+    free(c->values);
+    c->values = NULL;
+    c->cap = c->nvalues = 0;
+}
+
+/* ---- helpers for handlers ---- */
+
+static const char *node_label(const onnx_ctx *c, char *buf, size_t size)
+{
+    if (c->node && c->node->name && *c->node->name)
+        snprintf(buf, size, "%s", c->node->name);
+    else
+        snprintf(buf, size, "#%d", c->node_index);
+    return buf;
+}
+
+bool onnx_fail(onnx_ctx *c, const char *fmt, ...)
+{
+    char msg[900], label[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return error_set(c->err, "node '%s' (%s): %s", node_label(c, label, sizeof label),
+                     c->node && c->node->op_type ? c->node->op_type : "?", msg);
+}
+
+bool onnx_unsupported(onnx_ctx *c, const char *fmt, ...)
+{
+    char msg[900], label[128];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return error_set(c->err, "unsupported ONNX op %s (node '%s'): %s",
+                     c->node && c->node->op_type ? c->node->op_type : "?",
+                     node_label(c, label, sizeof label), msg);
+}
+
+const Onnx__AttributeProto *onnx_attr(const onnx_ctx *c, const char *name)
+{
+    for (size_t i = 0; i < c->node->n_attribute; i++) {
+        const Onnx__AttributeProto *a = c->node->attribute[i];
+        if (a && a->name && strcmp(a->name, name) == 0)
+            return a;
+    }
+    return NULL;
+}
+
+int64_t onnx_attr_int(const onnx_ctx *c, const char *name, int64_t dflt)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    if (!a)
+        return dflt;
+    if (a->has_i)
+        return a->i;
+    if (a->has_f)
+        return (int64_t)a->f;
+    return dflt;
+}
+
+double onnx_attr_float(const onnx_ctx *c, const char *name, double dflt)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    if (!a)
+        return dflt;
+    if (a->has_f)
+        return a->f;
+    if (a->has_i)
+        return (double)a->i;
+    return dflt;
+}
+
+const char *onnx_attr_string(const onnx_ctx *c, const char *name, const char *dflt, char *buf,
+                             size_t size)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    if (!a || !a->has_s) {
+        snprintf(buf, size, "%s", dflt);
+        return buf;
+    }
+    size_t n = a->s.len < size - 1 ? a->s.len : size - 1;
+    if (n)
+        memcpy(buf, a->s.data, n);
+    buf[n] = 0;
+    return buf;
+}
+
+const int64_t *onnx_attr_ints(const onnx_ctx *c, const char *name, int *n)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    if (!a || (a->n_ints == 0 && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)) {
+        *n = -1;
+        return NULL;
+    }
+    *n = (int)a->n_ints;
+    return a->ints;
+}
+
+const float *onnx_attr_floats(const onnx_ctx *c, const char *name, int *n)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    if (!a || (a->n_floats == 0 && a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS)) {
+        *n = -1;
+        return NULL;
+    }
+    *n = (int)a->n_floats;
+    return a->floats;
+}
+
+ins *onnx_emit(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs, ins *const *args,
+               int nargs)
+{
+    for (int i = 0; i < nargs; i++)
+        if (!args[i])
+            return NULL;
+    graft_error local = {0};
+    ins *r = module_add_op(c->m, opname, attrs, nattrs, args, nargs, &local);
+    if (!r)
+        onnx_fail(c, "%s: %s", opname, local.message);
+    return r;
+}
+
+ins *onnx_emit1(onnx_ctx *c, const char *opname, ins *x)
+{
+    return onnx_emit(c, opname, NULL, 0, &x, 1);
+}
+
+ins *onnx_emit2(onnx_ctx *c, const char *opname, ins *a, ins *b)
+{
+    ins *args[2] = {a, b};
+    return onnx_emit(c, opname, NULL, 0, args, 2);
+}
+
+ins *onnx_literal(onnx_ctx *c, const shape *sh, const void *data)
+{
+    ins *r = module_add_literal(c->m, sh, data);
+    if (!r)
+        onnx_fail(c, "out of memory for a literal");
+    return r;
+}
+
+ins *onnx_scalar(onnx_ctx *c, graft_type t, double v)
+{
+    int64_t one = 1;
+    char buf[16] = {0};
+    tensor tmp = {shape_standard(t, 1, &one), buf};
+    tensor_set_f64(&tmp, 0, v);
+    return onnx_literal(c, &tmp.sh, buf);
+}
+
+bool onnx_is_const(const ins *x)
+{
+    return x && x->data && x->op && strcmp(x->op->name, "@literal") == 0;
+}
+
+bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
+{
+    if (!x)
+        return onnx_fail(c, "%s is missing", what);
+    if (!onnx_is_const(x))
+        return onnx_unsupported(c, "%s must be a constant", what);
+    int64_t count = shape_elements(&x->sh);
+    if (count > (1 << 24))
+        return onnx_fail(c, "%s has too many elements", what);
+    int64_t *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
+    if (!v)
+        return onnx_fail(c, "out of memory");
+    tensor t = {x->sh, x->data};
+    for (int64_t i = 0; i < count; i++)
+        v[i] = type_is_float(x->sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
+    *vals = v;
+    *n = (int)count;
+    return true;
+}
+
+bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n)
+{
+    if (!x)
+        return onnx_fail(c, "%s is missing", what);
+    if (!onnx_is_const(x))
+        return onnx_unsupported(c, "%s must be a constant", what);
+    int64_t count = shape_elements(&x->sh);
+    if (count > (1 << 24))
+        return onnx_fail(c, "%s has too many elements", what);
+    double *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
+    if (!v)
+        return onnx_fail(c, "out of memory");
+    tensor t = {x->sh, x->data};
+    for (int64_t i = 0; i < count; i++)
+        v[i] = tensor_get_f64(&t, i);
+    *vals = v;
+    *n = (int)count;
+    return true;
+}
+
+/* ---- the walk ---- */
+
+static bool is_default_domain(const char *d)
+{
+    return !d || !*d || strcmp(d, "ai.onnx") == 0;
+}
+
+/* Every node whose op graft cannot import, counted per op type; one error
+ * lists them all. */
+static bool check_supported(onnx_ctx *c, const Onnx__GraphProto *gp)
+{
+    enum { MAX_KINDS = 64 };
+    const char *kinds[MAX_KINDS];
+    const char *domains[MAX_KINDS];
+    const char *first[MAX_KINDS];
+    int first_index[MAX_KINDS];
+    int counts[MAX_KINDS];
+    int nkinds = 0;
+    for (size_t i = 0; i < gp->n_node; i++) {
+        const Onnx__NodeProto *n = gp->node[i];
+        const char *op = n->op_type ? n->op_type : "";
+        bool ok = is_default_domain(n->domain);
+        if (ok) {
+            const onnx_op_entry *e = onnx_find_op(op);
+            ok = e && onnx_op_available(e);
+        }
+        for (size_t k = 0; ok && k < n->n_attribute; k++) {
+            const Onnx__AttributeProto *a = n->attribute[k];
+            if (a && (a->g || a->n_graphs))
+                ok = false; /* subgraphs: If, Loop, Scan... */
+        }
+        if (ok)
+            continue;
+        int j = 0;
+        while (j < nkinds && !(strcmp(kinds[j], op) == 0 &&
+                               strcmp(domains[j], n->domain ? n->domain : "") == 0))
+            j++;
+        if (j == nkinds) {
+            if (nkinds == MAX_KINDS)
+                continue;
+            kinds[j] = op;
+            domains[j] = n->domain ? n->domain : "";
+            first[j] = n->name;
+            first_index[j] = (int)i;
+            counts[j] = 0;
+            nkinds++;
+        }
+        counts[j]++;
+    }
+    if (!nkinds)
+        return true;
+    char msg[1000];
+    int len = snprintf(msg, sizeof msg, "unsupported ONNX op%s: ", nkinds > 1 ? "s" : "");
+    for (int j = 0; j < nkinds && len < (int)sizeof msg; j++) {
+        char label[96];
+        if (first[j] && *first[j])
+            snprintf(label, sizeof label, "'%s'", first[j]);
+        else
+            snprintf(label, sizeof label, "#%d", first_index[j]);
+        len += snprintf(msg + len, sizeof msg - (size_t)len, "%s%s%s%s x%d (first node %s)",
+                        j ? ", " : "", domains[j], *domains[j] ? "." : "", kinds[j], counts[j],
+                        label);
+    }
+    return error_set(c->err, "%s", msg);
+}
+
+static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *out)
+{
+    const char *name = vi->name ? vi->name : "";
+    if (!vi->type || vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+        !vi->type->tensor_type)
+        return error_set(c->err,
+                         "graph input '%s': unsupported type non_tensor (a sequence, map or optional)",
+                         name);
+    const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+    graft_type t;
+    if (!onnx_type_to_graft(tt->elem_type, &t))
+        return error_set(c->err, "graph input '%s': unsupported tensor type %s", name,
+                         onnx_type_name(tt->elem_type));
+    int64_t lens[SHAPE_MAX_RANK];
+    int rank = 0;
+    if (tt->shape) {
+        if (tt->shape->n_dim > SHAPE_MAX_RANK)
+            return error_set(c->err, "graph input '%s': rank %zu exceeds graft's maximum %d", name,
+                             tt->shape->n_dim, SHAPE_MAX_RANK);
+        for (size_t i = 0; i < tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            int64_t v = 1;
+            if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
+                v = d->dim_value;
+            } else if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                       d->dim_param && c->opt) {
+                for (int k = 0; k < c->opt->ndims; k++)
+                    if (c->opt->dim_names[k] && strcmp(c->opt->dim_names[k], d->dim_param) == 0)
+                        v = c->opt->dim_values[k];
+            }
+            if (v < 0 || v > ((int64_t)1 << 32))
+                return error_set(c->err, "graph input '%s': bad dimension %lld", name,
+                                 (long long)v);
+            lens[rank++] = v;
+        }
+    }
+    if (rank == 0) {
+        rank = 1;
+        lens[0] = 1;
+    }
+    *out = shape_standard(t, rank, lens);
+    return true;
+}
+
+/* Builds the node in a scratch graph from copies of its constant inputs and
+ * evaluates it. *folded false: too large or not executable; the caller then
+ * builds it in the main module. */
+static bool fold_node(onnx_ctx *c, const onnx_op_entry *e, ins **in, int nin, ins **out, int nout,
+                      bool *folded)
+{
+    *folded = false;
+    int64_t total = 0;
+    for (int k = 0; k < nin; k++)
+        if (in[k])
+            total += shape_elements(&in[k]->sh);
+    if (total > FOLD_LIMIT)
+        return true;
+    graph *sg = graph_new();
+    if (!sg)
+        return error_set(c->err, "out of memory");
+    module *sm = graph_add_module(sg, "fold", NULL);
+    ins **sin = calloc((size_t)nin + 1, sizeof *sin);
+    ins **sout = calloc((size_t)nout + 1, sizeof *sout);
+    bool ok = sm && sin && sout;
+    for (int k = 0; ok && k < nin; k++)
+        if (in[k])
+            ok = (sin[k] = module_add_literal(sm, &in[k]->sh, in[k]->data)) != NULL;
+    if (!ok) {
+        free(sin);
+        free(sout);
+        graph_free(sg);
+        return error_set(c->err, "out of memory");
+    }
+    module *saved = c->m;
+    c->m = sm;
+    ok = e->handler(c, sin, nin, sout, nout);
+    c->m = saved;
+    int nres = 0;
+    int64_t out_total = 0;
+    int *position = calloc((size_t)nout + 1, sizeof *position);
+    if (!position)
+        ok = error_set(c->err, "out of memory");
+    for (int k = 0; ok && k < nout; k++)
+        if (sout[k]) {
+            position[nres] = k;
+            sout[nres++] = sout[k];
+            out_total += shape_elements(&sout[k]->sh);
+        }
+    tensor_list none = {0}, results = {0};
+    if (ok && out_total <= FOLD_LIMIT && nres > 0) {
+        module_add_return(sm, sout, nres);
+        graft_error ignored = {0};
+        if (exec_run(sm, &none, &results, &ignored) && results.n == nres) {
+            bool all = true;
+            for (int r = 0; all && r < nres; r++) {
+                ins *lit = onnx_literal(c, &results.items[r].t.sh, results.items[r].t.data);
+                out[position[r]] = lit;
+                all = lit != NULL;
+            }
+            ok = all;
+            *folded = all;
+        }
+    }
+    free(position);
+    tensor_list_free(&results);
+    free(sin);
+    free(sout);
+    graph_free(sg);
+    return ok;
+}
+
+static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
+{
+    const onnx_op_entry *e = onnx_find_op(n->op_type);
+    if (!e)
+        return onnx_unsupported(c, "no importer");
+    c->entry = e;
+    int nin = (int)n->n_input, nout = (int)n->n_output;
+    ins **in = calloc((size_t)nin + 1, sizeof *in);
+    ins **out = calloc((size_t)nout + 1, sizeof *out);
+    if (!in || !out) {
+        free(in);
+        free(out);
+        return error_set(c->err, "out of memory");
+    }
+    bool ok = true, all_const = nin > 0;
+    for (int k = 0; ok && k < nin; k++) {
+        const char *name = n->input[k];
+        if (!name || !*name)
+            continue;
+        in[k] = value_get(c, name);
+        if (!in[k])
+            ok = onnx_fail(c, "input '%s' is not defined (missing initializer or graph input?)",
+                           name);
+        else if (!onnx_is_const(in[k]))
+            all_const = false;
+    }
+    for (int k = 0; ok && k < nin; k++)
+        if (in[k] && shape_elements(&in[k]->sh) == 0 && !onnx_is_const(in[k]) && !in[k]->param)
+            ok = onnx_unsupported(c, "zero-size tensors");
+    bool folded = false;
+    if (ok && all_const)
+        ok = fold_node(c, e, in, nin, out, nout, &folded);
+    if (ok && !folded) {
+        for (int k = 0; k < nout; k++)
+            out[k] = NULL;
+        ok = e->handler(c, in, nin, out, nout);
+    }
+    /* Outputs produced with an empty name are not needed by anyone; one that
+     * is named but was not produced is a variant graft does not import. */
+    for (int k = 0; ok && k < nout; k++) {
+        const char *name = n->output[k];
+        if (!name || !*name)
+            continue;
+        if (!out[k])
+            ok = onnx_unsupported(c, "output %d is not supported", k);
+        else
+            ok = value_set(c, name, out[k]);
+    }
+    free(in);
+    free(out);
+    return ok;
+}
+
+/* Removes instructions nobody uses (except parameters and the return),
+ * last to first, so chains disappear in one sweep. */
+static void remove_unused(module *m)
+{
+    ins *i = m->last;
+    while (i) {
+        ins *prev = i->prev;
+        if (i->nusers == 0 && !ins_is(i, "@param") && !ins_is(i, "@return"))
+            module_remove(i);
+        i = prev;
+    }
+}
+
+static graph *import_model(onnx_ctx *c, const Onnx__ModelProto *mp)
+{
+    const Onnx__GraphProto *gp = mp->graph;
+    if (!gp) {
+        error_set(c->err, "the model has no graph");
+        return NULL;
+    }
+    c->opset = 0;
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
+        if (o && is_default_domain(o->domain))
+            c->opset = o->version;
+    }
+    if (c->opset == 0)
+        c->opset = 1; /* IR v1 models carry no opset_import */
+    if (c->opset > 23) {
+        error_set(c->err, "opset %lld is newer than graft knows (7 to 21)", (long long)c->opset);
+        return NULL;
+    }
+    for (size_t i = 0; i < gp->n_node; i++)
+        if (!gp->node[i]) {
+            error_set(c->err, "corrupt model: empty node %zu", i);
+            return NULL;
+        }
+    if (!check_supported(c, gp))
+        return NULL;
+    c->g = graph_new();
+    if (!c->g) {
+        error_set(c->err, "out of memory");
+        return NULL;
+    }
+    c->m = graph_add_module(c->g, "main", c->err);
+    if (!c->m)
+        return NULL;
+    for (size_t i = 0; i < gp->n_initializer; i++) {
+        const Onnx__TensorProto *tp = gp->initializer[i];
+        if (!tp || !tp->name || !*tp->name) {
+            error_set(c->err, "initializer %zu has no name", i);
+            return NULL;
+        }
+        tensor t;
+        if (!onnx_tensor_from_proto(tp, c->model_dir, &t, c->err)) {
+            error_prefix(c->err, "initializer");
+            return NULL;
+        }
+        ins *lit = module_add_literal(c->m, &t.sh, t.data);
+        free(t.data);
+        if (!lit) {
+            error_set(c->err, "out of memory");
+            return NULL;
+        }
+        if (!value_set(c, tp->name, lit))
+            return NULL;
+    }
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        if (!vi || !vi->name || !*vi->name) {
+            error_set(c->err, "graph input %zu has no name", i);
+            return NULL;
+        }
+        ins *init = value_get(c, vi->name);
+        shape sh;
+        if (!shape_from_type(c, vi, &sh))
+            return NULL;
+        if (init) {
+            /* An initializer that is also an input gives the input's default
+             * value; its shape must agree with the declared one. */
+            const Onnx__TypeProto__Tensor *tt = vi->type->tensor_type;
+            if (tt->shape && tt->shape->n_dim > 0 &&
+                shape_elements(&init->sh) != shape_elements(&sh)) {
+                error_set(c->err, "graph input '%s': initializer has %lld elements, the input "
+                                  "declares %lld",
+                          vi->name, (long long)shape_elements(&init->sh),
+                          (long long)shape_elements(&sh));
+                return NULL;
+            }
+            continue;
+        }
+        const tensor *bound = NULL;
+        for (int k = 0; c->opt && k < c->opt->nconstants; k++)
+            if (c->opt->constant_names[k] && strcmp(c->opt->constant_names[k], vi->name) == 0)
+                bound = &c->opt->constant_values[k];
+        ins *p = bound ? module_add_literal(c->m, &bound->sh, bound->data)
+                       : module_add_param(c->m, vi->name, &sh);
+        if (!p || !value_set(c, vi->name, p)) {
+            error_set(c->err, "out of memory");
+            return NULL;
+        }
+    }
+    for (size_t i = 0; i < gp->n_node; i++) {
+        c->node = gp->node[i];
+        c->node_index = (int)i;
+        if (!import_node(c, gp->node[i]))
+            return NULL;
+        c->node = NULL;
+    }
+    if (gp->n_output == 0) {
+        error_set(c->err, "the graph has no outputs");
+        return NULL;
+    }
+    ins **rets = calloc(gp->n_output, sizeof *rets);
+    if (!rets) {
+        error_set(c->err, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < gp->n_output; i++) {
+        const char *name = gp->output[i] ? gp->output[i]->name : NULL;
+        rets[i] = name ? value_get(c, name) : NULL;
+        if (!rets[i]) {
+            error_set(c->err, "graph output '%s' is not computed by any node",
+                      name ? name : "");
+            free(rets);
+            return NULL;
+        }
+    }
+    module_add_return(c->m, rets, (int)gp->n_output);
+    free(rets);
+    remove_unused(c->m);
+    if (!graph_verify(c->g, c->err)) {
+        error_prefix(c->err, "imported graph is inconsistent");
+        return NULL;
+    }
+    return c->g;
+}
+
+graph *onnx_import(const void *bytes, size_t len, const char *filename, const onnx_options *opt,
+                   graft_error *err)
+{
+    graft_error local = {0};
+    const char *fname = filename ? filename : "<onnx>";
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    if (!mp) {
+        error_at(err, fname, 0, 0, "not a valid ONNX model (corrupt or truncated protobuf)");
+        return NULL;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", fname);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    onnx_ctx c = {0};
+    c.filename = fname;
+    c.model_dir = dir;
+    c.opt = opt;
+    c.err = &local;
+    arena_init(&c.scratch);
+    graph *g = import_model(&c, mp);
+    if (!g) {
+        if (c.g)
+            graph_free(c.g);
+        if (err) {
+            char msg[sizeof local.message];
+            snprintf(msg, sizeof msg, "%s", local.message);
+            error_at(err, fname, 0, 0, "%s", msg);
+        }
+    } else {
+        g->source = arena_strdup(&g->mem, fname);
+    }
+    values_free(&c);
+    arena_free(&c.scratch);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return g;
+}
+
+graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        error_set(err, "%s: cannot open", path);
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *bigger = realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf) {
+        error_set(err, "%s: out of memory", path);
+        return NULL;
+    }
+    graph *g = onnx_import(buf, n, path, opt, err);
+    free(buf);
+    return g;
+}

@@ -1,0 +1,107 @@
+/* onnx_private.h: what the ONNX importer's three files share, and nothing
+ * else sees.
+ *
+ * onnx_read.c turns TensorProtos into tensors (typed fields, raw_data,
+ * external data files) and reads/writes tensor .pb files; onnx_import.c walks
+ * the model's graph, keeps the table from ONNX value names to instructions and
+ * folds nodes whose inputs are all constant; onnx_ops.c holds one handler per
+ * ONNX op type, which emits graft (MIGraphX) ops for one node.
+ */
+#ifndef GRAFT_ONNX_PRIVATE_H
+#define GRAFT_ONNX_PRIVATE_H
+
+#include "onnx.h"
+#include "onnx.pb-c.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---- tensors (onnx_read.c) ---- */
+
+/* The graft type of an ONNX TensorProto.DataType; false for types graft has
+ * no element type for (string, complex, float8...). */
+bool onnx_type_to_graft(int32_t onnx_type, graft_type *out);
+int32_t onnx_type_from_graft(graft_type t);
+const char *onnx_type_name(int32_t onnx_type);
+
+/* Converts a TensorProto into a standard-layout tensor whose data is
+ * malloc'd (at least one byte, even for empty tensors). A rank-0 tensor becomes
+ * lens {1}. model_dir (may be NULL) is where external data files are looked
+ * up. Checks the element count against every data field it reads. */
+bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
+                            graft_error *err);
+
+/* ---- the importer's state (onnx_import.c) ---- */
+
+typedef struct onnx_value {
+    char *name; /* malloc'd key */
+    ins *value;
+} onnx_value;
+
+typedef struct onnx_ctx {
+    graph *g;
+    module *m;              /* where handlers emit: main, or a scratch module while folding */
+    int64_t opset;          /* default-domain opset version */
+    const char *filename;
+    const char *model_dir;
+    const onnx_options *opt;
+    graft_error *err;
+    const Onnx__NodeProto *node; /* the node being imported, for messages */
+    const struct onnx_op_entry *entry; /* its table entry */
+    int node_index;
+    onnx_value *values;     /* open addressing, cap a power of two */
+    size_t nvalues, cap;
+    arena scratch;          /* short-lived data: constant operands read by handlers */
+} onnx_ctx;
+
+/* A handler emits the graft instructions for one node: in[k] is NULL for an
+ * absent optional input; it sets out[k] for each of the node's outputs it
+ * produces (outputs with empty names may be left NULL). */
+typedef bool (*onnx_handler)(onnx_ctx *c, ins **in, int nin, ins **out, int nout);
+
+typedef struct onnx_op_entry {
+    const char *onnx_name;
+    onnx_handler handler;
+    const char *graft_op; /* the graft op a generic handler (unary, binary) emits */
+    const char *needs[4]; /* further graft ops that must exist in the op table */
+} onnx_op_entry;
+
+/* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
+const onnx_op_entry *onnx_find_op(const char *op_type);
+/* True when the entry's graft ops all exist. */
+bool onnx_op_available(const onnx_op_entry *e);
+
+/* ---- helpers the handlers use (onnx_import.c) ---- */
+
+/* Fails with "node 'name' (Op): message" */
+bool onnx_fail(onnx_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "unsupported ONNX op Op (node 'name'): why" : cmd_test reports these as skips */
+bool onnx_unsupported(onnx_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+const Onnx__AttributeProto *onnx_attr(const onnx_ctx *c, const char *name);
+int64_t onnx_attr_int(const onnx_ctx *c, const char *name, int64_t dflt);
+double onnx_attr_float(const onnx_ctx *c, const char *name, double dflt);
+/* Copies a string attribute into buf ("" default). */
+const char *onnx_attr_string(const onnx_ctx *c, const char *name, const char *dflt, char *buf,
+                             size_t size);
+/* ints attribute: *n = -1 when absent. */
+const int64_t *onnx_attr_ints(const onnx_ctx *c, const char *name, int *n);
+const float *onnx_attr_floats(const onnx_ctx *c, const char *name, int *n);
+
+/* Emits op with attrs into c->m; NULL (message set, naming the node) on
+ * failure or when any arg is NULL. */
+ins *onnx_emit(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs, ins *const *args,
+               int nargs);
+ins *onnx_emit1(onnx_ctx *c, const char *opname, ins *x);
+ins *onnx_emit2(onnx_ctx *c, const char *opname, ins *a, ins *b);
+/* A literal from a tensor (standard layout). */
+ins *onnx_literal(onnx_ctx *c, const shape *sh, const void *data);
+/* A one-element literal of type t holding v. */
+ins *onnx_scalar(onnx_ctx *c, graft_type t, double v);
+/* The integer values of a constant operand (a literal), in the scratch
+ * arena; fails naming the input when it is not constant. */
+bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n);
+bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n);
+bool onnx_is_const(const ins *x);
+
+#endif

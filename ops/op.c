@@ -1,0 +1,237 @@
+/* op.c: the op table as one searchable whole, attribute access, and the one
+ * entry point through which every shape rule is called.
+ *
+ * Each op family keeps its own table (ops_builtin.c, ops_pointwise.c,
+ * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c). This file gathers
+ * them once into a name-sorted index so that op_find is a binary search (the
+ * dump reader calls it for every instruction), and it owns
+ * op_compute_shape: the arity check, the tuple check and the call counter
+ * every shape computation goes through.
+ */
+#include "ops_util.h"
+
+#include <pthread.h>
+#include <string.h>
+
+uint64_t op_compute_shape_calls;
+
+enum { OPS_MAX = 256 };
+
+static const op_def *sorted_ops[OPS_MAX];
+static int sorted_count;
+static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
+
+static int compare_names(const char *a, size_t alen, const char *b)
+{
+    size_t blen = strlen(b);
+    int c = memcmp(a, b, alen < blen ? alen : blen);
+    if (c)
+        return c;
+    return alen < blen ? -1 : alen > blen ? 1 : 0;
+}
+
+static void add_family(const op_def *table, int count)
+{
+    for (int i = 0; i < count && sorted_count < OPS_MAX; i++) {
+        const op_def *d = &table[i];
+        int at = sorted_count;
+        while (at > 0 && compare_names(d->name, strlen(d->name), sorted_ops[at - 1]->name) < 0) {
+            sorted_ops[at] = sorted_ops[at - 1];
+            at--;
+        }
+        sorted_ops[at] = d;
+        sorted_count++;
+    }
+}
+
+static void build_index(void)
+{
+    add_family(ops_builtin_table, ops_builtin_count);
+    add_family(ops_pointwise_table, ops_pointwise_count);
+    add_family(ops_reduce_table, ops_reduce_count);
+    add_family(ops_view_table, ops_view_count);
+    add_family(ops_compute_table, ops_compute_count);
+    add_family(ops_move_table, ops_move_count);
+    add_family(ops_pending_table, ops_pending_count);
+}
+
+const op_def *op_find_n(const char *name, size_t len)
+{
+    if (!name)
+        return NULL;
+    pthread_once(&sorted_once, build_index);
+    int lo = 0, hi = sorted_count - 1;
+    while (lo <= hi) {
+        int mid = lo + (hi - lo) / 2;
+        int c = compare_names(name, len, sorted_ops[mid]->name);
+        if (c == 0)
+            return sorted_ops[mid];
+        if (c < 0)
+            hi = mid - 1;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+const op_def *op_find(const char *name) { return name ? op_find_n(name, strlen(name)) : NULL; }
+
+const op_def *const *op_all(int *count)
+{
+    pthread_once(&sorted_once, build_index);
+    if (count)
+        *count = sorted_count;
+    return sorted_ops;
+}
+
+/* ---- the opaque def ---- */
+
+static bool opaque_shape(const op_call *call, shape *out, graft_error *err)
+{
+    (void)call;
+    (void)out;
+    return error_set(err, "unknown op: shape must be given");
+}
+
+static const op_def opaque_def = {
+    .name = "opaque",
+    .classes = OPC_OPAQUE,
+    .min_args = 0,
+    .max_args = -1,
+    .attrs = NULL,
+    .nattrs = 0,
+    .compute_shape = opaque_shape,
+};
+
+const op_def *op_opaque(void) { return &opaque_def; }
+
+/* ---- attributes ---- */
+
+int op_attr_index(const op_def *op, const char *name)
+{
+    if (!op || !name)
+        return -1;
+    for (int i = 0; i < op->nattrs; i++)
+        if (strcmp(op->attrs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+const attr_value *op_attr(const op_call *call, const char *name)
+{
+    int i = op_attr_index(call->op, name);
+    if (i < 0 || !call->attrs)
+        return NULL;
+    return &call->attrs[i].v;
+}
+
+int64_t op_attr_int(const op_call *call, const char *name)
+{
+    const attr_value *v = op_attr(call, name);
+    if (!v)
+        return 0;
+    switch (v->kind) {
+    case ATTR_FLOAT: return (int64_t)v->u.f;
+    case ATTR_INTS: return v->n > 0 ? v->u.ints[0] : 0;
+    case ATTR_STRING:
+    case ATTR_FLOATS: return 0;
+    default: return v->u.i;
+    }
+}
+
+double op_attr_float(const op_call *call, const char *name)
+{
+    const attr_value *v = op_attr(call, name);
+    if (!v)
+        return 0;
+    switch (v->kind) {
+    case ATTR_FLOAT: return v->u.f;
+    case ATTR_FLOATS: return v->n > 0 ? v->u.floats[0] : 0;
+    case ATTR_INTS: return v->n > 0 ? (double)v->u.ints[0] : 0;
+    case ATTR_STRING: return 0;
+    default: return (double)v->u.i;
+    }
+}
+
+const int64_t *op_attr_ints(const op_call *call, const char *name, int *n)
+{
+    const attr_value *v = op_attr(call, name);
+    if (!v || v->kind != ATTR_INTS || v->n <= 0 || !v->u.ints) {
+        if (n)
+            *n = 0;
+        return NULL;
+    }
+    if (n)
+        *n = v->n;
+    return v->u.ints;
+}
+
+int op_enum_value(const attr_spec *spec, const char *name, size_t len)
+{
+    if (!spec || !spec->enum_names || !name)
+        return -1;
+    for (int i = 0; spec->enum_names[i]; i++)
+        if (strlen(spec->enum_names[i]) == len && memcmp(spec->enum_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- shape computation ---- */
+
+static bool check_arity(const op_call *call, graft_error *err)
+{
+    const op_def *op = call->op;
+    int n = call->ninputs;
+    if (n >= op->min_args && (op->max_args < 0 || n <= op->max_args))
+        return true;
+    const char *noun = op->min_args == 1 && (op->max_args == 1 || op->max_args < 0)
+                           ? "operand"
+                           : "operands";
+    if (op->max_args < 0)
+        return error_set(err, "%s: expects at least %d %s, got %d", op->name, op->min_args, noun,
+                         n);
+    if (op->min_args == op->max_args)
+        return error_set(err, "%s: expects %d %s, got %d", op->name, op->min_args, noun, n);
+    return error_set(err, "%s: expects %d to %d operands, got %d", op->name, op->min_args,
+                     op->max_args, n);
+}
+
+/* Only builtins and get_tuple_elem take a tuple (a multi-output region's
+ * result); everything else needs tensors whose lens and strides the rules can
+ * do arithmetic on without overflow. */
+static bool check_no_tuples(const op_call *call, graft_error *err)
+{
+    const op_def *op = call->op;
+    if (op->classes & (OPC_BUILTIN | OPC_OPAQUE) || strcmp(op->name, "get_tuple_elem") == 0)
+        return true;
+    for (int k = 0; k < call->ninputs; k++) {
+        const shape *s = &call->inputs[k];
+        if (s->type == GRAFT_TUPLE)
+            return error_set(err, "%s: operand %d is a tuple; read it with get_tuple_elem first",
+                             op->name, k);
+        if (s->rank < 1 || s->rank > SHAPE_MAX_RANK)
+            return error_set(err, "%s: operand %d has rank %d", op->name, k, s->rank);
+        if (!ops_check_operand(call, k, err))
+            return false;
+    }
+    return true;
+}
+
+bool op_compute_shape(const op_call *call, shape *out, graft_error *err)
+{
+    op_compute_shape_calls++;
+    if (!call || !call->op || !out)
+        return error_set(err, "op_compute_shape: no op given");
+    if (!check_arity(call, err) || !check_no_tuples(call, err))
+        return false;
+    if (call->op->nattrs > 0 && !call->attrs)
+        return error_set(err, "%s: attributes missing", call->op->name);
+    if (!call->op->compute_shape)
+        return error_set(err, "%s: has no shape rule", call->op->name);
+    shape result;
+    memset(&result, 0, sizeof result);
+    if (!call->op->compute_shape(call, &result, err))
+        return false;
+    *out = result;
+    return true;
+}

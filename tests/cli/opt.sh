@@ -1,0 +1,154 @@
+#!/bin/sh
+# tests/cli/opt.sh: `graft opt`: pipelines, --stats [json], --trace,
+# --disable, --max-rewrites, --seed-order, --shapes, --verify, -o, and the
+# usage errors. Prints one line per test: PASS name or FAIL name: why.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; }
+
+cat > "$tmp/pairs.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}
+@1 = transpose[permutation={1, 0, 2}](x)
+@2 = transpose[permutation={1, 0, 2}](@1)
+@3 = relu(@2)
+@4 = transpose[permutation={2, 1, 0}](@3)
+@5 = transpose[permutation={2, 1, 0}](@4)
+@6 = neg(@5)
+@7 = @return(@6)
+G
+
+# help
+if "$GRAFT" opt --help > "$tmp/out" 2>&1 && grep -q -- "--max-rewrites" "$tmp/out" &&
+   grep -q "default" "$tmp/out"; then pass opt_help; else fail opt_help "no usage text"; fi
+
+# -p fold folds the transpose pairs away; the result is a valid graph
+if "$GRAFT" opt "$tmp/pairs.txt" -p fold -o "$tmp/folded.txt" 2> "$tmp/err" &&
+   ! grep -q transpose "$tmp/folded.txt" && grep -q "relu(x)" "$tmp/folded.txt" &&
+   "$GRAFT" check "$tmp/folded.txt" > /dev/null 2>&1; then
+    pass opt_fold
+else fail opt_fold "$(cat "$tmp/err" "$tmp/folded.txt" 2>/dev/null | head -5)"; fi
+
+# --stats json: one object with the contract's keys
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --stats json > "$tmp/json" 2> "$tmp/err"
+st=$?
+missing=""
+for key in instructions_before instructions_after kernels fills copies rewrites rules \
+           rule_stats compute_shape_calls converged ms; do
+    grep -q "\"$key\":" "$tmp/json" || missing="$missing $key"
+done
+if [ $st -eq 0 ] && [ -z "$missing" ] && [ "$(wc -l < "$tmp/json")" -eq 1 ] &&
+   grep -q '"instructions_before":8,' "$tmp/json" && grep -q '"instructions_after":4,' "$tmp/json" &&
+   grep -q '"rewrites":4,' "$tmp/json" && grep -q '"converged":true' "$tmp/json" &&
+   grep -q '"transpose_of_transpose":2' "$tmp/json" && grep -q '"kernels":2,' "$tmp/json"; then
+    pass opt_stats_json
+else fail opt_stats_json "status $st, missing:$missing, got $(head -c 400 "$tmp/json")"; fi
+if command -v python3 > /dev/null 2>&1; then
+    if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rule_stats"]["identity_transpose"]["fires"] == 2' "$tmp/json" 2> "$tmp/err"; then
+        pass opt_stats_json_parses
+    else fail opt_stats_json_parses "$(cat "$tmp/err" | tail -1)"; fi
+fi
+
+# --stats: a readable table
+if "$GRAFT" opt "$tmp/pairs.txt" -p fold --stats > "$tmp/table" 2>&1 &&
+   grep -q "^rewrites  *4" "$tmp/table" && grep -q "transpose_of_transpose .* fold .* 2 " "$tmp/table"; then
+    pass opt_stats_table
+else fail opt_stats_table "$(head -5 "$tmp/table")"; fi
+
+# --trace names the rule, its file:line and the instructions before/after
+if "$GRAFT" opt "$tmp/pairs.txt" -p fold --trace -o "$tmp/t.txt" 2> "$tmp/trace" &&
+   grep -q "^fire transpose_of_transpose (rules/fold.rules:[0-9]*)" "$tmp/trace" &&
+   grep -q "^  - @2 = transpose" "$tmp/trace" && grep -q "^  + " "$tmp/trace"; then
+    pass opt_trace
+else fail opt_trace "$(head -5 "$tmp/trace")"; fi
+
+# the library never prints: no --trace, nothing on stderr
+"$GRAFT" opt "$tmp/pairs.txt" -p fold -o "$tmp/t.txt" 2> "$tmp/err"
+if [ ! -s "$tmp/err" ]; then pass opt_quiet; else fail opt_quiet "$(head -2 "$tmp/err")"; fi
+
+# --disable keeps a rule from firing; an unknown rule name is an error
+if "$GRAFT" opt "$tmp/pairs.txt" -p fold --disable identity_transpose -o "$tmp/d.txt" 2> "$tmp/err" &&
+   grep -q "transpose\[permutation={0, 1, 2}\]" "$tmp/d.txt"; then
+    pass opt_disable
+else fail opt_disable "$(cat "$tmp/err" "$tmp/d.txt" | head -5)"; fi
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --disable no_such_rule > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "no_such_rule" "$tmp/err"; then pass opt_disable_unknown
+else fail opt_disable_unknown "status $st: $(cat "$tmp/err")"; fi
+
+# --max-rewrites N stops after exactly N rewrites, not converged
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --max-rewrites 1 --stats json > "$tmp/json" 2> "$tmp/err"
+if grep -q '"rewrites":1,' "$tmp/json" && grep -q '"converged":false' "$tmp/json" &&
+   grep -q '"stop":"max rewrites"' "$tmp/json"; then
+    pass opt_max_rewrites
+else fail opt_max_rewrites "$(head -c 300 "$tmp/json") $(cat "$tmp/err")"; fi
+
+# --seed-order N reaches the same graph as program order
+"$GRAFT" opt "$tmp/pairs.txt" -p fold -o "$tmp/a.txt" 2> /dev/null
+same=yes
+for seed in 1 2 3 4 5; do
+    "$GRAFT" opt "$tmp/pairs.txt" -p fold --seed-order $seed -o "$tmp/b.txt" 2> /dev/null
+    cmp -s "$tmp/a.txt" "$tmp/b.txt" || same="no (seed $seed)"
+done
+if [ "$same" = yes ]; then pass opt_seed_order; else fail opt_seed_order "$same"; fi
+
+# --shapes eager gives the same graph as lazy
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --shapes eager -o "$tmp/e.txt" 2> /dev/null
+if cmp -s "$tmp/a.txt" "$tmp/e.txt"; then pass opt_shapes_eager; else fail opt_shapes_eager "graphs differ"; fi
+
+# --verify on a real block: numerically equal, max errors printed
+if "$GRAFT" opt "$TOP/examples/unet_groupnorm.txt" -p fold --verify -o "$tmp/u.txt" 2> "$tmp/err" &&
+   grep -q "^verify output0: max abs error" "$tmp/err"; then
+    pass opt_verify
+else fail opt_verify "$(head -3 "$tmp/err")"; fi
+
+# --verify catches a wrong rule (-r: a user rule file; needs a C compiler)
+cat > "$tmp/wrong.rules" <<'R'
+# Wrong on purpose: relu is not the identity.
+rule drop_relu
+    r = relu(x)
+    => x
+R
+"$GRAFT" opt "$tmp/pairs.txt" -r "$tmp/wrong.rules" --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "MISMATCH" "$tmp/err" && grep -q "computes different values" "$tmp/err"; then
+    pass opt_verify_catches_wrong_rule
+elif grep -q -i "compiler" "$tmp/err"; then
+    pass opt_verify_catches_wrong_rule_skipped_no_compiler
+else fail opt_verify_catches_wrong_rule "status $st: $(head -3 "$tmp/err")"; fi
+
+# usage errors exit 2; bad input exits 1
+"$GRAFT" opt "$tmp/pairs.txt" -p no_such_pipeline > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 2 ] && grep -q "unknown pipeline 'no_such_pipeline'" "$tmp/err"; then pass opt_unknown_pipeline
+else fail opt_unknown_pipeline "status $st: $(cat "$tmp/err")"; fi
+"$GRAFT" opt "$tmp/pairs.txt" --shapes sometimes > /dev/null 2>&1
+st=$?
+if [ $st -eq 2 ]; then pass opt_bad_shapes_mode; else fail opt_bad_shapes_mode "status $st"; fi
+"$GRAFT" opt "$tmp/pairs.txt" --max-rewrites lots > /dev/null 2>&1
+st=$?
+if [ $st -eq 2 ]; then pass opt_bad_max_rewrites; else fail opt_bad_max_rewrites "status $st"; fi
+"$GRAFT" opt > /dev/null 2>&1
+st=$?
+if [ $st -eq 2 ]; then pass opt_no_graph; else fail opt_no_graph "status $st"; fi
+"$GRAFT" opt "$tmp/missing.txt" -p fold > /dev/null 2>&1
+st=$?
+if [ $st -eq 1 ]; then pass opt_missing_graph; else fail opt_missing_graph "status $st"; fi
+
+# a pipeline whose rule sets are not built says so clearly (or runs)
+"$GRAFT" opt "$tmp/pairs.txt" -p default -o "$tmp/p.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] || { [ $st -eq 1 ] && grep -q "which this graft was built without" "$tmp/err"; }; then
+    pass opt_pipeline_default
+else fail opt_pipeline_default "status $st: $(cat "$tmp/err")"; fi
+
+# seed 001 through the CLI: numerically equal under every pipeline that exists
+for p in fold default; do
+    "$GRAFT" opt "$TOP/examples/seed001_dot_transpose_relu.txt" -p $p --verify -o "$tmp/s.txt" > /dev/null 2> "$tmp/err"
+    st=$?
+    if [ $st -eq 0 ] || grep -q "which this graft was built without" "$tmp/err"; then pass "opt_seed001_$p"
+    else fail "opt_seed001_$p" "status $st: $(head -3 "$tmp/err")"; fi
+done
+exit 0

@@ -1,0 +1,10 @@
+import migraphx
+p = migraphx.program()
+m = p.get_main_module()
+p_x = m.add_parameter("x", migraphx.shape(type="float_type", lens=[2,3]))
+x_1 = m.add_literal(migraphx.create_argument(migraphx.shape(type="float_type", lens=[2,3]), [1, 2, 3, 4, 5, 6]))
+x_2 = m.add_instruction(migraphx.op("add"), [p_x, x_1]) # migraphx.shape(type="float_type", lens=[2,3])
+x_3 = m.add_instruction(migraphx.op("transpose", permutation=[1,0]), [x_2])
+x_4 = m.add_literal(migraphx.generate_argument(migraphx.shape(type="half_type", lens=[3,2], strides=[1,3]), 4))
+x_5 = m.add_instruction(migraphx.op('mul'), [x_3, m.add_instruction(migraphx.op('convert', target_type="float_type"), [x_4])])
+m.add_return([x_5, x_2])

@@ -1,0 +1,468 @@
+/* test_driver.c: the worklist driver, the rw_* transaction, DCE and CSE,
+ * exercised with rule sets written by hand in C (rule_sets_by_hand.h), the
+ * way the rule compiler's generated code calls the engine.
+ */
+#include "check.h"
+
+#include "cse.h"
+#include "dce.h"
+#include "driver.h"
+#include "driver_internal.h"
+#include "dump.h"
+#include "rule_sets_by_hand.h"
+
+#include <stdlib.h>
+
+static graph *parse(const char *text)
+{
+    graft_error err = {0};
+    graph *g = dump_read(text, strlen(text), "test", &err);
+    if (!g)
+        printf("parse error: %s:%d:%d: %s\n", err.file, err.line, err.col, err.message);
+    return g;
+}
+
+static char *dump_of(const graph *g)
+{
+    graft_error err = {0};
+    size_t len;
+    return dump_write(g, &len, &err);
+}
+
+/* The dump with every instruction named by its position, so that graphs
+ * that differ only in which of two identical instructions survived compare
+ * equal. */
+static char *canonical_dump(graph *g)
+{
+    for (module *m = g->first_module; m; m = m->next)
+        for (ins *i = m->first; i; i = i->next)
+            if (!i->param)
+                ins_set_name(i, NULL);
+    return dump_of(g);
+}
+
+static int count_op(const graph *g, const char *op)
+{
+    int n = 0;
+    for (ins *i = graph_main(g)->first; i; i = i->next)
+        n += strcmp(i->opname, op) == 0;
+    return n;
+}
+
+static bool verifies(const graph *g)
+{
+    graft_error err = {0};
+    bool ok = graph_verify(g, &err);
+    if (!ok)
+        printf("verify: %s\n", err.message);
+    return ok;
+}
+
+static const rule_stat *stat_of(const driver_result *r, const char *name)
+{
+    for (int k = 0; k < r->nrules; k++)
+        if (strcmp(r->rules[k].name, name) == 0)
+            return &r->rules[k];
+    return NULL;
+}
+
+static bool run_sets(graph *g, const rule_set *const *sets, int n, const driver_options *o,
+                     driver_result *r)
+{
+    graft_error err = {0};
+    bool ok = driver_run(g, sets, n, o, r, &err);
+    if (!ok)
+        printf("driver: %s\n", err.message);
+    return ok;
+}
+
+static const char transpose_pair[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
+    "@1 = transpose[permutation={1, 0, 2}](x)\n"
+    "@2 = transpose[permutation={1, 0, 2}](@1)\n"
+    "@3 = relu(@2)\n"
+    "@4 = @return(@3)\n";
+
+/* ---- the worklist ---- */
+
+static void test_worklist_set_semantics(void)
+{
+    graph *g = parse(transpose_pair);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    module *m = graph_main(g);
+    ins *a = m->first, *b = a->next, *c = b->next;
+    worklist w;
+    worklist_init(&w, 0);
+    worklist_push(&w, a);
+    worklist_push(&w, b);
+    worklist_push(&w, a); /* already there: no-op */
+    worklist_push(&w, c);
+    CHECK(worklist_contains(&w, a));
+    worklist_drop(&w, b);
+    CHECK(!worklist_contains(&w, b));
+    CHECK(worklist_pop(&w) == c); /* LIFO */
+    CHECK(worklist_pop(&w) == a); /* b was dropped */
+    CHECK(worklist_pop(&w) == NULL);
+    worklist_push(&w, b);
+    CHECK(worklist_pop(&w) == b); /* pushable again after a pop */
+    worklist_free(&w);
+
+    /* Shuffled: every entry comes out exactly once. */
+    worklist_init(&w, 42);
+    int n = 0;
+    for (ins *i = m->first; i; i = i->next, n++)
+        worklist_push(&w, i);
+    worklist_drop(&w, b);
+    int seen = 0;
+    ins *i;
+    while ((i = worklist_pop(&w))) {
+        CHECK(i != b);
+        seen++;
+    }
+    CHECK_INT(seen, n - 1);
+    worklist_free(&w);
+    graph_free(g);
+}
+
+/* ---- firing, re-queueing, erasing ---- */
+
+static void test_transpose_pair_folds_to_nothing(void)
+{
+    graph *g = parse(transpose_pair);
+    if (!g)
+        return;
+    const rule_set *sets[] = {&fold_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged);
+    CHECK_INT(r.stop, DRIVER_CONVERGED);
+    CHECK_INT(r.rewrites, 2); /* transpose_of_transpose, then identity_transpose */
+    CHECK_INT(stat_of(&r, "transpose_of_transpose")->fires, 1);
+    CHECK_INT(stat_of(&r, "identity_transpose")->fires, 1);
+    CHECK(stat_of(&r, "identity_transpose")->attempts >= 1);
+    CHECK_INT(count_op(g, "transpose"), 0);
+    CHECK_INT(graph_count(g), 3); /* x, relu, @return: the dead transposes went at once */
+    CHECK(r.erased >= 3);
+    CHECK(graph_main(g)->first->next->args[0] == graph_main(g)->first); /* relu(x) */
+    CHECK(verifies(g));
+    driver_result_free(&r);
+    graph_free(g);
+}
+
+static void test_abort_leaves_graph_unchanged(void)
+{
+    graph *g = parse(transpose_pair);
+    if (!g)
+        return;
+    char *before = dump_of(g);
+    const rule_set *sets[] = {&abort_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged);
+    CHECK_INT(r.rewrites, 0);
+    CHECK(r.aborted >= 1);
+    CHECK(stat_of(&r, "insert_then_abort")->attempts >= 1);
+    CHECK_INT(stat_of(&r, "insert_then_abort")->fires, 0);
+    CHECK_INT(graph_count(g), 5);
+    char *after = dump_of(g);
+    CHECK_STR(after, before);
+    CHECK(verifies(g));
+    free(before);
+    free(after);
+    driver_result_free(&r);
+    graph_free(g);
+}
+
+static void test_disable_rule(void)
+{
+    graph *g = parse(transpose_pair);
+    if (!g)
+        return;
+    const rule_set *sets[] = {&fold_set};
+    const char *off[] = {"identity_transpose"};
+    driver_options o;
+    driver_options_init(&o);
+    o.disabled = off;
+    o.ndisabled = 1;
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, &o, &r));
+    CHECK(r.converged);
+    CHECK_INT(r.rewrites, 1);
+    CHECK(stat_of(&r, "identity_transpose")->disabled);
+    CHECK_INT(stat_of(&r, "identity_transpose")->fires, 0);
+    CHECK_INT(count_op(g, "transpose"), 1); /* the identity transpose stays */
+    driver_result_free(&r);
+
+    /* An unknown name is an error, not silently ignored. */
+    const char *bad[] = {"no_such_rule"};
+    o.disabled = bad;
+    graft_error err = {0};
+    CHECK(!driver_run(g, sets, 1, &o, &r, &err));
+    CHECK_CONTAINS(err.message, "no_such_rule");
+    graph_free(g);
+}
+
+static const char four_pairs[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+    "@1 = transpose[permutation={1, 0}](x)\n"
+    "@2 = transpose[permutation={1, 0}](@1)\n"
+    "@3 = transpose[permutation={1, 0}](@2)\n"
+    "@4 = transpose[permutation={1, 0}](@3)\n"
+    "@5 = relu(@4)\n"
+    "@6 = @return(@5)\n";
+
+static void test_max_rewrites(void)
+{
+    for (int limit = 0; limit <= 3; limit++) {
+        graph *g = parse(four_pairs);
+        if (!g)
+            return;
+        const rule_set *sets[] = {&fold_set};
+        driver_options o;
+        driver_options_init(&o);
+        o.max_rewrites = limit;
+        driver_result r;
+        CHECK(run_sets(g, sets, 1, &o, &r));
+        CHECK_INT(r.rewrites, limit);
+        CHECK_INT(r.stop, DRIVER_MAX_REWRITES);
+        CHECK(!r.converged);
+        CHECK(verifies(g));
+        driver_result_free(&r);
+        graph_free(g);
+    }
+    /* Enough budget: converges with no transpose left. */
+    graph *g = parse(four_pairs);
+    const rule_set *sets[] = {&fold_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged);
+    CHECK_INT(count_op(g, "transpose"), 0);
+    driver_result_free(&r);
+    graph_free(g);
+}
+
+static const char add_graph[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {4}, {1}\n"
+    "y = @param:y -> float_type, {4}, {1}\n"
+    "@2 = add(x,y)\n"
+    "@3 = @return(@2)\n";
+
+static void test_nondecreasing_budget(void)
+{
+    graph *g = parse(add_graph);
+    if (!g)
+        return;
+    const rule_set *sets[] = {&swap_set};
+    driver_options o;
+    driver_options_init(&o);
+    o.nondecreasing_budget = 5;
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, &o, &r));
+    CHECK_INT(r.stop, DRIVER_RULE_BUDGET);
+    CHECK(!r.converged);
+    CHECK_INT(stat_of(&r, "swap_add_operands")->fires, 5);
+    CHECK(verifies(g));
+    CHECK_STR(driver_stop_name(r.stop), "rule budget");
+    driver_result_free(&r);
+    graph_free(g);
+}
+
+static void test_success_without_change_is_caught(void)
+{
+#ifndef NDEBUG
+    graph *g = parse(add_graph);
+    if (!g)
+        return;
+    const rule_set *sets[] = {&broken_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK_INT(r.stop, DRIVER_ERROR);
+    CHECK_CONTAINS(r.error.message, "no_change");
+    CHECK_CONTAINS(r.error.message, "reported success but the graph did not change");
+    CHECK_INT(graph_count(g), 4); /* the identical add was taken back out */
+    CHECK(verifies(g));
+    driver_result_free(&r);
+    graph_free(g);
+#endif
+}
+
+/* A graph of many independent chains of foldable ops. */
+static char *many_chains(int chains)
+{
+    size_t cap = 256 + (size_t)chains * 400, at = 0;
+    char *s = malloc(cap);
+    at += (size_t)snprintf(s + at, cap - at,
+                           "module: \"main\"\nx = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n");
+    static const char *const perms[] = {"{1, 0, 2}", "{0, 2, 1}", "{2, 1, 0}", "{1, 2, 0}",
+                                        "{2, 0, 1}"};
+    int id = 1;
+    char outs[4096] = "";
+    size_t outs_at = 0;
+    for (int c = 0; c < chains; c++) {
+        int t1 = id++;
+        at += (size_t)snprintf(s + at, cap - at, "@%d = transpose[permutation=%s](x)\n", t1,
+                               perms[c % 5]);
+        int t2 = id++;
+        at += (size_t)snprintf(s + at, cap - at, "@%d = transpose[permutation=%s](@%d)\n", t2,
+                               perms[(c / 5) % 5], t1);
+        int t3 = id++;
+        at += (size_t)snprintf(s + at, cap - at, "@%d = transpose[permutation=%s](@%d)\n", t3,
+                               perms[(c * 3) % 5], t2);
+        int r = id++;
+        at += (size_t)snprintf(s + at, cap - at, "@%d = contiguous(@%d)\n", r, t3);
+        int e = id++;
+        at += (size_t)snprintf(s + at, cap - at, "@%d = relu(@%d)\n", e, r);
+        outs_at += (size_t)snprintf(outs + outs_at, sizeof outs - outs_at, "%s@%d",
+                                    c ? "," : "", e);
+    }
+    at += (size_t)snprintf(s + at, cap - at, "@%d = @return(%s)\n", id, outs);
+    return s;
+}
+
+static void test_shuffled_order_reaches_same_graph(void)
+{
+    char *text = many_chains(25);
+    graph *g = parse(text);
+    if (!g) {
+        free(text);
+        return;
+    }
+    const rule_set *sets[] = {&fold_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged);
+    CHECK(r.rewrites > 25);
+    char *expect = canonical_dump(g);
+    driver_result_free(&r);
+    graph_free(g);
+    for (uint64_t seed = 1; seed <= 6; seed++) {
+        g = parse(text);
+        driver_options o;
+        driver_options_init(&o);
+        o.shuffle_seed = seed;
+        CHECK(run_sets(g, sets, 1, &o, &r));
+        CHECK(r.converged);
+        CHECK(verifies(g));
+        char *got = canonical_dump(g);
+        CHECK_STR(got, expect);
+        free(got);
+        driver_result_free(&r);
+        graph_free(g);
+    }
+    free(expect);
+    free(text);
+}
+
+typedef struct text_buf {
+    char s[8192];
+    size_t n;
+} text_buf;
+
+static void collect(void *ctx, const char *text)
+{
+    text_buf *b = ctx;
+    b->n += (size_t)snprintf(b->s + b->n, sizeof b->s - b->n, "%s", text);
+}
+
+static void test_trace_names_rule_and_instructions(void)
+{
+    graph *g = parse(transpose_pair);
+    if (!g)
+        return;
+    static text_buf buf;
+    buf.n = 0;
+    buf.s[0] = 0;
+    const rule_set *sets[] = {&fold_set};
+    driver_options o;
+    driver_options_init(&o);
+    o.trace = collect;
+    o.trace_ctx = &buf;
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, &o, &r));
+    CHECK_CONTAINS(buf.s, "fire transpose_of_transpose (tests/unit/rule_sets_by_hand.h:1) [fold] at @2");
+    CHECK_CONTAINS(buf.s, "  - @1 = transpose[permutation={1, 0, 2}](x)");
+    CHECK_CONTAINS(buf.s, "  - @2 = transpose[permutation={1, 0, 2}](@1)");
+    CHECK_CONTAINS(buf.s, "  + %");
+    CHECK_CONTAINS(buf.s, "= transpose[permutation={0, 1, 2}](x)");
+    CHECK_CONTAINS(buf.s, "fire identity_transpose (tests/unit/rule_sets_by_hand.h:2)");
+    CHECK_CONTAINS(buf.s, "now read x");
+    driver_result_free(&r);
+    graph_free(g);
+}
+
+/* ---- DCE and CSE ---- */
+
+static void test_dce(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {4}, {1}\n"
+                     "unused = @param:unused -> float_type, {4}, {1}\n"
+                     "@2 = relu(x)\n"
+                     "@3 = neg(@2)\n"
+                     "@4 = abs(x)\n"
+                     "@5 = @return(@4)\n");
+    if (!g)
+        return;
+    CHECK_INT(dce_run(g), 2); /* neg, then the relu only it read */
+    CHECK_INT(graph_count(g), 4); /* both params stay: they are the interface */
+    CHECK_INT(count_op(g, "relu"), 0);
+    CHECK(verifies(g));
+    graph_free(g);
+}
+
+static void test_cse(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {4}, {1}\n"
+                     "@1 = @literal{1, 2, 3, 4} -> float_type, {4}, {1}\n"
+                     "@2 = @literal{1, 2, 3, 4} -> float_type, {4}, {1}\n"
+                     "@3 = @literal{1, 2, 3, 5} -> float_type, {4}, {1}\n"
+                     "@4 = add(x,@1)\n"
+                     "@5 = add(x,@2)\n"
+                     "@6 = add(@1,x)\n"
+                     "@7 = relu(@4)\n"
+                     "@8 = relu(@5)\n"
+                     "@9 = mul(@7,@8)\n"
+                     "@10 = mul(@9,@3)\n"
+                     "@11 = @return(@10,@6)\n");
+    if (!g)
+        return;
+    size_t merged = 0;
+    graft_error err = {0};
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 3); /* literal @2, add @5, relu @8 */
+    CHECK_INT(count_op(g, "@literal"), 2);
+    CHECK_INT(count_op(g, "add"), 2); /* operand order matters: add(@1,x) stays */
+    CHECK_INT(count_op(g, "relu"), 1);
+    ins *mul = NULL;
+    for (ins *i = graph_main(g)->first; i; i = i->next)
+        if (ins_is(i, "mul") && !mul)
+            mul = i;
+    CHECK(mul && mul->args[0] == mul->args[1]);
+    CHECK(verifies(g));
+    /* Idempotent. */
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 0);
+    graph_free(g);
+}
+
+int main(void)
+{
+    RUN(test_worklist_set_semantics);
+    RUN(test_transpose_pair_folds_to_nothing);
+    RUN(test_abort_leaves_graph_unchanged);
+    RUN(test_disable_rule);
+    RUN(test_max_rewrites);
+    RUN(test_nondecreasing_budget);
+    RUN(test_success_without_change_is_caught);
+    RUN(test_shuffled_order_reaches_same_graph);
+    RUN(test_trace_names_rule_and_instructions);
+    RUN(test_dce);
+    RUN(test_cse);
+    return tests_finish();
+}

@@ -1,0 +1,72 @@
+/* cli_util.h: what every graft subcommand shares: option parsing, error
+ * reporting and exit codes.
+ *
+ * Each subcommand (tools/cmd_*.c) describes its options in a small table and
+ * hands argc/argv to cli_parse, which handles `--name VALUE`, `--name=VALUE`,
+ * `-o VALUE`, `--help`/`-h` and positional arguments the same way everywhere.
+ * Usage errors are one line on stderr plus a pointer to --help, and exit 2;
+ * failures on bad input exit 1 with `file:line:col: message` where the error
+ * has a location. Keeping this in one place is what keeps the command line
+ * contract (docs/architecture.md, "The command line") uniform.
+ */
+#ifndef GRAFT_CLI_UTIL_H
+#define GRAFT_CLI_UTIL_H
+
+#include "graft.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum {
+    EXIT_OK = 0,
+    EXIT_FAIL = 1,  /* failure or bad input */
+    EXIT_USAGE = 2, /* the command line itself is wrong */
+};
+
+/* One option a subcommand accepts. value is NULL for a flag (then *flag is
+ * set), or points at where the option's argument goes. */
+typedef struct cli_option {
+    const char *long_name; /* without the dashes: "inputs" */
+    char short_name;       /* 'o', or 0 */
+    const char **value;    /* for options taking an argument */
+    bool *flag;            /* for flags */
+} cli_option;
+
+/* What cli_parse found. */
+typedef struct cli_args {
+    const char *positional[8];
+    int npositional;
+    bool help;
+} cli_args;
+
+/* Parses argv[1..argc-1] (argv[0] is the subcommand's name) against options.
+ * Returns EXIT_OK, or EXIT_USAGE after printing the one-line complaint. A
+ * repeated option keeps its last value. "--" ends option parsing. */
+int cli_parse(const char *command, int argc, char **argv, const cli_option *options,
+              int noptions, cli_args *out);
+
+/* Prints "graft COMMAND: MESSAGE" and "try 'graft COMMAND --help'" to stderr
+ * and returns EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Checks the positional count is within [min, max]; prints a usage error
+ * otherwise. Returns EXIT_OK or EXIT_USAGE. */
+int cli_expect_positional(const char *command, const cli_args *args, int min, int max,
+                          const char *what);
+
+/* Prints err to stderr as "file:line:col: message" when it has a location,
+ * else "graft COMMAND: message". Returns EXIT_FAIL. */
+int cli_report(const char *command, const graft_error *err);
+/* Prints "graft COMMAND: MESSAGE" to stderr and returns EXIT_FAIL. */
+int cli_fail(const char *command, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing: the whole string must be the number. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+bool cli_parse_double(const char *s, double *out);
+
+/* Reads a graph in any format graft knows (told apart by content) and
+ * verifies it. Prints the error and returns NULL on failure. */
+graft_graph *cli_load_graph(const char *command, const char *path);
+
+#endif

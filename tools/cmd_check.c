@@ -1,0 +1,152 @@
+/* cmd_check.c: `graft check GRAPH`: parse and verify a graph, then say what
+ * is in it.
+ *
+ * The summary is one short paragraph a person can read at a glance: modules,
+ * instruction count, the main module's parameters with their shapes, the ops
+ * used with their counts, and the opaque ops (ops graft does not know, kept as
+ * black boxes that `graft run` will refuse) by name. Errors print as
+ * file:line:col: message and exit 1.
+ */
+#include "commands.h"
+
+#include "cli_util.h"
+#include "ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char check_help[] =
+    "usage: graft check GRAPH\n"
+    "\n"
+    "Parses GRAPH (a graft/MIGraphX dump, an ONNX model or a MIGraphX .py script,\n"
+    "told apart by content) and verifies it: operands precede their users, users\n"
+    "lists agree with operands, and every recorded shape equals the one its op\n"
+    "computes. Prints a summary: modules, instruction count, parameters with\n"
+    "shapes, ops used with counts, opaque ops.\n"
+    "\n"
+    "Errors print as file:line:col: message.\n"
+    "Exit status: 0 valid, 1 invalid or unreadable, 2 usage.\n";
+
+/* One distinct op name and how often it appears. */
+typedef struct op_count {
+    const char *name;
+    int count;
+    bool opaque;
+} op_count;
+
+typedef struct op_counts {
+    op_count *items;
+    int n, cap;
+} op_counts;
+
+static bool count_op(op_counts *c, const char *name, bool opaque)
+{
+    for (int i = 0; i < c->n; i++)
+        if (strcmp(c->items[i].name, name) == 0) {
+            c->items[i].count++;
+            return true;
+        }
+    if (c->n == c->cap) {
+        int cap = c->cap ? c->cap * 2 : 16;
+        op_count *grown = realloc(c->items, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return false;
+        c->items = grown;
+        c->cap = cap;
+    }
+    c->items[c->n++] = (op_count){name, 1, opaque};
+    return true;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(((const op_count *)a)->name, ((const op_count *)b)->name);
+}
+
+static void print_params(const module *m)
+{
+    int printed = 0;
+    printf("  params:");
+    for (const ins *i = m->first; i; i = i->next) {
+        if (!i->param)
+            continue;
+        char lens[512];
+        ints_print(i->sh.lens, i->sh.rank, lens, sizeof lens);
+        printf("%s %s %s %s", printed ? "," : "", i->param, type_name(i->sh.type), lens);
+        printed++;
+    }
+    printf("%s\n", printed ? "" : " none");
+}
+
+static int summarize(const char *path, const graph *g)
+{
+    op_counts ops = {0};
+    int params = 0, literals = 0, returns = 0, others = 0, opaque = 0;
+    for (const module *m = g->first_module; m; m = m->next)
+        for (const ins *i = m->first; i; i = i->next) {
+            if (ins_is(i, "@param"))
+                params++;
+            else if (ins_is(i, "@literal"))
+                literals++;
+            else if (ins_is(i, "@return"))
+                returns++;
+            else {
+                others++;
+                bool is_opaque = (i->op->classes & OPC_OPAQUE) != 0;
+                opaque += is_opaque;
+                if (!count_op(&ops, i->opname, is_opaque)) {
+                    free(ops.items);
+                    return cli_fail("check", "out of memory");
+                }
+            }
+        }
+    qsort(ops.items, (size_t)ops.n, sizeof *ops.items, by_name);
+
+    printf("%s: ok\n", path);
+    printf("  %d module%s (", g->nmodules, g->nmodules == 1 ? "" : "s");
+    for (const module *m = g->first_module; m; m = m->next)
+        printf("%s%s", m->name, m->next ? ", " : "");
+    printf("), %zu instructions: %d param%s, %d literal%s, %d op%s, %d return%s\n",
+           graph_count(g), params, params == 1 ? "" : "s", literals, literals == 1 ? "" : "s",
+           others, others == 1 ? "" : "s", returns, returns == 1 ? "" : "s");
+    const module *main_module = graph_main(g);
+    if (main_module)
+        print_params(main_module);
+    printf("  ops:");
+    for (int k = 0; k < ops.n; k++)
+        printf("%s %s x%d", k ? "," : "", ops.items[k].name, ops.items[k].count);
+    printf("%s\n", ops.n ? "" : " none");
+    printf("  opaque ops:");
+    int listed = 0;
+    for (int k = 0; k < ops.n; k++)
+        if (ops.items[k].opaque)
+            printf("%s %s", listed++ ? "," : "", ops.items[k].name);
+    if (opaque)
+        printf(" (kept as black boxes; graft run refuses them)\n");
+    else
+        printf(" none\n");
+    free(ops.items);
+    return EXIT_OK;
+}
+
+int cmd_check(int argc, char **argv)
+{
+    cli_args args;
+    int st = cli_parse("check", argc, argv, NULL, 0, &args);
+    if (st != EXIT_OK)
+        return st;
+    if (args.help) {
+        fputs(check_help, stdout);
+        return EXIT_OK;
+    }
+    st = cli_expect_positional("check", &args, 1, 1, "GRAPH");
+    if (st != EXIT_OK)
+        return st;
+    graph *g = cli_load_graph("check", args.positional[0]);
+    if (!g)
+        return EXIT_FAIL;
+    st = summarize(args.positional[0], g);
+    graph_free(g);
+    return st;
+}

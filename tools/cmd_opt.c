@@ -1,0 +1,467 @@
+/* cmd_opt.c: `graft opt`: optimise a graph with rule sets and report.
+ *
+ *   graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]
+ *             [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]
+ *             [--verify] [--seed-order N]
+ *
+ * It loads GRAPH, runs the pipeline's rule sets through the worklist driver
+ * (engine/pipeline.h: driver, lazy shape resolution, CSE, DCE), checks the
+ * result with graph_verify, and writes the optimised dump. --stats prints
+ * what happened (as one JSON object with `--stats json`), --trace every
+ * firing, --verify runs the original and the result on the reference
+ * executor and fails on a numeric difference. Options that may repeat
+ * (-r, --disable) and `--stats`'s optional argument are taken out of argv
+ * here before the shared option parser sees the rest.
+ */
+#include "commands.h"
+
+#include "cli_util.h"
+#include "dump.h"
+#include "exec.h"
+#include "load.h"
+#include "pipeline.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char opt_help[] =
+    "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
+    "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
+    "                 [--verify] [--seed-order N]\n"
+    "\n"
+    "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
+    "(to OUT with -o; to stdout unless --stats is given).\n"
+    "\n"
+    "  -p, --pipeline NAME  built-in rule sets to run (see below)\n"
+    "  -r, --rules FILE     a rule file of your own (may repeat)\n"
+    "  -o, --output OUT     write the optimised dump to OUT\n"
+    "  --stats [json]       what happened: instructions, kernels, fills, copies,\n"
+    "                       rewrites, fires per rule, compute_shape calls, time\n"
+    "  --trace              every firing on stderr: rule, file:line, instructions\n"
+    "                       before (-) and after (+)\n"
+    "  --disable RULE       never fire RULE (may repeat)\n"
+    "  --max-rewrites N     stop after N rewrites (for bisecting a bad rule)\n"
+    "  --shapes lazy|eager  shape changes deferred (default) or recomputed through\n"
+    "                       all users at once (only to measure against)\n"
+    "  --verify             run the original and the result on the reference\n"
+    "                       executor with random inputs; fail on a difference\n"
+    "                       beyond rtol 1e-3 / atol 1e-5\n"
+    "  --seed-order N       visit instructions in a seeded random order (testing:\n"
+    "                       the fold rules must reach the same graph)\n"
+    "\n"
+    "Exit status: 0 ok, 1 failure (bad input, a rule misbehaved, --verify found a\n"
+    "difference), 2 usage.\n";
+
+typedef struct string_list {
+    const char **items;
+    int n;
+} string_list;
+
+static bool list_add(string_list *l, const char *s)
+{
+    const char **p = realloc(l->items, (size_t)(l->n + 1) * sizeof *p);
+    if (!p)
+        return false;
+    p[l->n++] = s;
+    l->items = p;
+    return true;
+}
+
+/* ---- output ---- */
+
+static void trace_to_stderr(void *ctx, const char *text)
+{
+    (void)ctx;
+    fputs(text, stderr);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+typedef struct report {
+    const optimize_result *res;
+    kernel_counts before, after;
+    const char *pipeline;
+} report;
+
+static void print_json(const report *r)
+{
+    const optimize_result *o = r->res;
+    const driver_result *d = &o->driver;
+    FILE *f = stdout;
+    fprintf(f, "{\"pipeline\":");
+    json_string(f, r->pipeline);
+    fprintf(f,
+            ",\"instructions_before\":%zu,\"instructions_after\":%zu,\"kernels_before\":%d,"
+            "\"kernels\":%d,\"fills\":%d,\"copies\":%d,\"rewrites\":%llu,\"rules\":{",
+            o->instructions_before, o->instructions_after, r->before.kernels, r->after.kernels,
+            r->after.fills, r->after.copies, (unsigned long long)d->rewrites);
+    for (int k = 0; k < d->nrules; k++) {
+        if (k)
+            fputc(',', f);
+        json_string(f, d->rules[k].name);
+        fprintf(f, ":%llu", (unsigned long long)d->rules[k].fires);
+    }
+    fprintf(f, "},\"rule_stats\":{");
+    for (int k = 0; k < d->nrules; k++) {
+        const rule_stat *s = &d->rules[k];
+        if (k)
+            fputc(',', f);
+        json_string(f, s->name);
+        fprintf(f, ":{\"set\":");
+        json_string(f, s->set);
+        fprintf(f, ",\"file\":");
+        json_string(f, s->file);
+        fprintf(f, ",\"line\":%d,\"attempts\":%llu,\"fires\":%llu,\"ms\":%.3f,\"disabled\":%s}",
+                s->line, (unsigned long long)s->attempts, (unsigned long long)s->fires,
+                (double)s->ns / 1e6, s->disabled ? "true" : "false");
+    }
+    fprintf(f,
+            "},\"compute_shape_calls\":%llu,\"converged\":%s,\"stop\":\"%s\",\"iterations\":%d,"
+            "\"pending_inserted\":%llu,\"pending_materialised\":%llu,\"cse_merged\":%zu,"
+            "\"dce_erased\":%zu,\"ms\":%.3f}\n",
+            (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
+            driver_stop_name(d->stop), d->iterations, (unsigned long long)d->pending_inserted,
+            (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased, o->ms);
+}
+
+static void print_table(const report *r)
+{
+    const optimize_result *o = r->res;
+    const driver_result *d = &o->driver;
+    FILE *f = stdout;
+    fprintf(f, "pipeline             %s\n", r->pipeline);
+    fprintf(f, "instructions         %zu -> %zu\n", o->instructions_before, o->instructions_after);
+    fprintf(f, "kernels              %d -> %d (fills %d, copies %d)\n", r->before.kernels,
+            r->after.kernels, r->after.fills, r->after.copies);
+    fprintf(f, "rewrites             %llu\n", (unsigned long long)d->rewrites);
+    fprintf(f, "converged            %s (%s after %d sweeps)\n", d->converged ? "yes" : "no",
+            driver_stop_name(d->stop), d->iterations);
+    fprintf(f, "compute_shape calls  %llu\n", (unsigned long long)o->compute_shape_calls);
+    fprintf(f, "pending shapes       %llu inserted, %llu materialised\n",
+            (unsigned long long)d->pending_inserted, (unsigned long long)o->shapes.materialised);
+    fprintf(f, "cse / dce            %zu merged, %zu erased\n", o->cse_merged, o->dce_erased);
+    fprintf(f, "time                 %.3f ms\n", o->ms);
+    if (d->nrules) {
+        fprintf(f, "\n%-32s %-10s %10s %8s %10s  %s\n", "rule", "set", "attempts", "fires", "ms",
+                "where");
+        for (int k = 0; k < d->nrules; k++) {
+            const rule_stat *s = &d->rules[k];
+            fprintf(f, "%-32s %-10s %10llu %8llu %10.3f  %s:%d%s\n", s->name, s->set,
+                    (unsigned long long)s->attempts, (unsigned long long)s->fires,
+                    (double)s->ns / 1e6, s->file ? s->file : "?", s->line,
+                    s->disabled ? " (disabled)" : "");
+        }
+    }
+}
+
+/* ---- --verify ---- */
+
+static bool compare_outputs(const tensor_list *want, const tensor_list *got)
+{
+    const double rtol = 1e-3, atol = 1e-5;
+    bool ok = want->n == got->n;
+    if (!ok)
+        fprintf(stderr, "graft opt: --verify: %d outputs before, %d after\n", want->n, got->n);
+    for (int k = 0; ok && k < want->n; k++) {
+        const tensor *a = &want->items[k].t, *b = &got->items[k].t;
+        int64_t n = shape_elements(&a->sh);
+        if (n != shape_elements(&b->sh) || !shape_same_lens(&a->sh, &b->sh)) {
+            fprintf(stderr, "graft opt: --verify: %s changed shape\n", want->items[k].name);
+            ok = false;
+            break;
+        }
+        double max_abs = 0, max_rel = 0;
+        bool bad = false;
+        for (int64_t i = 0; i < n; i++) {
+            double x = tensor_get_f64(a, i), y = tensor_get_f64(b, i);
+            if (isnan(x) && isnan(y))
+                continue;
+            double d = fabs(x - y);
+            if (isnan(d))
+                d = INFINITY;
+            double rel = x != 0 ? d / fabs(x) : (d ? INFINITY : 0);
+            if (d > max_abs)
+                max_abs = d;
+            if (rel > max_rel)
+                max_rel = rel;
+            if (!(d <= atol + rtol * fabs(x)))
+                bad = true;
+        }
+        fprintf(stderr, "verify %s: max abs error %.3g, max rel error %.3g%s\n",
+                want->items[k].name, max_abs, max_rel, bad ? "  MISMATCH" : "");
+        if (bad)
+            ok = false;
+    }
+    return ok;
+}
+
+static int verify(const char *path, const graph *optimised)
+{
+    graph *orig = cli_load_graph("opt", path);
+    if (!orig)
+        return EXIT_FAIL;
+    graft_error err = {0};
+    tensor_list inputs = {0}, want = {0}, got = {0};
+    int st = EXIT_OK;
+    if (!exec_random_inputs(graph_main(orig), 1, &inputs, &err) ||
+        !exec_run(graph_main(orig), &inputs, &want, &err)) {
+        error_prefix(&err, "--verify: running the original");
+        st = cli_report("opt", &err);
+    } else if (!exec_run(graph_main(optimised), &inputs, &got, &err)) {
+        error_prefix(&err, "--verify: running the result");
+        st = cli_report("opt", &err);
+    } else if (!compare_outputs(&want, &got)) {
+        st = cli_fail("opt", "--verify: the optimised graph computes different values");
+    }
+    tensor_list_free(&inputs);
+    tensor_list_free(&want);
+    tensor_list_free(&got);
+    graph_free(orig);
+    return st;
+}
+
+/* ---- the command ---- */
+
+typedef struct opt_args {
+    string_list rules_files, disabled;
+    bool stats, stats_json;
+    char **rest;
+    int nrest;
+} opt_args;
+
+/* Takes -r/--rules, --disable (repeatable) and --stats [json] out of argv. */
+static int pre_parse(int argc, char **argv, opt_args *a)
+{
+    a->rest = malloc((size_t)(argc + 1) * sizeof *a->rest);
+    if (!a->rest)
+        return cli_fail("opt", "out of memory");
+    a->rest[a->nrest++] = argv[0];
+    for (int k = 1; k < argc; k++) {
+        const char *s = argv[k];
+        if (strcmp(s, "--") == 0) {
+            while (k < argc)
+                a->rest[a->nrest++] = argv[k++];
+            break;
+        }
+        string_list *target = NULL;
+        if (strcmp(s, "-r") == 0 || strcmp(s, "--rules") == 0)
+            target = &a->rules_files;
+        else if (strcmp(s, "--disable") == 0)
+            target = &a->disabled;
+        if (target) {
+            if (k + 1 >= argc)
+                return cli_usage_error("opt", "%s needs an argument", s);
+            if (!list_add(target, argv[++k]))
+                return cli_fail("opt", "out of memory");
+            continue;
+        }
+        if (strncmp(s, "--rules=", 8) == 0 || strncmp(s, "--disable=", 10) == 0) {
+            target = s[2] == 'r' ? &a->rules_files : &a->disabled;
+            if (!list_add(target, strchr(s, '=') + 1))
+                return cli_fail("opt", "out of memory");
+            continue;
+        }
+        if (strcmp(s, "--stats") == 0) {
+            a->stats = true;
+            if (k + 1 < argc && strcmp(argv[k + 1], "json") == 0) {
+                a->stats_json = true;
+                k++;
+            }
+            continue;
+        }
+        if (strncmp(s, "--stats=", 8) == 0) {
+            a->stats = true;
+            if (strcmp(s + 8, "json") == 0)
+                a->stats_json = true;
+            else if (strcmp(s + 8, "table") != 0)
+                return cli_usage_error("opt", "--stats takes 'json' or nothing, not '%s'", s + 8);
+            continue;
+        }
+        a->rest[a->nrest++] = argv[k];
+    }
+    a->rest[a->nrest] = NULL;
+    return EXIT_OK;
+}
+
+static void opt_args_free(opt_args *a)
+{
+    free(a->rules_files.items);
+    free(a->disabled.items);
+    free(a->rest);
+}
+
+static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, int nsets,
+                    const char *label, driver_options *o_in, const char *out, bool trace,
+                    bool verify_flag, bool bisecting);
+
+static int run(opt_args *a)
+{
+    const char *pipeline_name = NULL, *out = NULL, *max_rewrites = NULL, *shapes = NULL,
+               *seed_order = NULL;
+    bool trace = false, verify_flag = false;
+    const cli_option options[] = {
+        {"pipeline", 'p', &pipeline_name, NULL}, {"output", 'o', &out, NULL},
+        {"max-rewrites", 0, &max_rewrites, NULL}, {"shapes", 0, &shapes, NULL},
+        {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
+        {"verify", 0, NULL, &verify_flag},
+    };
+    cli_args args;
+    int st = cli_parse("opt", a->nrest, a->rest, options, (int)(sizeof options / sizeof options[0]),
+                       &args);
+    if (st != EXIT_OK)
+        return st;
+    if (args.help) {
+        fputs(opt_help, stdout);
+        int n;
+        const pipeline *all = pipeline_all(&n);
+        fputs("\npipelines:\n", stdout);
+        for (int k = 0; k < n; k++)
+            printf("  %-9s %s\n", all[k].name, all[k].summary);
+        return EXIT_OK;
+    }
+    st = cli_expect_positional("opt", &args, 1, 1, "GRAPH");
+    if (st != EXIT_OK)
+        return st;
+    driver_options o;
+    driver_options_init(&o);
+    if (max_rewrites) {
+        uint64_t v;
+        if (!cli_parse_u64(max_rewrites, &v) || v > INT64_MAX)
+            return cli_usage_error("opt", "--max-rewrites needs a count, not '%s'", max_rewrites);
+        o.max_rewrites = (int64_t)v;
+    }
+    if (seed_order) {
+        uint64_t v;
+        if (!cli_parse_u64(seed_order, &v))
+            return cli_usage_error("opt", "--seed-order needs a number, not '%s'", seed_order);
+        o.shuffle_seed = v;
+    }
+    if (shapes) {
+        if (strcmp(shapes, "lazy") == 0)
+            o.shapes = SHAPES_LAZY;
+        else if (strcmp(shapes, "eager") == 0)
+            o.shapes = SHAPES_EAGER;
+        else
+            return cli_usage_error("opt", "--shapes takes lazy or eager, not '%s'", shapes);
+    }
+    const rule_set *sets[16];
+    int nsets = 0;
+    const char *label = "none";
+    if (pipeline_name) {
+        const pipeline *p = pipeline_find(pipeline_name);
+        if (!p) {
+            int n;
+            const pipeline *all = pipeline_all(&n);
+            char names[256] = "";
+            size_t at = 0;
+            for (int k = 0; k < n; k++)
+                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
+                                       all[k].name);
+            return cli_usage_error("opt", "unknown pipeline '%s' (pipelines: %s)", pipeline_name,
+                                   names);
+        }
+        graft_error err = {0};
+        if (p->nsets > 16 || !pipeline_rule_sets(p, sets, &err))
+            return cli_report("opt", &err);
+        nsets = p->nsets;
+        label = p->name;
+    }
+    if (nsets + a->rules_files.n > 16)
+        return cli_usage_error("opt", "too many rule sets (at most 16)");
+    loaded_rules loaded[16];
+    int nloaded = 0;
+    for (int k = 0; k < a->rules_files.n; k++) {
+        graft_error err = {0};
+        if (!dsl_load_rules(a->rules_files.items[k], NULL, &loaded[nloaded], &err)) {
+            for (int j = 0; j < nloaded; j++)
+                dsl_unload_rules(&loaded[j]);
+            return cli_report("opt", &err);
+        }
+        sets[nsets++] = loaded[nloaded++].set;
+        label = pipeline_name ? "pipeline + rule files" : "rule files";
+    }
+    st = run_sets(a, args.positional[0], sets, nsets, label, &o, out, trace, verify_flag,
+                  max_rewrites != NULL);
+    for (int j = 0; j < nloaded; j++)
+        dsl_unload_rules(&loaded[j]);
+    return st;
+}
+
+static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, int nsets,
+                    const char *label, driver_options *o_in, const char *out, bool trace,
+                    bool verify_flag, bool bisecting)
+{
+    driver_options o = *o_in;
+    int st;
+    o.disabled = a->disabled.items;
+    o.ndisabled = a->disabled.n;
+    if (trace) {
+        o.trace = trace_to_stderr;
+        o.trace_ctx = NULL;
+    }
+
+    graph *g = cli_load_graph("opt", path);
+    if (!g)
+        return EXIT_FAIL;
+    report r = {0};
+    r.pipeline = label;
+    graph_kernel_counts(g, &r.before);
+    optimize_result res;
+    graft_error err = {0};
+    if (!optimize_run(g, sets, nsets, &o, &res, &err)) {
+        graph_free(g);
+        return cli_report("opt", &err);
+    }
+    r.res = &res;
+    graph_kernel_counts(g, &r.after);
+    st = EXIT_OK;
+    if (res.driver.stop == DRIVER_ERROR) {
+        st = cli_report("opt", &res.driver.error);
+    } else if (!graph_verify(g, &err)) {
+        error_prefix(&err, "the optimised graph is invalid (a rule is wrong)");
+        st = cli_report("opt", &err);
+    }
+    if (st == EXIT_OK && res.driver.stop != DRIVER_CONVERGED && !bisecting)
+        fprintf(stderr, "graft opt: warning: did not converge (%s)\n",
+                driver_stop_name(res.driver.stop));
+    if (a->stats) {
+        if (a->stats_json)
+            print_json(&r);
+        else
+            print_table(&r);
+    }
+    if (st == EXIT_OK && (out || !a->stats)) {
+        if (!dump_write_file(g, out ? out : "-", &err))
+            st = cli_report("opt", &err);
+    }
+    if (st == EXIT_OK && verify_flag)
+        st = verify(path, g);
+    optimize_result_free(&res);
+    graph_free(g);
+    return st;
+}
+
+int cmd_opt(int argc, char **argv)
+{
+    opt_args a = {0};
+    int st = pre_parse(argc, argv, &a);
+    if (st == EXIT_OK)
+        st = run(&a);
+    opt_args_free(&a);
+    return st;
+}
