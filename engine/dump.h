@@ -29,6 +29,22 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
 /* Reads a graph in any format graft knows, told apart by content (dump text
  * here; importers add theirs). filename is used in error locations. */
 graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err);
+/* What reading a graph may need besides its bytes: symbolic dimensions
+ * bound by name (`--dim NAME=VALUE`; unbound ones are 1). Formats without
+ * symbolic dimensions ignore them. */
+typedef struct graph_read_options {
+    int ndims;
+    const char *const *dim_names;
+    const int64_t *dim_values;
+} graph_read_options;
+/* graph_read_any with options (opts may be NULL: every dimension 1). */
+graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
+                           const graph_read_options *opts, graft_error *err);
+/* Reads a whole file in any format graft knows, with options (may be NULL). */
+graph *graph_read_file_with(const char *path, const graph_read_options *opts, graft_error *err);
+/* True when bytes look like an ONNX model (a binary protobuf) rather than
+ * dump text, a MIGraphX script or JSON: the test graph_read_any uses. */
+bool graph_bytes_are_onnx(const char *bytes, size_t len);
 /* Reads a whole file and parses it. */
 graph *dump_read_file(const char *path, graft_error *err);
 /* The canonical dump, malloc'd and NUL-terminated; *len gets its length. */

@@ -4,6 +4,8 @@
  * which tells the formats apart by content: ONNX (a protobuf: binary bytes),
  * a MIGraphX Python script, MIGraphX JSON, or else dump text. The importers
  * extend graph_read_any with their formats (import/onnx.h, import/mgx.h).
+ * graph_read_any_with and graph_read_file_with also carry the options a
+ * format may need (symbolic dimensions for ONNX, from `--dim NAME=VALUE`).
  * Writing is always the canonical dump.
  */
 #include "dump.h"
@@ -61,11 +63,24 @@ static input_format detect_format(const char *bytes, size_t len)
     return FORMAT_DUMP;
 }
 
-graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err)
+bool graph_bytes_are_onnx(const char *bytes, size_t len)
+{
+    return detect_format(bytes, len) == FORMAT_ONNX;
+}
+
+graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
+                           const graph_read_options *opts, graft_error *err)
 {
     switch (detect_format(bytes, len)) {
-    case FORMAT_ONNX:
-        return onnx_import(bytes, len, filename, NULL, err);
+    case FORMAT_ONNX: {
+        onnx_options onnx = {0};
+        if (opts) {
+            onnx.ndims = opts->ndims;
+            onnx.dim_names = opts->dim_names;
+            onnx.dim_values = opts->dim_values;
+        }
+        return onnx_import(bytes, len, filename, &onnx, err);
+    }
     case FORMAT_PYTHON:
         return mgx_py_import(bytes, len, filename, err);
     case FORMAT_JSON:
@@ -76,15 +91,25 @@ graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft
     return dump_read(bytes, len, filename, err);
 }
 
-graft_graph *graft_graph_read_file(const char *path, graft_error *err)
+graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err)
+{
+    return graph_read_any_with(bytes, len, filename, NULL, err);
+}
+
+graph *graph_read_file_with(const char *path, const graph_read_options *opts, graft_error *err)
 {
     size_t len;
     char *bytes = read_file_all(path, &len, err);
     if (!bytes)
         return NULL;
-    graph *g = graph_read_any(bytes, len, path, err);
+    graph *g = graph_read_any_with(bytes, len, path, opts, err);
     free(bytes);
     return g;
+}
+
+graft_graph *graft_graph_read_file(const char *path, graft_error *err)
+{
+    return graph_read_file_with(path, NULL, err);
 }
 
 graft_graph *graft_graph_read_dump(const char *text, size_t len, const char *filename,

@@ -34,4 +34,30 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
                    graft_error *err);
 graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *err);
 
+/* Op coverage of a model, without importing it: one entry per ONNX op type
+ * its main graph uses, in order of first use. */
+typedef struct onnx_op_use {
+    char op_type[96];         /* "Conv"; "domain.Op" outside the default domain */
+    int count;                /* nodes of this type */
+    bool supported;           /* the importer has a handler and graft the ops it emits */
+    const char *graft_op;     /* the main graft op it becomes (static), or NULL */
+    char graft_ops[160];      /* every graft op it may emit: "convolution, add, broadcast" */
+    const char *why;          /* when unsupported: "no importer", "a subgraph"... (static) */
+    char first_node[96];      /* the first such node's name, or "#index" */
+} onnx_op_use;
+
+typedef struct onnx_coverage {
+    onnx_op_use *ops; /* malloc'd */
+    int nops;
+    int nnodes;
+    int nunsupported; /* nodes (not op types) graft cannot import */
+    int64_t opset;    /* the default domain's opset */
+} onnx_coverage;
+
+/* Fills *out for the model in bytes. False (err set, naming filename) when
+ * the bytes are not an ONNX model. Free with onnx_coverage_free. */
+bool onnx_op_coverage(const void *bytes, size_t len, const char *filename, onnx_coverage *out,
+                      graft_error *err);
+void onnx_coverage_free(onnx_coverage *c);
+
 #endif

@@ -10,6 +10,8 @@
  * arithmetic (Shape, Gather, Concat, Cast, Range...) becomes literals the
  * handlers downstream can read, as MIGraphX's parser does when it evaluates
  * constant arguments. Unused instructions are removed at the end.
+ * onnx_op_coverage applies the same per-node support test without importing,
+ * for `graft check`'s coverage report.
  */
 #include "onnx_private.h"
 
@@ -17,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
 /* Constant folding stops at this many elements (inputs or outputs): larger
  * constants stay in the graph as the ops that compute them. */
@@ -283,6 +287,27 @@ static bool is_default_domain(const char *d)
     return !d || !*d || strcmp(d, "ai.onnx") == 0;
 }
 
+/* Why graft cannot import node n, or NULL when it can. */
+static const char *node_unsupported_reason(const Onnx__NodeProto *n, const onnx_op_entry **entry)
+{
+    const onnx_op_entry *e = NULL;
+    *entry = NULL;
+    if (!is_default_domain(n->domain))
+        return "not in the default ONNX domain";
+    e = onnx_find_op(n->op_type ? n->op_type : "");
+    *entry = e;
+    if (!e)
+        return "no importer";
+    if (!onnx_op_available(e))
+        return "a graft op it needs is missing";
+    for (size_t k = 0; k < n->n_attribute; k++) {
+        const Onnx__AttributeProto *a = n->attribute[k];
+        if (a && (a->g || a->n_graphs))
+            return "a subgraph"; /* If, Loop, Scan... */
+    }
+    return NULL;
+}
+
 /* Every node whose op graft cannot import, counted per op type; one error
  * lists them all. */
 static bool check_supported(onnx_ctx *c, const Onnx__GraphProto *gp)
@@ -297,17 +322,8 @@ static bool check_supported(onnx_ctx *c, const Onnx__GraphProto *gp)
     for (size_t i = 0; i < gp->n_node; i++) {
         const Onnx__NodeProto *n = gp->node[i];
         const char *op = n->op_type ? n->op_type : "";
-        bool ok = is_default_domain(n->domain);
-        if (ok) {
-            const onnx_op_entry *e = onnx_find_op(op);
-            ok = e && onnx_op_available(e);
-        }
-        for (size_t k = 0; ok && k < n->n_attribute; k++) {
-            const Onnx__AttributeProto *a = n->attribute[k];
-            if (a && (a->g || a->n_graphs))
-                ok = false; /* subgraphs: If, Loop, Scan... */
-        }
-        if (ok)
+        const onnx_op_entry *e;
+        if (!node_unsupported_reason(n, &e))
             continue;
         int j = 0;
         while (j < nkinds && !(strcmp(kinds[j], op) == 0 &&
@@ -560,12 +576,14 @@ static graph *import_model(onnx_ctx *c, const Onnx__ModelProto *mp)
             return NULL;
         }
         tensor t;
-        if (!onnx_tensor_from_proto(tp, c->model_dir, &t, c->err)) {
+        bool borrowed;
+        if (!onnx_tensor_view_from_proto(tp, c->model_dir, &t, &borrowed, c->err)) {
             error_prefix(c->err, "initializer");
             return NULL;
         }
         ins *lit = module_add_literal(c->m, &t.sh, t.data);
-        free(t.data);
+        if (!borrowed)
+            free(t.data);
         if (!lit) {
             error_set(c->err, "out of memory");
             return NULL;
@@ -685,14 +703,11 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
     return g;
 }
 
-graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *err)
+/* Reads a model through stdio (pipes, special files, or when mmap fails). */
+static graph *import_stream(FILE *f, size_t size_hint, const char *path, const onnx_options *opt,
+                            graft_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        error_set(err, "%s: cannot open", path);
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
+    size_t cap = size_hint ? size_hint + 1 : (size_t)1 << 16, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         n += fread(buf + n, 1, cap - n, f);
@@ -707,7 +722,6 @@ graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *
         buf = bigger;
         cap *= 2;
     }
-    fclose(f);
     if (!buf) {
         error_set(err, "%s: out of memory", path);
         return NULL;
@@ -715,4 +729,136 @@ graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *
     graph *g = onnx_import(buf, n, path, opt, err);
     free(buf);
     return g;
+}
+
+graph *onnx_import_file(const char *path, const onnx_options *opt, graft_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        error_set(err, "%s: cannot open", path);
+        return NULL;
+    }
+    /* A regular file is mapped, not read: a 100 MB model's bytes are then
+     * page cache, and initializer data is copied out of it once by
+     * protobuf-c and once into the graph. */
+    struct stat st;
+    size_t size = 0;
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size < ((uint64_t)1 << 40))
+        size = (size_t)st.st_size;
+    void *mapped = size ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fileno(f), 0) : MAP_FAILED;
+    graph *g;
+    if (mapped != MAP_FAILED) {
+        g = onnx_import(mapped, size, path, opt, err);
+        munmap(mapped, size);
+    } else {
+        g = import_stream(f, size, path, opt, err);
+    }
+    fclose(f);
+    return g;
+}
+
+/* ---- op coverage (graft check) ---- */
+
+/* The op type as coverage names it: "Op", or "domain.Op". */
+static void coverage_name(const Onnx__NodeProto *n, char *buf, size_t size)
+{
+    const char *op = n->op_type ? n->op_type : "";
+    if (is_default_domain(n->domain))
+        snprintf(buf, size, "%s", op);
+    else
+        snprintf(buf, size, "%s.%s", n->domain, op);
+}
+
+static bool coverage_add(onnx_coverage *c, const Onnx__NodeProto *n, size_t index, int *cap)
+{
+    char name[sizeof c->ops[0].op_type];
+    coverage_name(n, name, sizeof name);
+    const onnx_op_entry *e;
+    const char *why = node_unsupported_reason(n, &e);
+    c->nnodes++;
+    c->nunsupported += why != NULL;
+    for (int k = 0; k < c->nops; k++)
+        if (strcmp(c->ops[k].op_type, name) == 0) {
+            c->ops[k].count++;
+            /* One node with a subgraph makes the type unsupported. */
+            if (why && c->ops[k].supported) {
+                c->ops[k].supported = false;
+                c->ops[k].why = why;
+            }
+            return true;
+        }
+    if (c->nops == *cap) {
+        int grown_cap = *cap ? *cap * 2 : 32;
+        onnx_op_use *grown = realloc(c->ops, (size_t)grown_cap * sizeof *grown);
+        if (!grown)
+            return false;
+        c->ops = grown;
+        *cap = grown_cap;
+    }
+    onnx_op_use *u = &c->ops[c->nops++];
+    memset(u, 0, sizeof *u);
+    snprintf(u->op_type, sizeof u->op_type, "%s", name);
+    u->count = 1;
+    u->supported = why == NULL;
+    u->why = why;
+    u->graft_op = e ? e->graft_op : NULL;
+    size_t at = 0;
+    for (int k = -1; e && k < 4; k++) {
+        const char *op = k < 0 ? e->graft_op : e->needs[k];
+        if (!op) {
+            if (k < 0)
+                continue;
+            break;
+        }
+        int w = snprintf(u->graft_ops + at, sizeof u->graft_ops - at, "%s%s", at ? ", " : "", op);
+        if (w < 0 || (size_t)w >= sizeof u->graft_ops - at)
+            break;
+        at += (size_t)w;
+    }
+    if (n->name && *n->name)
+        snprintf(u->first_node, sizeof u->first_node, "%s", n->name);
+    else
+        snprintf(u->first_node, sizeof u->first_node, "#%zu", index);
+    return true;
+}
+
+bool onnx_op_coverage(const void *bytes, size_t len, const char *filename, onnx_coverage *out,
+                      graft_error *err)
+{
+    const char *fname = filename ? filename : "<onnx>";
+    memset(out, 0, sizeof *out);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    if (!mp)
+        return error_at(err, fname, 0, 0, "not a valid ONNX model (corrupt or truncated protobuf)");
+    if (!mp->graph) {
+        onnx__model_proto__free_unpacked(mp, NULL);
+        return error_at(err, fname, 0, 0, "the model has no graph");
+    }
+    for (size_t i = 0; i < mp->n_opset_import; i++) {
+        const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
+        if (o && is_default_domain(o->domain))
+            out->opset = o->version;
+    }
+    const Onnx__GraphProto *gp = mp->graph;
+    int cap = 0;
+    bool ok = true;
+    for (size_t i = 0; ok && i < gp->n_node; i++) {
+        if (!gp->node[i]) {
+            ok = error_at(err, fname, 0, 0, "corrupt model: empty node %zu", i);
+            break;
+        }
+        if (!coverage_add(out, gp->node[i], i, &cap))
+            ok = error_at(err, fname, 0, 0, "out of memory");
+    }
+    onnx__model_proto__free_unpacked(mp, NULL);
+    if (!ok)
+        onnx_coverage_free(out);
+    return ok;
+}
+
+void onnx_coverage_free(onnx_coverage *c)
+{
+    free(c->ops);
+    memset(c, 0, sizeof *c);
 }

@@ -30,6 +30,12 @@ const char *onnx_type_name(int32_t onnx_type);
  * up. Checks the element count against every data field it reads. */
 bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
                             graft_error *err);
+/* The same, but raw_data that needs no conversion is not copied: out->data
+ * then points into tp (valid while tp is) and *borrowed is true; otherwise
+ * out->data is malloc'd as above. Large initializers take this path, so
+ * their bytes are copied once, from the unpacked model into the graph. */
+bool onnx_tensor_view_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
+                                 bool *borrowed, graft_error *err);
 
 /* ---- the importer's state (onnx_import.c) ---- */
 

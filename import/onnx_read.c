@@ -132,10 +132,14 @@ static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, ch
     return true;
 }
 
-bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
-                            graft_error *err)
+/* With borrowed NULL the data is always copied; otherwise raw_data that
+ * needs no conversion is lent (*borrowed true). */
+static bool tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
+                              bool *borrowed, graft_error *err)
 {
     memset(out, 0, sizeof *out);
+    if (borrowed)
+        *borrowed = false;
     const char *name = tp->name ? tp->name : "";
     graft_type t;
     if (!onnx_type_to_graft(tp->data_type, &t))
@@ -196,6 +200,14 @@ bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, 
                          (unsigned long long)count);
     if (external && bytes > ((size_t)1 << 34))
         return error_set(err, "tensor '%s': external data of %zu bytes is too large", name, bytes);
+    /* raw_data is little-endian element bytes, graft's own layout (the copy
+     * below is a plain memcpy too): lend it rather than copy it. */
+    if (borrowed && !external && tp->has_raw_data && bytes && tp->raw_data.len == bytes) {
+        out->sh = shape_standard(t, rank, lens);
+        out->data = (char *)tp->raw_data.data;
+        *borrowed = true;
+        return true;
+    }
     char *data = malloc(bytes ? bytes : 1);
     if (!data)
         return error_set(err, "tensor '%s': out of memory for %zu bytes", name, bytes);
@@ -267,6 +279,18 @@ bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, 
     out->sh = shape_standard(t, rank, lens);
     out->data = data;
     return true;
+}
+
+bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
+                            graft_error *err)
+{
+    return tensor_from_proto(tp, model_dir, out, NULL, err);
+}
+
+bool onnx_tensor_view_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
+                                 bool *borrowed, graft_error *err)
+{
+    return tensor_from_proto(tp, model_dir, out, borrowed, err);
 }
 
 /* Reads a whole file into a malloc'd buffer. */

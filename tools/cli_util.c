@@ -172,10 +172,104 @@ bool cli_parse_double(const char *s, double *out)
     return true;
 }
 
+static int dim_index(const cli_dims *dims, const char *name)
+{
+    for (int k = 0; k < dims->n; k++)
+        if (strcmp(dims->names[k], name) == 0)
+            return k;
+    return -1;
+}
+
+/* One NAME=VALUE binding into dims. */
+static int add_dim(const char *command, const char *binding, cli_dims *dims)
+{
+    const char *eq = binding ? strchr(binding, '=') : NULL;
+    if (!eq || eq == binding)
+        return cli_usage_error(command, "--dim wants NAME=VALUE, not '%s'",
+                               binding ? binding : "");
+    size_t len = (size_t)(eq - binding);
+    if (len >= CLI_MAX_DIM_NAME)
+        return cli_usage_error(command, "--dim: the name '%.*s...' is too long", 32, binding);
+    uint64_t v;
+    if (!cli_parse_u64(eq + 1, &v) || v > ((uint64_t)1 << 32))
+        return cli_usage_error(command, "--dim %.*s: '%s' is not a dimension (0 to 2^32)",
+                               (int)len, binding, eq + 1);
+    char name[CLI_MAX_DIM_NAME];
+    memcpy(name, binding, len);
+    name[len] = 0;
+    int k = dim_index(dims, name);
+    if (k < 0) {
+        if (dims->n == CLI_MAX_DIMS)
+            return cli_usage_error(command, "too many --dim bindings (at most %d)", CLI_MAX_DIMS);
+        k = dims->n++;
+        memcpy(dims->name_text[k], name, len + 1);
+        dims->names[k] = dims->name_text[k];
+    }
+    dims->values[k] = (int64_t)v;
+    return EXIT_OK;
+}
+
+int cli_take_dims(const char *command, int *argc, char **argv, cli_dims *dims)
+{
+    dims->n = 0;
+    int kept = 1;
+    bool options_done = false;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (!options_done && strcmp(a, "--") == 0)
+            options_done = true;
+        if (options_done || strncmp(a, "--dim", 5) != 0 || (a[5] != 0 && a[5] != '=')) {
+            argv[kept++] = argv[i];
+            continue;
+        }
+        const char *binding = a[5] == '=' ? a + 6 : NULL;
+        if (!binding) {
+            if (i + 1 >= *argc)
+                return cli_usage_error(command, "option '--dim' needs a value");
+            binding = argv[++i];
+        }
+        int st = add_dim(command, binding, dims);
+        if (st != EXIT_OK)
+            return st;
+    }
+    *argc = kept;
+    argv[kept] = NULL; /* argv[*argc] stays NULL, as main's does */
+    return EXIT_OK;
+}
+
+void cli_dims_options(const cli_dims *dims, graph_read_options *out)
+{
+    out->ndims = dims ? dims->n : 0;
+    out->dim_names = dims ? dims->names : NULL;
+    out->dim_values = dims ? dims->values : NULL;
+}
+
 graft_graph *cli_load_graph(const char *command, const char *path)
 {
+    return cli_load_graph_with(command, path, NULL);
+}
+
+graft_graph *cli_load_graph_with(const char *command, const char *path, const cli_dims *dims)
+{
     graft_error err = {0};
-    graft_graph *g = graft_graph_read_file(path, &err);
+    size_t len;
+    char *bytes = read_file_all(path, &len, &err);
+    if (!bytes) {
+        cli_report(command, &err);
+        return NULL;
+    }
+    graft_graph *g = cli_load_graph_bytes(command, bytes, len, path, dims);
+    free(bytes);
+    return g;
+}
+
+graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t len,
+                                  const char *path, const cli_dims *dims)
+{
+    graft_error err = {0};
+    graph_read_options opts;
+    cli_dims_options(dims, &opts);
+    graft_graph *g = graph_read_any_with(bytes, len, path, &opts, &err);
     if (!g) {
         cli_report(command, &err);
         return NULL;

@@ -12,6 +12,7 @@
 #ifndef GRAFT_CLI_UTIL_H
 #define GRAFT_CLI_UTIL_H
 
+#include "dump.h"
 #include "graft.h"
 
 #include <stdbool.h>
@@ -68,5 +69,36 @@ bool cli_parse_double(const char *s, double *out);
 /* Reads a graph in any format graft knows (told apart by content) and
  * verifies it. Prints the error and returns NULL on failure. */
 graft_graph *cli_load_graph(const char *command, const char *path);
+
+/* `--dim NAME=VALUE` (repeatable): symbolic dimensions of an ONNX model
+ * bound by name; a dimension not named is 1. Every command that reads a
+ * graph takes it, through cli_take_dims and cli_load_graph_with. */
+enum { CLI_MAX_DIMS = 64, CLI_MAX_DIM_NAME = 128 };
+typedef struct cli_dims {
+    int n;
+    const char *names[CLI_MAX_DIMS]; /* point into name_text */
+    int64_t values[CLI_MAX_DIMS];
+    char name_text[CLI_MAX_DIMS][CLI_MAX_DIM_NAME];
+} cli_dims;
+
+/* The help line every such command shows. */
+#define CLI_DIM_HELP                                                                              \
+    "  --dim NAME=VALUE   bind the ONNX symbolic dimension NAME (repeatable;\n"                   \
+    "                     unbound symbolic dimensions are 1)\n"
+
+/* Takes every `--dim NAME=VALUE` and `--dim=NAME=VALUE` out of argv (up to a
+ * "--"), closing the gaps and lowering *argc, so the command's own parser
+ * never sees them. A NAME given twice keeps its last VALUE. Returns EXIT_OK,
+ * or EXIT_USAGE after a one-line complaint (no '=', empty name, VALUE not a
+ * whole number from 0 to 2^32, too many). */
+int cli_take_dims(const char *command, int *argc, char **argv, cli_dims *dims);
+
+/* cli_load_graph with the dimensions bound (dims may be NULL). */
+graft_graph *cli_load_graph_with(const char *command, const char *path, const cli_dims *dims);
+/* The same for a file already read: bytes (len) of the file at path. */
+graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t len,
+                                  const char *path, const cli_dims *dims);
+/* The same dimensions as read options for graph_read_any_with. */
+void cli_dims_options(const cli_dims *dims, graph_read_options *out);
 
 #endif

@@ -6,24 +6,36 @@
  * used with their counts, and the opaque ops (ops graft does not know, kept as
  * black boxes that `graft run` will refuse) by name. Errors print as
  * file:line:col: message and exit 1.
+ *
+ * For an ONNX model it also reports op coverage (onnx_op_coverage): each
+ * ONNX op type with its count and the graft op it becomes, and the ones graft
+ * cannot import. The coverage is printed even when the import fails, before
+ * the importer's one error, so a user sees the whole picture at once.
  */
 #include "commands.h"
 
 #include "cli_util.h"
+#include "dump.h"
 #include "ir.h"
+#include "onnx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 static const char check_help[] =
-    "usage: graft check GRAPH\n"
+    "usage: graft check GRAPH [--dim NAME=VALUE ...]\n"
     "\n"
     "Parses GRAPH (a graft/MIGraphX dump, an ONNX model or a MIGraphX .py script,\n"
     "told apart by content) and verifies it: operands precede their users, users\n"
     "lists agree with operands, and every recorded shape equals the one its op\n"
     "computes. Prints a summary: modules, instruction count, parameters with\n"
-    "shapes, ops used with counts, opaque ops.\n"
+    "shapes, ops used with counts, opaque ops. For an ONNX model it also reports\n"
+    "op coverage: each ONNX op type with its count and the graft op it becomes,\n"
+    "and the op types graft cannot import (listed even when the import fails).\n"
+    "\n"
+    CLI_DIM_HELP
     "\n"
     "Errors print as file:line:col: message.\n"
     "Exit status: 0 valid, 1 invalid or unreadable, 2 usage.\n";
@@ -130,10 +142,48 @@ static int summarize(const char *path, const graph *g)
     return EXIT_OK;
 }
 
+/* Most used first; ties by name. */
+static int by_count(const void *a, const void *b)
+{
+    const onnx_op_use *x = a, *y = b;
+    if (x->count != y->count)
+        return x->count > y->count ? -1 : 1;
+    return strcmp(x->op_type, y->op_type);
+}
+
+/* "  ONNX ops (opset 13, 176 nodes): Conv x53 (convolution), Relu x49, ..."
+ * and "  unsupported ONNX ops: none" (or each with its first node). */
+static void print_coverage(onnx_coverage *c)
+{
+    qsort(c->ops, (size_t)c->nops, sizeof *c->ops, by_count);
+    printf("  ONNX ops (opset %lld, %d node%s):", (long long)c->opset, c->nnodes,
+           c->nnodes == 1 ? "" : "s");
+    for (int k = 0; k < c->nops; k++) {
+        const onnx_op_use *u = &c->ops[k];
+        printf("%s %s x%d", k ? "," : "", u->op_type, u->count);
+        if (!u->supported)
+            printf(" (unsupported: %s)", u->why);
+        else if (u->graft_ops[0] && strcasecmp(u->graft_ops, u->op_type) != 0)
+            printf(" (%s)", u->graft_ops);
+    }
+    printf("%s\n", c->nops ? "" : " none");
+    printf("  unsupported ONNX ops:");
+    int listed = 0;
+    for (int k = 0; k < c->nops; k++)
+        if (!c->ops[k].supported)
+            printf("%s %s x%d (first node %s%s%s)", listed++ ? "," : "", c->ops[k].op_type,
+                   c->ops[k].count, c->ops[k].first_node[0] == '#' ? "" : "'",
+                   c->ops[k].first_node, c->ops[k].first_node[0] == '#' ? "" : "'");
+    printf("%s\n", listed ? "" : " none");
+}
+
 int cmd_check(int argc, char **argv)
 {
     cli_args args;
-    int st = cli_parse("check", argc, argv, NULL, 0, &args);
+    cli_dims dims;
+    int st = cli_take_dims("check", &argc, argv, &dims);
+    if (st == EXIT_OK)
+        st = cli_parse("check", argc, argv, NULL, 0, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
@@ -143,10 +193,31 @@ int cmd_check(int argc, char **argv)
     st = cli_expect_positional("check", &args, 1, 1, "GRAPH");
     if (st != EXIT_OK)
         return st;
-    graph *g = cli_load_graph("check", args.positional[0]);
-    if (!g)
+    const char *path = args.positional[0];
+    graft_error err = {0};
+    size_t len;
+    char *bytes = read_file_all(path, &len, &err);
+    if (!bytes)
+        return cli_report("check", &err);
+    /* A model protobuf-c cannot unpack has no coverage; the import below
+     * then reports it. */
+    onnx_coverage cov = {0};
+    bool covered = graph_bytes_are_onnx(bytes, len) && onnx_op_coverage(bytes, len, path, &cov, NULL);
+    graph *g = cli_load_graph_bytes("check", bytes, len, path, &dims);
+    free(bytes);
+    if (!g) {
+        if (covered) {
+            printf("%s: ONNX model, not imported\n", path);
+            print_coverage(&cov);
+            fflush(stdout);
+        }
+        onnx_coverage_free(&cov);
         return EXIT_FAIL;
-    st = summarize(args.positional[0], g);
+    }
+    st = summarize(path, g);
+    if (st == EXIT_OK && covered)
+        print_coverage(&cov);
+    onnx_coverage_free(&cov);
     graph_free(g);
     return st;
 }

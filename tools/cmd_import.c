@@ -14,13 +14,14 @@
 #include <string.h>
 
 static const char import_help[] =
-    "usage: graft import GRAPH -o OUT\n"
+    "usage: graft import GRAPH -o OUT [--dim NAME=VALUE ...]\n"
     "\n"
     "Converts GRAPH (an ONNX model, a MIGraphX .py script or JSON, or a dump) to\n"
     "graft's canonical dump in OUT. OUT is written through a temporary file and a\n"
     "rename: on any error nothing is written. OUT may be '-' for stdout.\n"
     "\n"
     "  -o, --output OUT   the dump to write (required)\n"
+    CLI_DIM_HELP
     "\n"
     "Exit status: 0 ok, 1 invalid input or write failure, 2 usage.\n";
 
@@ -29,7 +30,10 @@ int cmd_import(int argc, char **argv)
     const char *out = NULL;
     const cli_option options[] = {{"output", 'o', &out, NULL}};
     cli_args args;
-    int st = cli_parse("import", argc, argv, options, 1, &args);
+    cli_dims dims;
+    int st = cli_take_dims("import", &argc, argv, &dims);
+    if (st == EXIT_OK)
+        st = cli_parse("import", argc, argv, options, 1, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
@@ -41,7 +45,7 @@ int cmd_import(int argc, char **argv)
         return st;
     if (!out)
         return cli_usage_error("import", "missing -o OUT");
-    graph *g = cli_load_graph("import", args.positional[0]);
+    graph *g = cli_load_graph_with("import", args.positional[0], &dims);
     if (!g)
         return EXIT_FAIL;
     graft_error err = {0};

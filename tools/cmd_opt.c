@@ -29,7 +29,7 @@
 static const char opt_help[] =
     "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
     "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
-    "                 [--verify] [--seed-order N]\n"
+    "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
     "\n"
     "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
     "(to OUT with -o; to stdout unless --stats is given).\n"
@@ -48,6 +48,7 @@ static const char opt_help[] =
     "  --verify             run the original and the result on the reference\n"
     "                       executor with random inputs; fail on a difference\n"
     "                       beyond rtol 1e-3 / atol 1e-5\n"
+    CLI_DIM_HELP
     "  --seed-order N       visit instructions in a seeded random order (testing:\n"
     "                       the fold rules must reach the same graph)\n"
     "\n"
@@ -210,9 +211,9 @@ static bool compare_outputs(const tensor_list *want, const tensor_list *got)
     return ok;
 }
 
-static int verify(const char *path, const graph *optimised)
+static int verify(const char *path, const cli_dims *dims, const graph *optimised)
 {
-    graph *orig = cli_load_graph("opt", path);
+    graph *orig = cli_load_graph_with("opt", path, dims);
     if (!orig)
         return EXIT_FAIL;
     graft_error err = {0};
@@ -242,6 +243,7 @@ typedef struct opt_args {
     bool stats, stats_json;
     char **rest;
     int nrest;
+    cli_dims dims; /* --dim NAME=VALUE */
 } opt_args;
 
 /* Takes -r/--rules, --disable (repeatable) and --stats [json] out of argv. */
@@ -415,7 +417,7 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
         o.trace_ctx = NULL;
     }
 
-    graph *g = cli_load_graph("opt", path);
+    graph *g = cli_load_graph_with("opt", path, &a->dims);
     if (!g)
         return EXIT_FAIL;
     report r = {0};
@@ -450,7 +452,7 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
             st = cli_report("opt", &err);
     }
     if (st == EXIT_OK && verify_flag)
-        st = verify(path, g);
+        st = verify(path, &a->dims, g);
     optimize_result_free(&res);
     graph_free(g);
     return st;
@@ -459,7 +461,9 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
 int cmd_opt(int argc, char **argv)
 {
     opt_args a = {0};
-    int st = pre_parse(argc, argv, &a);
+    int st = cli_take_dims("opt", &argc, argv, &a.dims);
+    if (st == EXIT_OK)
+        st = pre_parse(argc, argv, &a);
     if (st == EXIT_OK)
         st = run(&a);
     opt_args_free(&a);

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 static const char print_help[] =
-    "usage: graft print GRAPH [-o OUT]\n"
+    "usage: graft print GRAPH [-o OUT] [--dim NAME=VALUE ...]\n"
     "\n"
     "Reads GRAPH (dump, ONNX or MIGraphX .py, told apart by content), verifies it\n"
     "and prints graft's canonical dump. Literal data is always written out, so\n"
@@ -21,6 +21,7 @@ static const char print_help[] =
     "\n"
     "  -o, --output OUT   write to OUT (atomically: temp file + rename) instead of\n"
     "                     stdout; nothing is written when GRAPH is invalid\n"
+    CLI_DIM_HELP
     "\n"
     "Exit status: 0 ok, 1 invalid input or write failure, 2 usage.\n";
 
@@ -29,7 +30,10 @@ int cmd_print(int argc, char **argv)
     const char *out = NULL;
     const cli_option options[] = {{"output", 'o', &out, NULL}};
     cli_args args;
-    int st = cli_parse("print", argc, argv, options, 1, &args);
+    cli_dims dims;
+    int st = cli_take_dims("print", &argc, argv, &dims);
+    if (st == EXIT_OK)
+        st = cli_parse("print", argc, argv, options, 1, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
@@ -39,7 +43,7 @@ int cmd_print(int argc, char **argv)
     st = cli_expect_positional("print", &args, 1, 1, "GRAPH");
     if (st != EXIT_OK)
         return st;
-    graph *g = cli_load_graph("print", args.positional[0]);
+    graph *g = cli_load_graph_with("print", args.positional[0], &dims);
     if (!g)
         return EXIT_FAIL;
     graft_error err = {0};

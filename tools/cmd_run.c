@@ -34,6 +34,7 @@
 static const char run_help[] =
     "usage: graft run GRAPH [--device ref|emu|hip] [--inputs DIR] [--outputs DIR]\n"
     "                 [--seed N] [--compare GRAPH2] [--rtol R] [--atol A]\n"
+    "                 [--dim NAME=VALUE ...]\n"
     "\n"
     "Runs GRAPH's main module and prints, per output, its shape, min, max, mean\n"
     "and a checksum (FNV-1a 64 over the float32 bytes of the values in row-major\n"
@@ -52,6 +53,7 @@ static const char run_help[] =
     "                  a from GRAPH, b from G2\n"
     "  --rtol R        relative tolerance (default 1e-3)\n"
     "  --atol A        absolute tolerance (default 1e-5)\n"
+    CLI_DIM_HELP
     "\n"
     "Exit status: 0 ok, 1 bad input, refused graph or outputs that differ, 2 usage.\n";
 
@@ -62,6 +64,7 @@ typedef struct run_options {
     const char *compare_path;
     uint64_t seed;
     double rtol, atol;
+    cli_dims dims; /* --dim NAME=VALUE, for GRAPH and G2 */
 } run_options;
 
 /* Summary statistics of one tensor, over its values in row-major order. */
@@ -258,7 +261,7 @@ static int64_t compare_tensors(const tensor *a, const tensor *b, const run_optio
 
 static int compare_with(const run_options *o, const tensor_list *inputs, const tensor_list *outs)
 {
-    graph *g2 = cli_load_graph("run", o->compare_path);
+    graph *g2 = cli_load_graph_with("run", o->compare_path, &o->dims);
     if (!g2)
         return EXIT_FAIL;
     graft_error err = {0};
@@ -334,8 +337,10 @@ static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
         {"atol", 0, &atol, NULL},
     };
     cli_args args;
-    int st = cli_parse("run", argc, argv, options, (int)(sizeof options / sizeof options[0]),
-                       &args);
+    int st = cli_take_dims("run", &argc, argv, &o->dims);
+    if (st != EXIT_OK)
+        return st;
+    st = cli_parse("run", argc, argv, options, (int)(sizeof options / sizeof options[0]), &args);
     if (st != EXIT_OK)
         return st;
     *help = args.help;
@@ -369,7 +374,7 @@ int cmd_run(int argc, char **argv)
         fputs(run_help, stdout);
         return EXIT_OK;
     }
-    graph *g = cli_load_graph("run", o.graph_path);
+    graph *g = cli_load_graph_with("run", o.graph_path, &o.dims);
     if (!g)
         return EXIT_FAIL;
     const module *m = graph_main(g);

@@ -32,6 +32,7 @@
 
 static const char test_help[] =
     "usage: graft test DIR... [-p PIPELINE] [--device ref] [--rtol R] [--atol A]\n"
+    "                         [--dim NAME=VALUE ...]\n"
     "\n"
     "Runs ONNX backend-test directories (model.onnx plus test_data_set_N/input_N.pb\n"
     "and output_N.pb); a DIR without model.onnx is searched for test directories\n"
@@ -42,6 +43,8 @@ static const char test_help[] =
     "  --device D    ref: the reference executor (default)\n"
     "  --rtol R      relative tolerance (default 1e-3)\n"
     "  --atol A      absolute tolerance (default 1e-7)\n"
+    "  --dim NAME=VALUE  bind a symbolic dimension the test data does not fix\n"
+    "                (repeatable; the input files' shapes bind the others)\n"
     "\n"
     "An output matches when every |actual - expected| <= atol + rtol * |expected|.\n"
     "Exit status: 0 all passed or skipped, 1 a test failed or a DIR is not a test, 2 usage.\n";
@@ -51,6 +54,7 @@ typedef struct test_options {
     const char *pipeline;
     const rule_set *sets[16]; /* the pipeline's rule sets (-p) */
     int nsets;
+    cli_dims dims; /* --dim NAME=VALUE: for names the data sets do not bind */
 } test_options;
 
 typedef struct test_counts {
@@ -209,6 +213,20 @@ static void bind_dims(const Onnx__ValueInfoProto *const *inputs, int ninputs, co
                 b->values[b->n++] = t.sh.lens[d];
             }
         free(t.data);
+    }
+}
+
+/* --dim bindings for the symbolic dimensions the data set left unbound. */
+static void add_user_dims(const cli_dims *user, dim_binding *b)
+{
+    for (int k = 0; k < user->n && b->n < 64; k++) {
+        bool bound = false;
+        for (int j = 0; j < b->n && !bound; j++)
+            bound = strcmp(b->names[j], user->names[k]) == 0;
+        if (!bound) {
+            b->names[b->n] = user->names[k];
+            b->values[b->n++] = user->values[k];
+        }
     }
 }
 
@@ -544,6 +562,7 @@ static void run_test(const char *dir, const char *name, const test_options *o, t
         bind_dims(inputs, tm.ninputs, set_dir, &tm.dims);
         check_declared(inputs, tm.ninputs, set_dir, tm.declared_ok);
     }
+    add_user_dims(&o->dims, &tm.dims);
     graft_error err = {0};
     graph *g = import_for(&tm, NULL, &err);
     bool mismatch = false;
@@ -619,6 +638,9 @@ int cmd_test(int argc, char **argv)
 {
     test_options o = {.rtol = 1e-3, .atol = 1e-7};
     const char *device = "ref";
+    int st = cli_take_dims("test", &argc, argv, &o.dims);
+    if (st != EXIT_OK)
+        return st;
     const char **dirs = calloc((size_t)argc + 1, sizeof *dirs);
     int ndirs = 0;
     if (!dirs)

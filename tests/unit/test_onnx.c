@@ -6,7 +6,10 @@
  * unsupported ops, subgraphs, missing initializers, contradicting shapes)
  * must give one clear error and never crash. The fuzz corpus and the fuzz
  * regressions (tests/fuzz/corpus_onnx, tests/fuzz/regress_onnx) are replayed.
- * `test_onnx --write-corpus DIR` writes the models built here as fuzz seeds.
+ * `test_onnx --write-corpus DIR` writes the models built here as fuzz seeds;
+ * `test_onnx --write-model NAME PATH` writes one model (or, for
+ * symbolic_test, a backend-test directory) for the shell tests
+ * tests/cli/onnx_dims.sh and tests/cli/onnx_check.sh.
  */
 #include "check.h"
 
@@ -748,6 +751,169 @@ static void test_softmax_old_opset(void)
     graph_free(g);
 }
 
+/* ---- op coverage ---- */
+
+static void test_op_coverage(void)
+{
+    model_builder b;
+    builder_init(&b, 13);
+    int64_t xl[1] = {4};
+    add_input(&b, "x", 1, xl);
+    add_node(&b, "Frobnicate", "first_frob", "x", NULL, NULL, "a");
+    add_node(&b, "Relu", "relu", "a", NULL, NULL, "b");
+    add_node(&b, "Frobnicate", "", "b", NULL, NULL, "c");
+    add_node(&b, "Conv", NULL, "c", "c", NULL, "d");
+    add_node(&b, "Relu", "relu2", "d", NULL, NULL, "y");
+    b.nodes[4].domain = "com.example";
+    add_output(&b, "y");
+    size_t len;
+    unsigned char *bytes = pack_model(&b, &len);
+    onnx_coverage c;
+    graft_error err = {0};
+    CHECK(onnx_op_coverage(bytes, len, "cov.onnx", &c, &err));
+    CHECK_INT(c.nnodes, 5);
+    CHECK_INT(c.nops, 4);
+    CHECK_INT(c.nunsupported, 3);
+    CHECK_INT(c.opset, 13);
+    if (c.nops == 4) {
+        CHECK_STR(c.ops[0].op_type, "Frobnicate");
+        CHECK_INT(c.ops[0].count, 2);
+        CHECK(!c.ops[0].supported);
+        CHECK_STR(c.ops[0].why, "no importer");
+        CHECK_STR(c.ops[0].first_node, "first_frob");
+        CHECK_STR(c.ops[1].op_type, "Relu");
+        CHECK_INT(c.ops[1].count, 1);
+        CHECK(c.ops[1].supported);
+        CHECK_STR(c.ops[1].graft_ops, "relu");
+        CHECK_STR(c.ops[2].op_type, "Conv");
+        CHECK(c.ops[2].supported);
+        CHECK_STR(c.ops[2].graft_op, "convolution");
+        CHECK_CONTAINS(c.ops[2].graft_ops, "convolution, add");
+        CHECK_STR(c.ops[2].first_node, "#3");
+        CHECK_STR(c.ops[3].op_type, "com.example.Relu");
+        CHECK(!c.ops[3].supported);
+        CHECK_CONTAINS(c.ops[3].why, "domain");
+    }
+    onnx_coverage_free(&c);
+    CHECK_INT(c.nops, 0);
+    /* Not a model: one clear error naming the file. */
+    CHECK(!onnx_op_coverage(bytes, len / 2, "cut.onnx", &c, &err));
+    CHECK_CONTAINS(err.message, "corrupt or truncated");
+    CHECK_STR(err.file, "cut.onnx");
+    free(bytes);
+}
+
+/* ---- models for the shell tests (--write-model) ---- */
+
+/* Inputs x [batch, 4] and z [n, 4] (both dimension names symbolic); outputs
+ * y = relu(x) and w = abs(z). */
+static void build_symbolic(model_builder *b)
+{
+    builder_init(b, 13);
+    int64_t lens[2] = {0, 4};
+    b->graph.n_input = 2;
+    const char *names[2] = {"x", "z"}, *dims[2] = {"batch", "n"};
+    for (int k = 0; k < 2; k++) {
+        onnx__value_info_proto__init(&b->inputs[k]);
+        b->inputs[k].name = (char *)names[k];
+        b->inputs[k].type =
+            tensor_type(b, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, lens, dims[k]);
+        b->input_ptrs[k] = &b->inputs[k];
+    }
+    add_node(b, "Relu", "relu", "x", NULL, NULL, "y");
+    add_node(b, "Abs", "abs", "z", NULL, NULL, "w");
+    add_output(b, "y");
+    add_output(b, "w");
+}
+
+static bool write_packed(model_builder *b, const char *path)
+{
+    size_t len;
+    unsigned char *bytes = pack_model(b, &len);
+    FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(bytes, 1, len, f) == len;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    free(bytes);
+    return ok;
+}
+
+/* A backend-test directory for the symbolic model: batch 3 and n 2 in the
+ * data set, outputs worked out here. */
+static bool write_symbolic_test(const char *dir)
+{
+    model_builder b;
+    build_symbolic(&b);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    if (mkdir(dir, 0777) != 0 || !write_packed(&b, path))
+        return false;
+    snprintf(path, sizeof path, "%s/test_data_set_0", dir);
+    if (mkdir(path, 0777) != 0)
+        return false;
+    float x[12], y[12], z[8], w[8];
+    for (int i = 0; i < 12; i++) {
+        x[i] = (float)(i - 6) * 0.5f;
+        y[i] = x[i] > 0 ? x[i] : 0;
+    }
+    for (int i = 0; i < 8; i++) {
+        z[i] = (float)(3 - i) * 0.25f;
+        w[i] = z[i] < 0 ? -z[i] : z[i];
+    }
+    int64_t xl[2] = {3, 4}, zl[2] = {2, 4};
+    const char *files[4] = {"input_0", "input_1", "output_0", "output_1"};
+    const char *names[4] = {"x", "z", "y", "w"};
+    float *data[4] = {x, z, y, w};
+    const int64_t *lens[4] = {xl, zl, xl, zl};
+    graft_error err = {0};
+    for (int k = 0; k < 4; k++) {
+        tensor t = {shape_standard(GRAFT_FLOAT, 2, lens[k]), (char *)data[k]};
+        snprintf(path, sizeof path, "%s/test_data_set_0/%s.pb", dir, files[k]);
+        if (!onnx_write_tensor_file(path, names[k], &t, &err))
+            return false;
+    }
+    return true;
+}
+
+/* `--write-model NAME PATH`: symbolic (the model above), symbolic_test (a
+ * backend-test directory of it), relu (x [2, 3] through Relu), unsupported
+ * (Frobnicate x2, Relu, Zap). */
+static int write_model(const char *name, const char *path)
+{
+    model_builder b;
+    bool ok;
+    if (strcmp(name, "symbolic") == 0) {
+        build_symbolic(&b);
+        ok = write_packed(&b, path);
+    } else if (strcmp(name, "symbolic_test") == 0) {
+        ok = write_symbolic_test(path);
+    } else if (strcmp(name, "relu") == 0) {
+        builder_init(&b, 13);
+        int64_t xl[2] = {2, 3};
+        add_input(&b, "x", 2, xl);
+        add_node(&b, "Relu", "relu", "x", NULL, NULL, "y");
+        add_output(&b, "y");
+        ok = write_packed(&b, path);
+    } else if (strcmp(name, "unsupported") == 0) {
+        builder_init(&b, 13);
+        int64_t xl[1] = {4};
+        add_input(&b, "x", 1, xl);
+        add_node(&b, "Frobnicate", "first_frob", "x", NULL, NULL, "a");
+        add_node(&b, "Relu", "relu", "a", NULL, NULL, "b");
+        add_node(&b, "Frobnicate", "second_frob", "b", NULL, NULL, "c");
+        add_node(&b, "Zap", "zapper", "c", NULL, NULL, "y");
+        add_output(&b, "y");
+        ok = write_packed(&b, path);
+    } else {
+        fprintf(stderr, "test_onnx: unknown model '%s' (symbolic, symbolic_test, relu, "
+                        "unsupported)\n", name);
+        return 2;
+    }
+    if (!ok)
+        fprintf(stderr, "test_onnx: cannot write %s\n", path);
+    return ok ? 0 : 1;
+}
+
 /* ---- fuzz corpus and regressions ---- */
 
 static int replay_dir(const char *dir)
@@ -791,6 +957,8 @@ static void test_fuzz_corpus_replay(void)
 
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--write-model") == 0)
+        return write_model(argv[2], argv[3]);
     snprintf(tmpdir, sizeof tmpdir, "/tmp/graft_test_onnx_XXXXXX");
     if (!mkdtemp(tmpdir))
         return 1;
@@ -811,6 +979,7 @@ int main(int argc, char **argv)
     RUN(test_constant_folding);
     RUN(test_external_data);
     RUN(test_softmax_old_opset);
+    RUN(test_op_coverage);
     if (!corpus_dir)
         RUN(test_fuzz_corpus_replay);
     char cmd[600];

@@ -1,0 +1,148 @@
+/* test_rule_helpers.c: the C helpers that rules/pending.rules, pad.rules
+ * and reshape.rules call (dsl/helpers.c), each on the inputs it must accept
+ * and the ones it must refuse. They are reached through the registry, as
+ * generated rule code reaches them.
+ */
+#include "check.h"
+#include "helpers.h"
+#include "ir.h"
+#include "lazy_shapes.h"
+
+#include <string.h>
+
+static arena mem;
+
+static rule_value ints(const int64_t *v, int n)
+{
+    rule_value r = {RV_INTS, n, {.ints = v}};
+    return r;
+}
+
+/* Calls helper `name`; returns its success, result in *out. */
+static bool call(const char *name, const rule_value *args, int n, rule_value *out)
+{
+    const rule_helper *h = rule_helper_find(name);
+    CHECK(h != NULL);
+    if (!h)
+        return false;
+    CHECK_INT(h->nparams, n);
+    return h->fn(&mem, args, n, out);
+}
+
+static bool ints_are(rule_value v, const int64_t *want, int n)
+{
+    if (v.kind != RV_INTS || v.n != n)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (v.u.ints[i] != want[i])
+            return false;
+    return true;
+}
+
+static void test_permuted(void)
+{
+    static const int64_t lens[] = {2, 3, 4}, perm[] = {2, 0, 1}, want[] = {4, 2, 3};
+    rule_value a[2] = {ints(lens, 3), ints(perm, 3)}, out;
+    CHECK(call("permuted", a, 2, &out));
+    CHECK(ints_are(out, want, 3));
+    /* a transpose's axes: permuted(p, axes) */
+    static const int64_t axes[] = {0}, from[] = {2};
+    a[0] = ints(perm, 3), a[1] = ints(axes, 1);
+    CHECK(call("permuted", a, 2, &out));
+    CHECK(ints_are(out, from, 1));
+    static const int64_t bad[] = {0, 3};
+    a[0] = ints(lens, 3), a[1] = ints(bad, 2);
+    CHECK(!call("permuted", a, 2, &out));
+}
+
+static void test_reduced_lens(void)
+{
+    static const int64_t lens[] = {2, 3, 4}, axes[] = {1, -1}, want[] = {2, 1, 1};
+    rule_value a[2] = {ints(lens, 3), ints(axes, 2)}, out;
+    CHECK(call("reduced_lens", a, 2, &out));
+    CHECK(ints_are(out, want, 3));
+    static const int64_t out_of_range[] = {3};
+    a[1] = ints(out_of_range, 1);
+    CHECK(!call("reduced_lens", a, 2, &out));
+}
+
+static bool through(const int64_t *in, int nin, const int64_t *o, int nout, const int64_t *axes,
+                    int naxes, rule_value *out)
+{
+    rule_value a[3] = {ints(in, nin), ints(o, nout), ints(axes, naxes)};
+    return call("reduce_axes_through", a, 3, out);
+}
+
+static void test_reduce_axes_through(void)
+{
+    rule_value out;
+    /* {2, 4, 3} -> {2, 12}: axis 1 of the result is axes {1, 2} of the operand */
+    static const int64_t a_in[] = {2, 4, 3}, a_out[] = {2, 12}, a_ax[] = {1}, a_want[] = {1, 2};
+    CHECK(through(a_in, 3, a_out, 2, a_ax, 1, &out));
+    CHECK(ints_are(out, a_want, 2));
+    /* {2, 12} -> {2, 3, 4}, reducing both split halves: axis 1 */
+    static const int64_t b_in[] = {2, 12}, b_out[] = {2, 3, 4}, b_ax[] = {1, 2}, b_want[] = {1};
+    CHECK(through(b_in, 2, b_out, 3, b_ax, 2, &out));
+    CHECK(ints_are(out, b_want, 1));
+    /* reducing half of a split axis is not expressible */
+    static const int64_t c_ax[] = {2};
+    CHECK(!through(b_in, 2, b_out, 3, c_ax, 1, &out));
+    /* GroupNorm: {2, 320, 64, 64} -> {2, 32, 40960}, reduce axis 2: refused */
+    static const int64_t g_in[] = {2, 320, 64, 64}, g_out[] = {2, 32, 40960}, g_ax[] = {2};
+    CHECK(!through(g_in, 4, g_out, 3, g_ax, 1, &out));
+    /* length-1 axes on either side do not disturb the groups */
+    static const int64_t d_in[] = {6, 1, 4}, d_out[] = {2, 3, 4, 1}, d_ax[] = {2},
+                         d_want[] = {2};
+    CHECK(through(d_in, 3, d_out, 4, d_ax, 1, &out));
+    CHECK(ints_are(out, d_want, 1));
+    /* element counts that disagree */
+    static const int64_t e_in[] = {2, 3}, e_out[] = {7}, e_ax[] = {0};
+    CHECK(!through(e_in, 2, e_out, 1, e_ax, 1, &out));
+}
+
+static void test_zero_preserving_and_transparent(void)
+{
+    graph *g = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    int64_t lens[] = {2, 3};
+    shape sh = shape_standard(GRAFT_FLOAT, 2, lens);
+    ins *x = module_add_param(m, "x", &sh);
+    graft_error err = {0};
+    ins *relu = module_add_op(m, "relu", NULL, 0, &x, 1, &err);
+    ins *sig = module_add_op(m, "sigmoid", NULL, 0, &x, 1, &err);
+    CHECK(relu && sig);
+    rule_value out, a = {RV_INS, 0, {.in = relu}};
+    CHECK(call("zero_preserving", &a, 1, &out) && out.u.i == 1);
+    a.u.in = sig;
+    CHECK(call("zero_preserving", &a, 1, &out) && out.u.i == 0);
+    /* a pending op that only changes strides is transparent; one that
+     * transposes is not */
+    int64_t strides[] = {1, 2};
+    shape col = sh;
+    memcpy(col.strides, strides, sizeof strides);
+    ins *layout = pending_insert(NULL, x, &col, NULL, 0, &err);
+    CHECK(layout != NULL);
+    a.u.in = layout;
+    CHECK(call("transparent", &a, 1, &out) && out.u.i == 1);
+    int64_t tl[] = {3, 2};
+    shape t = shape_standard(GRAFT_FLOAT, 2, tl);
+    int64_t perm[] = {1, 0};
+    ins *tr = pending_insert(NULL, x, &t, perm, 2, &err);
+    CHECK(tr != NULL);
+    a.u.in = tr;
+    CHECK(call("transparent", &a, 1, &out) && out.u.i == 0);
+    a.u.in = relu;
+    CHECK(call("transparent", &a, 1, &out) && out.u.i == 0);
+    graph_free(g);
+}
+
+int main(void)
+{
+    arena_init(&mem);
+    RUN(test_permuted);
+    RUN(test_reduced_lens);
+    RUN(test_reduce_axes_through);
+    RUN(test_zero_preserving_and_transparent);
+    arena_free(&mem);
+    return tests_finish();
+}
