@@ -56,37 +56,46 @@ vpath %.y $(LIB_DIRS)
 
 $(BUILD)/gen/%.c: %.re
 	@mkdir -p $(@D)
-	re2c -W --no-generation-date -o $@ $<
+	@echo "  build $@"
+	@re2c -W --no-generation-date -o $@ $<
 
 $(BUILD)/gen/%.tab.c $(BUILD)/gen/%.tab.h: %.y
 	@mkdir -p $(@D)
-	bison -Wall --defines=$(BUILD)/gen/$*.tab.h -o $(BUILD)/gen/$*.tab.c $<
+	@echo "  build $@"
+	@bison -Wall --defines=$(BUILD)/gen/$*.tab.h -o $(BUILD)/gen/$*.tab.c $<
 
 $(BUILD)/gen/onnx.pb-c.c $(BUILD)/gen/onnx.pb-c.h: $(ONNX_PROTO)
 	@mkdir -p $(@D)
-	cd $(dir $(ONNX_PROTO)) && protoc-c --c_out=$(abspath $(BUILD)/gen) $(notdir $(ONNX_PROTO))
+	@echo "  build $@"
+	@cd $(dir $(ONNX_PROTO)) && protoc-c --c_out=$(abspath $(BUILD)/gen) $(notdir $(ONNX_PROTO))
 
 $(BUILD)/obj/gen/%.o: $(BUILD)/gen/%.c $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  build $@"
+	@$(CC) $(GEN_CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/obj/%.o: %.c $(GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  build $@"
+	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/libgraft.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  build $@"
+	@ar rcs $@ $^
 
 $(BUILD)/libgraft.so: $(LIB_OBJS)
-	$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	@echo "  build $@"
+	@$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/graft: $(TOOL_OBJS) $(BUILD)/libgraft.a
-	$(CC) -o $@ $(TOOL_OBJS) $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@echo "  build $@"
+	@$(CC) -o $@ $(TOOL_OBJS) $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(BUILD)/libgraft.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@echo "  build $@"
+	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
 
 check-unit: $(BUILD)/graft $(TEST_BINS)
 
@@ -94,7 +103,8 @@ check-unit: $(BUILD)/graft $(TEST_BINS)
 # asks for them.
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libgraft.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@echo "  build $@"
+	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
 
 # The whole suite, then again under AddressSanitizer + UBSan.
 test: deps
@@ -159,14 +169,17 @@ RULE_OBJS   = $(patsubst $(BUILD)/gen/%.c,$(BUILD)/obj/gen/%.o,$(RULE_SET_C)) \
 
 $(BUILD)/gen/embedded_headers.c: $(EMBEDDED_HEADERS) tools/embed_headers.sh
 	@mkdir -p $(@D)
-	sh tools/embed_headers.sh $(EMBEDDED_HEADERS) > $@.tmp && mv $@.tmp $@
+	@echo "  build $@"
+	@sh tools/embed_headers.sh $(EMBEDDED_HEADERS) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/libgraft_core.a: $(LIB_OBJS) $(DSL_CORE_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@echo "  build $@"
+	@ar rcs $@ $^
 
 $(BUILD)/graftc: $(BUILD)/obj/tools/graftc/graftc.o $(BUILD)/libgraft_core.a
-	$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	@echo "  build $@"
+	@$(CC) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
 $(RULE_SET_C): $(BUILD)/gen/rules_%.c: rules/%.rules $(BUILD)/graftc
 	$(BUILD)/graftc $< $@.tmp $* && mv $@.tmp $@
@@ -177,7 +190,8 @@ $(BUILD)/gen/rules_list.txt: FORCE
 	@echo "$(RULE_NAMES)" | cmp -s - $@ || echo "$(RULE_NAMES)" > $@
 
 $(BUILD)/gen/rules_registry.c: $(BUILD)/gen/rules_list.txt tools/rules_registry.sh
-	sh tools/rules_registry.sh $(RULE_NAMES) > $@.tmp && mv $@.tmp $@
+	@echo "  build $@"
+	@sh tools/rules_registry.sh $(RULE_NAMES) > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/libgraft.a $(BUILD)/libgraft.so: $(DSL_CORE_OBJS) $(RULE_OBJS)
 

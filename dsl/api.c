@@ -10,6 +10,7 @@
  */
 #include "api.h"
 
+#include "const_fold.h"
 #include "helpers.h"
 
 #include <string.h>
@@ -266,6 +267,7 @@ static const graft_rule_api api_table = {
     .to_attr = api_to_attr,
     .copy_attrs = api_copy_attrs,
     .make_list = api_make_list,
+    .fold = rule_fold_constant,
 };
 
 const graft_rule_api *graft_rule_api_get(void) { return &api_table; }

@@ -113,6 +113,13 @@ typedef struct graft_rule_api {
     attr *(*copy_attrs)(arena *mem, const ins *i);
     /* A list value built from n values (all int: ints; else floats). */
     bool (*make_list)(arena *mem, const rule_value *items, int n, rule_value *out);
+
+    /* ---- constant folding (the `=> fold(c)` replacement) ---- */
+    /* Inserts before `before` a new literal holding value's value, computed
+     * by value's reference kernel on its operands, which must all be
+     * literals; the literal has value's exact shape (type, lens, strides).
+     * NULL when it cannot (see dsl/const_fold.h): the rule then aborts. */
+    ins *(*fold)(rewriter *rw, ins *before, ins *value);
 } graft_rule_api;
 
 /* The table graft hands to rule sets. */

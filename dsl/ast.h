@@ -166,6 +166,7 @@ typedef enum dsl_repl_kind {
     RP_REUSE,   /* => c[attr=expr](args): c's op and attributes, some changed */
     RP_REST,    /* xs... inside an argument list */
     RP_REGION,  /* => region(a, b, c) -> (b, c) */
+    RP_FOLD,    /* fold(c): a new literal holding c's value (args[0]: the capture) */
 } dsl_repl_kind;
 
 typedef struct dsl_attr_set {
@@ -191,7 +192,7 @@ struct dsl_repl {
     /* sema */
     const op_def *op;       /* RP_BUILD; RP_REUSE when the capture's op is known */
     unsigned classes;       /* RP_REUSE of a class capture */
-    int capture;            /* RP_CAPTURE / RP_REUSE / RP_REST: capture index */
+    int capture;            /* RP_CAPTURE / RP_REUSE / RP_REST / RP_FOLD: capture index */
 };
 
 /* ---- rules and files ---- */

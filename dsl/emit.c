@@ -460,6 +460,18 @@ static bool emit_repl(emitter *e, buf *b, const dsl_repl *r, char *res, size_t s
         e->failed = true;
         return dsl_error(e->err, e->f, r->loc, "fused regions arrive with issue 5: the engine cannot "
                          "build region replacements yet");
+    case RP_FOLD: {
+        char value[256];
+        capture_path(e, r->capture, value, sizeof value);
+        int k = temp(e);
+        indent(b, 1);
+        out(b, "ins *b%d = A->fold(rw, r, %s); /* fold(%s) */\n", k, value, r->args[0]->name);
+        indent(b, 1);
+        e->uses_fail = true;
+        out(b, "if (!b%d)\n        goto fail;\n", k);
+        snprintf(res, size, "b%d", k);
+        return true;
+    }
     case RP_BUILD:
     case RP_REUSE:
         break;

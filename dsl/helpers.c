@@ -9,6 +9,7 @@
  * what the rule compiler checks calls against.
  */
 #include "helpers.h"
+#include "helpers_reshape.h"
 
 #include "ir.h"
 #include "lazy_shapes.h"
@@ -480,6 +481,15 @@ static const rule_helper helper_table[] = {
      "reduced_lens(lens, axes): lens with the reduced axes set to 1"},
     {"reduce_axes_through", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduce_axes_through,
      "reduce_axes_through(in_lens, out_lens, axes): the axes of in_lens a reduction over axes of the reshaped out_lens covers; fails when not expressible"},
+    /* dsl/helpers_reshape.c: the common dims of a reshape's two sides */
+    {"common_dims", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_common_dims,
+     "common_dims(a, b): the coarsest lens refining both a and b; fails when there are none"},
+    {"view_in_common", RV_INTS, 2, {RV_INS, RV_INTS}, true, helper_view_in_common,
+     "view_in_common(m, c): for a (multi)broadcast m of k, the lens kc with multibroadcast[c](reshape[kc](k)) = m in dims c"},
+    {"axes_in_common", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_axes_in_common,
+     "axes_in_common(lens, axes, c): the axes of c that the axes of lens split into"},
+    {"splits_reduced_axes", RV_BOOL, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_splits_reduced_axes,
+     "splits_reduced_axes(in_lens, out_lens, axes): a reduction over axes of out_lens covers part of an axis of in_lens"},
 };
 
 const rule_helper *rule_helpers(int *count)

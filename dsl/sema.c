@@ -560,6 +560,34 @@ static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const char *
     return true;
 }
 
+static bool check_repl(sema *s, dsl_repl *r);
+
+/* fold(c): the builtin constant-folding replacement. `fold` is reserved in
+ * replacements: it takes exactly one instruction capture and no attributes.
+ * It may refuse at run time (an operand that is not a literal, an op without
+ * a reference kernel), so the rule counts as fallible. */
+static bool check_fold(sema *s, dsl_repl *r)
+{
+    if (find_capture(s->rule, "fold") >= 0)
+        FAIL(s, r->loc, "'fold(...)' is the constant-folding replacement; rename the capture 'fold'");
+    if (r->sets)
+        FAIL(s, r->sets->loc, "fold takes no attributes: write fold(c)");
+    if (!r->has_args || r->nargs != 1 || r->args[0]->kind == RP_REST)
+        FAIL(s, r->loc, "wrong arity: fold takes 1 operand (an instruction capture), the replacement "
+             "gives %d%s", r->has_args ? r->nargs : 0,
+             r->nargs == 1 && r->args[0]->kind == RP_REST ? " rest of operands" : "");
+    dsl_repl *a = r->args[0];
+    if (a->kind != RP_CAPTURE)
+        FAIL(s, a->loc, "fold needs an instruction capture of the pattern, not a new instruction "
+             "'%s'", a->name);
+    if (!check_repl(s, a))
+        return false;
+    r->kind = RP_FOLD;
+    r->capture = a->capture;
+    s->rule->fallible = true;
+    return true;
+}
+
 static bool check_repl(sema *s, dsl_repl *r)
 {
     dsl_rule *rule = s->rule;
@@ -584,8 +612,12 @@ static bool check_repl(sema *s, dsl_repl *r)
         r->capture = k;
         return true;
     }
+    case RP_FOLD:
+        return true; /* already checked (check_fold) */
     case RP_BUILD:
     case RP_REUSE: {
+        if (strcmp(r->name, "fold") == 0)
+            return check_fold(s, r);
         int k = find_capture(rule, r->name);
         bool has_rest = false;
         int nfixed = 0;

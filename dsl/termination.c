@@ -74,6 +74,8 @@ static const dsl_pattern *capture_pattern(const dsl_rule *r, int k)
 
 static bool maybe_literal(const dsl_rule *r, const dsl_repl *a)
 {
+    if (a->kind == RP_FOLD)
+        return true;
     if (a->kind != RP_CAPTURE)
         return false;
     const dsl_pattern *p = capture_pattern(r, a->capture);
@@ -82,6 +84,8 @@ static bool maybe_literal(const dsl_rule *r, const dsl_repl *a)
 
 static bool maybe_non_literal(const dsl_rule *r, const dsl_repl *a)
 {
+    if (a->kind == RP_FOLD)
+        return false;
     if (a->kind != RP_CAPTURE)
         return true;
     const dsl_pattern *p = capture_pattern(r, a->capture);
@@ -100,6 +104,10 @@ static void measure_repl(const dsl_rule *r, const dsl_repl *x, int m[DSL_MEASURE
     case RP_REST:
         return;
     case RP_REGION:
+        m[DSL_MEASURE_INSTRUCTIONS]++;
+        return;
+    case RP_FOLD:
+        /* One new literal: an instruction, never a view. */
         m[DSL_MEASURE_INSTRUCTIONS]++;
         return;
     case RP_BUILD:

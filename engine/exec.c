@@ -167,7 +167,6 @@ typedef struct run_state {
     buffer *buffers;
     int nbuffers;
     tensor *args;        /* scratch: operand tensors */
-    shape *arg_shapes;   /* scratch: operand shapes */
     int args_cap;
 } run_state;
 
@@ -249,46 +248,66 @@ static bool grow_scratch(run_state *s, int nargs)
     if (nargs <= s->args_cap)
         return true;
     tensor *args = realloc(s->args, (size_t)nargs * sizeof *args);
-    if (args)
-        s->args = args;
-    shape *shapes = realloc(s->arg_shapes, (size_t)nargs * sizeof *shapes);
-    if (shapes)
-        s->arg_shapes = shapes;
-    if (!args || !shapes)
+    if (!args)
         return false;
+    s->args = args;
     s->args_cap = nargs;
+    return true;
+}
+
+bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *err)
+{
+    out->sh = i->sh;
+    out->data = NULL;
+    if (i->nmods > 0)
+        return error_set(err, "op '%s' has submodules; regions cannot run on the reference "
+                              "executor yet", i->opname ? i->opname : i->op->name);
+    kernel_fn kernel = kernel_for(i->op);
+    if (!kernel)
+        return error_set(err, "op '%s' cannot run on the reference executor",
+                         i->opname ? i->opname : i->op->name);
+    bool view = (i->op->classes & OPC_VIEW) != 0;
+    if (view && i->nargs < 1)
+        return error_set(err, "view op '%s' has no operand", i->op->name);
+    enum { FEW_OPERANDS = 8 };
+    shape few[FEW_OPERANDS];
+    shape *shapes = i->nargs <= FEW_OPERANDS ? few : malloc((size_t)i->nargs * sizeof *shapes);
+    if (!shapes)
+        return error_set(err, "out of memory");
+    op_call call;
+    ins_op_call(i, &call, shapes);
+    /* calloc: an output layout with gaps (never written by the kernel) reads as zeros. */
+    if (!view && !(out->data = calloc(1, buffer_size(&i->sh)))) {
+        if (shapes != few)
+            free(shapes);
+        return error_set(err, "out of memory for %s", i->op->name);
+    }
+    bool ok = kernel(&call, inputs, out, err);
+    if (shapes != few)
+        free(shapes);
+    if (!ok) {
+        if (!view)
+            free(out->data);
+        out->data = NULL;
+        return false;
+    }
+    if (view && !out->data)
+        return error_set(err, "view op '%s' gave no data", i->op->name);
     return true;
 }
 
 static bool run_op(run_state *s, const ins *i, int p, const char *label, graft_error *err)
 {
-    if (i->nmods > 0)
-        return error_set(err, "ins %s: op '%s' has submodules; regions cannot run on the "
-                              "reference executor yet", label, i->opname);
-    kernel_fn kernel = kernel_for(i->op);
-    if (!kernel)
-        return error_set(err, "ins %s: op '%s' cannot run on the reference executor", label,
-                         i->opname ? i->opname : i->op->name);
     if (!grow_scratch(s, i->nargs))
         return error_set(err, "ins %s: out of memory", label);
     for (int k = 0; k < i->nargs; k++)
         s->args[k] = s->values[s->slot[i->args[k]->id]].t;
-    op_call call;
-    ins_op_call(i, &call, s->arg_shapes);
-    tensor out = {i->sh, NULL};
-    bool view = (i->op->classes & OPC_VIEW) != 0;
-    if (view && i->nargs < 1)
-        return error_set(err, "ins %s: view op '%s' has no operand", label, i->op->name);
-    if (!view && !(out.data = malloc(buffer_size(&i->sh))))
-        return error_set(err, "ins %s: out of memory for %s", label, i->op->name);
-    if (!kernel(&call, s->args, &out, err)) {
-        free(view ? NULL : out.data);
+    tensor out;
+    if (!exec_eval_op(i, s->args, &out, err)) {
         error_prefix(err, "ins %s", label);
         return false;
     }
-    if (view && !out.data) {
-        return error_set(err, "ins %s: view op '%s' gave no data", label, i->op->name);
-    }
+    bool view = (i->op->classes & OPC_VIEW) != 0;
     int b = view ? s->values[s->slot[i->args[0]->id]].buf : new_buffer(s, out.data, true);
     bind_value(s, p, &out, b);
     return true;
@@ -313,7 +332,6 @@ static void run_state_free(run_state *s)
     free(s->uses);
     free(s->buffers);
     free(s->args);
-    free(s->arg_shapes);
 }
 
 static bool index_module(run_state *s, const module *m, graft_error *err)

@@ -41,4 +41,13 @@ bool exec_random_inputs(const module *m, uint64_t seed, tensor_list *out, graft_
  * non-executable op, naming it. */
 bool exec_run(const module *m, const tensor_list *inputs, tensor_list *outputs, graft_error *err);
 
+/* Runs instruction i's op once with its reference kernel on `inputs` (one
+ * tensor per operand of i, any layout). out->sh becomes i's shape. A view op
+ * aliases inputs[0] (out->data points into it); any other op gets a fresh
+ * zeroed buffer of i's shape's size in out->data, which the caller frees.
+ * False, with nothing to free, when i's op has no kernel (builtins, opaque
+ * ops), has submodules, or its kernel fails. Shared by exec_run and
+ * constant folding (dsl/const_fold.c). */
+bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif

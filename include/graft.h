@@ -76,6 +76,42 @@ GRAFT_API void graft_graph_free(graft_graph *g);
 GRAFT_API bool graft_graph_verify(const graft_graph *g, graft_error *err);
 GRAFT_API size_t graft_graph_instruction_count(const graft_graph *g);
 
+/* ---- optimising ----
+ * Rewrites g in place with a named pipeline ("fold", "pad", "reshape",
+ * "default") or with a user's rule file (compiled with the system C compiler
+ * and cached; see docs/rules.md). stats may be NULL. */
+typedef struct graft_opt_stats {
+    size_t instructions_before, instructions_after;
+    int kernels, fills, copies; /* device launches the result lowers to */
+    uint64_t rewrites;
+    uint64_t compute_shape_calls;
+    bool converged;
+    double ms;
+} graft_opt_stats;
+
+GRAFT_API bool graft_graph_optimize(graft_graph *g, const char *pipeline, graft_opt_stats *stats,
+                                    graft_error *err);
+GRAFT_API bool graft_graph_optimize_with_rules(graft_graph *g, const char *rules_path,
+                                               graft_opt_stats *stats, graft_error *err);
+
+/* ---- running on the reference executor ----
+ * A tensor the caller owns: data holds the elements in row-major order. */
+#define GRAFT_MAX_RANK 8
+typedef struct graft_tensor {
+    const char *name; /* a parameter's name for inputs; "output0", ... for outputs */
+    graft_type type;
+    int rank;
+    int64_t lens[GRAFT_MAX_RANK];
+    void *data;
+} graft_tensor;
+
+/* Runs the main module. inputs are matched to parameters by name. On success
+ * *outputs holds *noutputs tensors allocated by graft: release them with
+ * graft_tensors_free. */
+GRAFT_API bool graft_graph_run(const graft_graph *g, const graft_tensor *inputs, int ninputs,
+                               graft_tensor **outputs, int *noutputs, graft_error *err);
+GRAFT_API void graft_tensors_free(graft_tensor *tensors, int n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,7 +48,8 @@ static const char opt_help[] =
     "  --verify             run the original and the result on the reference\n"
     "                       executor with random inputs; fail on a difference\n"
     "                       beyond rtol 1e-3 / atol 1e-5\n"
-    CLI_DIM_HELP
+    "  --dim NAME=VALUE     bind the ONNX symbolic dimension NAME (repeatable;\n"
+    "                       unbound symbolic dimensions are 1)\n"
     "  --seed-order N       visit instructions in a seeded random order (testing:\n"
     "                       the fold rules must reach the same graph)\n"
     "\n"

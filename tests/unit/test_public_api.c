@@ -1,0 +1,87 @@
+/* test_public_api.c: graft as a library user sees it: only graft.h. */
+#include "graft.h"
+
+#include "check.h"
+
+#include <stdlib.h>
+
+static const char *chain =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+    "@1 = transpose[permutation={1, 0}](x)\n"
+    "@2 = transpose[permutation={1, 0}](@1)\n"
+    "@3 = relu(@2)\n"
+    "@4 = @return(@3)\n";
+
+static graft_graph *read_chain(void)
+{
+    graft_error err;
+    graft_graph *g = graft_graph_read_dump(chain, strlen(chain), "chain.txt", &err);
+    CHECK(g != NULL);
+    return g;
+}
+
+static void test_run_computes_relu(void)
+{
+    graft_graph *g = read_chain();
+    float x[6] = {-1, 2, -3, 4, -5, 6};
+    graft_tensor in = {.name = "x", .type = GRAFT_FLOAT, .rank = 2, .lens = {2, 3}, .data = x};
+    graft_tensor *out = NULL;
+    int n = 0;
+    graft_error err;
+    CHECK(graft_graph_run(g, &in, 1, &out, &n, &err));
+    CHECK_INT(n, 1);
+    if (n == 1) {
+        const float *y = out[0].data;
+        CHECK_INT(out[0].rank, 2);
+        CHECK_INT(out[0].lens[0], 2);
+        CHECK_INT(out[0].lens[1], 3);
+        CHECK_NEAR(y[0], 0, 0);
+        CHECK_NEAR(y[1], 2, 0);
+        CHECK_NEAR(y[5], 6, 0);
+    }
+    graft_tensors_free(out, n);
+    graft_graph_free(g);
+}
+
+static void test_optimize_removes_transposes(void)
+{
+    graft_graph *g = read_chain();
+    graft_opt_stats stats;
+    graft_error err;
+    CHECK(graft_graph_optimize(g, "fold", &stats, &err));
+    CHECK(stats.converged);
+    CHECK(stats.rewrites >= 1);
+    CHECK_INT(stats.instructions_before, 5);
+    CHECK_INT(stats.instructions_after, 3);
+    char *text = graft_graph_to_string(g, &err);
+    CHECK(text && !strstr(text, "transpose"));
+    free(text);
+    CHECK(graft_graph_verify(g, &err));
+    graft_graph_free(g);
+}
+
+static void test_errors_are_reported(void)
+{
+    graft_graph *g = read_chain();
+    graft_error err;
+    CHECK(!graft_graph_optimize(g, "no_such_pipeline", NULL, &err));
+    CHECK_CONTAINS(err.message, "unknown pipeline 'no_such_pipeline'");
+    graft_tensor *out = NULL;
+    int n = 0;
+    CHECK(!graft_graph_run(g, NULL, 0, &out, &n, &err));
+    CHECK_CONTAINS(err.message, "x");
+    CHECK(out == NULL && n == 0);
+    graft_graph_free(g);
+    CHECK(graft_graph_read_file("/nonexistent/graph.txt", &err) == NULL);
+    char buf[1200];
+    CHECK_CONTAINS(graft_error_format(&err, buf, sizeof buf), "/nonexistent/graph.txt");
+}
+
+int main(void)
+{
+    RUN(test_run_computes_relu);
+    RUN(test_optimize_removes_transposes);
+    RUN(test_errors_are_reported);
+    return tests_finish();
+}
