@@ -3,9 +3,9 @@
  * Prints figures and ratios measured in this one run; it never fails
  * because a machine is slow (tests do not time anything).
  *
- *  (2) The driver with the fold rules (rules/fold.rules, compiled in) on a
- *      generated graph of conv, pointwise, reshape and pad blocks: 100k and
- *      1M instructions. Targets: 1M in under 2 s on one core; 1M at most 12x
+ *  (2) The driver with the default pipeline (`-p default`: every shipped
+ *      rule set, compiled in) on a generated graph of conv, pointwise,
+ *      reshape and pad blocks: 100k and 1M instructions. Targets: 1M in under 2 s on one core; 1M at most 12x
  *      the 100k time.
  *  (3) compute_shape calls, seed 001's scenario scaled up: N sites each
  *      rewritten so that a value's layout changes upstream of a spine of N
@@ -96,17 +96,16 @@ typedef struct run_figures {
     bool converged;
 } run_figures;
 
-static bool run_fold(size_t n, const rule_set *fold, run_figures *f)
+static bool run_fold(size_t n, const rule_set *const *sets, int nsets, run_figures *f)
 {
     graph *g = conv_blocks(n);
     f->before = graph_count(g);
-    const rule_set *sets[] = {fold};
     driver_options o;
     driver_options_init(&o);
     driver_result r;
     graft_error err;
     double t0 = now_s();
-    bool ok = driver_run(g, sets, 1, &o, &r, &err);
+    bool ok = driver_run(g, sets, nsets, &o, &r, &err);
     double t1 = now_s();
     shapes_stats st;
     ok = ok && shapes_resolve(g, &st, &err);
@@ -125,22 +124,28 @@ static bool run_fold(size_t n, const rule_set *fold, run_figures *f)
 
 static void bench_fold(bool quick)
 {
-    const rule_set *fold = builtin_rule_set("fold");
-    const char *which = "rules/fold.rules";
-    if (!fold) {
-        fold = &fold_set;
-        which = "hand-written fold set (rules/fold.rules not built)";
+    const rule_set *sets[16];
+    int nsets = 0;
+    const char *which = "-p default";
+    const pipeline *p = pipeline_find("default");
+    graft_error err;
+    if (p && p->nsets <= 16 && pipeline_rule_sets(p, sets, &err)) {
+        nsets = p->nsets;
+    } else {
+        sets[0] = &fold_set;
+        nsets = 1;
+        which = "hand-written fold set (the shipped rule sets are not built)";
     }
     size_t small = quick ? 10000 : 100000, large = quick ? 100000 : 1000000;
     /* Best of three runs each: the machine is shared, and the fastest run
      * is the one least disturbed by others. */
     run_figures a, b, t;
     for (int k = 0; k < 3; k++) {
-        if (!run_fold(small, fold, &t))
+        if (!run_fold(small, sets, nsets, &t))
             return;
         if (k == 0 || t.driver_s < a.driver_s)
             a = t;
-        if (!run_fold(large, fold, &t))
+        if (!run_fold(large, sets, nsets, &t))
             return;
         if (k == 0 || t.driver_s < b.driver_s)
             b = t;

@@ -184,32 +184,45 @@ static void unlink_ins(ins *i)
 
 /* ---- uses ---- */
 
-static bool add_use(ins *def, ins *user)
+static bool add_use(ins *def, ins *user, int slot)
 {
     if (def->nusers == def->users_cap) {
         int cap = def->users_cap ? def->users_cap * 2 : 4;
-        ins **users = arena_alloc(&def->mod->g->mem, (size_t)cap * sizeof *users);
-        if (!users)
+        arena *a = &def->mod->g->mem;
+        ins **users = arena_alloc(a, (size_t)cap * sizeof *users);
+        int *slots = arena_alloc(a, (size_t)cap * sizeof *slots);
+        if (!users || !slots)
             return false;
-        if (def->nusers)
+        if (def->nusers) {
             memcpy(users, def->users, (size_t)def->nusers * sizeof *users);
+            memcpy(slots, def->user_slot, (size_t)def->nusers * sizeof *slots);
+        }
         def->users = users;
+        def->user_slot = slots;
         def->users_cap = cap;
     }
-    def->users[def->nusers++] = user;
+    def->users[def->nusers] = user;
+    def->user_slot[def->nusers] = slot;
+    user->use_pos[slot] = def->nusers;
+    def->nusers++;
     return true;
 }
 
-static void remove_use(ins *def, ins *user)
+/* Removes the use of operand `slot` of user from its def's users list in
+ * O(1): the last entry moves into the hole and its back-index follows. */
+static void remove_use(ins *user, int slot)
 {
-    for (int k = def->nusers - 1; k >= 0; k--) {
-        if (def->users[k] == user) {
-            memmove(&def->users[k], &def->users[k + 1],
-                    (size_t)(def->nusers - k - 1) * sizeof *def->users);
-            def->nusers--;
-            return;
-        }
+    ins *def = user->args[slot];
+    int j = user->use_pos[slot], last = def->nusers - 1;
+    if (j < 0 || j > last || def->users[j] != user || def->user_slot[j] != slot)
+        return; /* not recorded (a graph a test broke on purpose) */
+    if (j != last) {
+        def->users[j] = def->users[last];
+        def->user_slot[j] = def->user_slot[last];
+        def->users[j]->use_pos[def->user_slot[j]] = j;
     }
+    def->nusers--;
+    user->use_pos[slot] = -1;
 }
 
 /* ---- building ---- */
@@ -225,13 +238,14 @@ static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int
     i->id = g->next_id++;
     if (nargs) {
         i->args = arena_dup(&g->mem, args, (size_t)nargs * sizeof *args);
-        if (!i->args)
+        i->use_pos = arena_alloc(&g->mem, (size_t)nargs * sizeof *i->use_pos);
+        if (!i->args || !i->use_pos)
             return NULL;
     }
     i->nargs = nargs;
     link_before(m, i, pos);
     for (int k = 0; k < nargs; k++)
-        if (!add_use(args[k], i))
+        if (!add_use(args[k], i, k))
             return NULL;
     return i;
 }
@@ -554,41 +568,35 @@ void ins_replace_all_uses(ins *old, ins *rep)
 {
     if (old == rep)
         return;
-    int n = old->nusers;
-    ins **users = old->users;
     /* Uses by rep itself are kept: that is how "insert f(x) after x and let
-     * every other user read f(x)" is written. */
-    int kept = 0;
-    for (int k = 0; k < n; k++) {
-        ins *u = users[k];
-        if (u == rep) {
-            users[kept++] = u;
+     * every other user read f(x)" is written. Each moved use leaves old's
+     * list from the end, so walking it backwards visits every entry once. */
+    for (int j = old->nusers - 1; j >= 0; j--) {
+        if (j >= old->nusers)
             continue;
-        }
-        for (int a = 0; a < u->nargs; a++) {
-            if (u->args[a] == old) {
-                u->args[a] = rep;
-                add_use(rep, u);
-                break;
-            }
-        }
+        ins *u = old->users[j];
+        int slot = old->user_slot[j];
+        if (u == rep)
+            continue;
+        remove_use(u, slot);
+        u->args[slot] = rep;
+        add_use(rep, u, slot);
     }
-    old->nusers = kept;
 }
 
 void ins_set_arg(ins *i, int k, ins *v)
 {
     if (i->args[k] == v)
         return;
-    remove_use(i->args[k], i);
+    remove_use(i, k);
     i->args[k] = v;
-    add_use(v, i);
+    add_use(v, i, k);
 }
 
 void module_remove(ins *i)
 {
     for (int k = 0; k < i->nargs; k++)
-        remove_use(i->args[k], i);
+        remove_use(i, k);
     unlink_ins(i);
     i->flags |= INS_REMOVED;
 }

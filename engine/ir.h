@@ -44,8 +44,12 @@ struct ins {
     int nattrs;
     ins **args;           /* operands */
     int nargs;
-    ins **users;          /* one entry per use (an ins using x twice appears twice) */
+    ins **users;          /* one entry per use (an ins using x twice appears twice);
+                             unordered: removing a use moves the last entry */
     int nusers, users_cap;
+    int *user_slot;       /* parallel to users: which operand of users[j] is this */
+    int *use_pos;         /* parallel to args: where this use sits in args[k]->users,
+                             so that removing a use is O(1) whatever the fan-out */
     module **mods;        /* submodules (fused regions) */
     int nmods;
     shape sh;
