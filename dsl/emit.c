@@ -7,8 +7,9 @@
  *   - name tables (ops, attributes, helpers) resolved once at entry;
  *   - one `fire_R_V` function per rule variant: the leaf, which opens the
  *     match (rw_attempt), evaluates guards and lets, builds the replacement
- *     (rw_insert) and commits (rw_replace / rw_commit_in_place) or undoes it
- *     (rw_abort) when a helper or a shape rule fails;
+ *     (rw_insert; a fold(c) literal through A->fold) and commits (rw_replace
+ *     / rw_commit_in_place) or undoes it (rw_abort) when a helper, a fold or
+ *     a shape rule fails;
  *   - `apply`: a switch on the root op with each root's decision tree, where
  *     runs of operand-op tests become nested switches.
  * Every branch carries a comment naming its rules and their file:line, so a

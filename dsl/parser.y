@@ -7,7 +7,7 @@
  *   rule NAME [nonterminating]
  *       PATTERN                      # op[attr=pat, ...](operands):c:once
  *       { if EXPR | let NAME = EXPR }
- *       => REPLACEMENT               # capture | op[attr=expr](args) | region(...) -> (...)
+ *       => REPLACEMENT               # capture | op[attr=expr](args) | fold(c) | region(...) -> (...)
  *
  * A bare identifier in a pattern is an operand capture; an identifier followed
  * by [ or ( is an op; <name> is an op class. The parser stops at the first
