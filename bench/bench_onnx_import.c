@@ -14,6 +14,8 @@
 #include "onnx.h"
 #include "onnx.pb-c.h"
 
+#include "../tests/unit/onnx_model_head.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,18 +133,7 @@ static void set_ints(big_model *b, Onnx__NodeProto *n, const char *name, const i
 static bool build(big_model *b)
 {
     memset(b, 0, sizeof *b);
-    onnx__model_proto__init(&b->model);
-    onnx__graph_proto__init(&b->graph);
-    onnx__operator_set_id_proto__init(&b->opset);
-    b->opset.domain = "";
-    b->opset.has_version = true;
-    b->opset.version = 13;
-    b->opsets[0] = &b->opset;
-    b->model.has_ir_version = true;
-    b->model.ir_version = 8;
-    b->model.n_opset_import = 1;
-    b->model.opset_import = b->opsets;
-    b->model.graph = &b->graph;
+    onnx_model_head_init(&b->model, &b->graph, &b->opset, b->opsets, 13);
     b->graph.name = "bench";
     b->graph.node = b->node_ptrs;
     b->graph.initializer = b->init_ptrs;

@@ -7,35 +7,10 @@
  * of duplicates (f(g(x)) twice) as well as single ones.
  */
 #include "cse.h"
+#include "hash.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h * 0xff51afd7ed558ccdull;
-}
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ b[k]) * 0x100000001B3ull;
-    return h;
-}
-
-static uint64_t hash_value(uint64_t h, attr_value v)
-{
-    h = mix(h, (uint64_t)v.kind);
-    switch (v.kind) {
-    case ATTR_FLOAT: return hash_bytes(h, &v.u.f, sizeof v.u.f);
-    case ATTR_STRING: return v.u.s ? hash_bytes(h, v.u.s, strlen(v.u.s)) : h;
-    case ATTR_INTS: return hash_bytes(mix(h, (uint64_t)v.n), v.u.ints, (size_t)v.n * 8);
-    case ATTR_FLOATS: return hash_bytes(mix(h, (uint64_t)v.n), v.u.floats, (size_t)v.n * 8);
-    default: return mix(h, (uint64_t)v.u.i);
-    }
-}
 
 static bool is_literal(const ins *i) { return strcmp(i->op->name, "@literal") == 0; }
 
@@ -50,16 +25,16 @@ static bool mergeable(const ins *i)
 
 static uint64_t hash_ins(const ins *i)
 {
-    uint64_t h = mix(0x243F6A8885A308D3ull, (uint64_t)(uintptr_t)i->op);
+    uint64_t h = hash_mix(0x243F6A8885A308D3ull, (uint64_t)(uintptr_t)i->op);
     for (int k = 0; k < i->nattrs; k++)
-        h = hash_value(h, i->attrs[k].v);
+        h = hash_attr_value(h, i->attrs[k].v);
     for (int k = 0; k < i->nargs; k++)
-        h = mix(h, i->args[k]->id);
+        h = hash_mix(h, i->args[k]->id);
     for (int k = 0; k < i->nmods; k++)
-        h = mix(h, (uint64_t)(uintptr_t)i->mods[k]);
-    h = mix(h, (uint64_t)i->sh.type);
+        h = hash_mix(h, (uint64_t)(uintptr_t)i->mods[k]);
+    h = hash_mix(h, (uint64_t)i->sh.type);
     for (int k = 0; k < i->sh.rank; k++)
-        h = mix(mix(h, (uint64_t)i->sh.lens[k]), (uint64_t)i->sh.strides[k]);
+        h = hash_mix(hash_mix(h, (uint64_t)i->sh.lens[k]), (uint64_t)i->sh.strides[k]);
     if (is_literal(i))
         h = hash_bytes(h, i->data, shape_bytes(&i->sh));
     return h;
@@ -99,7 +74,7 @@ static size_t cse_module(module *m, slot *table, size_t mask)
         if (!mergeable(i))
             continue;
         uint64_t h = hash_ins(i);
-        size_t at = (size_t)h & mask;
+        size_t at = (size_t)hash_finish(h) & mask;
         for (;;) {
             slot *s = &table[at];
             if (!s->i) {

@@ -7,6 +7,7 @@
  * debugging aids (fingerprints and trace records), and the driver loop.
  */
 #include "driver_internal.h"
+#include "hash.h"
 #include "lazy_shapes.h"
 
 #include <stdarg.h>
@@ -299,47 +300,20 @@ bool driver_shape_changed(rewriter *rw, ins *i, const shape *old)
  * Debugging aids: fingerprints, trace records
  * ====================================================================== */
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    return h;
-}
-
-static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ b[k]) * 0x100000001B3ull;
-    return h;
-}
-
-static uint64_t hash_attr(uint64_t h, attr_value v)
-{
-    h = mix(h, (uint64_t)v.kind);
-    switch (v.kind) {
-    case ATTR_FLOAT: return hash_bytes(h, &v.u.f, sizeof v.u.f);
-    case ATTR_STRING: return v.u.s ? hash_bytes(h, v.u.s, strlen(v.u.s)) : h;
-    case ATTR_INTS: return hash_bytes(mix(h, (uint64_t)v.n), v.u.ints, (size_t)v.n * sizeof *v.u.ints);
-    case ATTR_FLOATS:
-        return hash_bytes(mix(h, (uint64_t)v.n), v.u.floats, (size_t)v.n * sizeof *v.u.floats);
-    default: return mix(h, (uint64_t)v.u.i);
-    }
-}
-
 uint64_t driver_fingerprint(const ins *i)
 {
     uint64_t h = hash_bytes(0xcbf29ce484222325ull, i->opname, strlen(i->opname));
     for (int k = 0; k < i->nattrs; k++)
-        h = hash_attr(mix(h, k), i->attrs[k].v);
+        h = hash_attr_value(hash_mix(h, (uint64_t)k), i->attrs[k].v);
     for (int k = 0; k < i->nargs; k++)
-        h = mix(h, (uint64_t)(uintptr_t)i->args[k]);
+        h = hash_mix(h, (uint64_t)(uintptr_t)i->args[k]);
     for (int k = 0; k < i->nmods; k++)
-        h = mix(h, (uint64_t)(uintptr_t)i->mods[k]);
-    h = mix(h, (uint64_t)i->sh.type);
+        h = hash_mix(h, (uint64_t)(uintptr_t)i->mods[k]);
+    h = hash_mix(h, (uint64_t)i->sh.type);
     for (int k = 0; k < i->sh.rank; k++)
-        h = mix(mix(h, (uint64_t)i->sh.lens[k]), (uint64_t)i->sh.strides[k]);
+        h = hash_mix(hash_mix(h, (uint64_t)i->sh.lens[k]), (uint64_t)i->sh.strides[k]);
     if (i->data)
-        h = mix(h, (uint64_t)(uintptr_t)i->data);
+        h = hash_mix(h, (uint64_t)(uintptr_t)i->data);
     return h;
 }
 

@@ -14,6 +14,7 @@
 #include "ir.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Parses text (len bytes, need not be NUL-terminated). filename is used in
  * error locations. On error returns NULL with err naming file:line:col and
@@ -58,5 +59,12 @@ bool dump_write_file(const graph *g, const char *path, graft_error *err);
 bool write_file_atomic(const char *path, const void *data, size_t len, graft_error *err);
 /* Reads a whole file (malloc'd, NUL-terminated); *len gets its size. */
 char *read_file_all(const char *path, size_t *len, graft_error *err);
+/* Reads f to its end into a malloc'd buffer (not NUL-terminated) that starts
+ * with room for size_hint + 1 bytes (64 KiB when size_hint is 0) and doubles
+ * as it fills; *len gets how many bytes were read. NULL when out of memory.
+ * A read error ends the reading early, and read_error (when not NULL) says
+ * whether one happened. For binary readers (ONNX models and tensors) that
+ * report failures in their own words. */
+unsigned char *read_stream_bytes(FILE *f, size_t size_hint, size_t *len, bool *read_error);
 
 #endif

@@ -11,6 +11,7 @@
  * shapes. Every error is one message at the offending token's
  * file:line:column, and on error everything allocated is freed.
  */
+#include "base64.h"
 #include "dump.h"
 #include "dump_syntax.h"
 #include "tensor.h"
@@ -377,10 +378,8 @@ void dump_store_int(graft_type t, int64_t v, void *at)
     }
 }
 
-static bool int_fits(graft_type t, int64_t v, bool big_unsigned)
+bool dump_int_fits(graft_type t, int64_t v)
 {
-    if (big_unsigned)
-        return t == GRAFT_UINT64;
     switch (t) {
     case GRAFT_BOOL: return v == 0 || v == 1;
     case GRAFT_UINT8: return v >= 0 && v <= UINT8_MAX;
@@ -392,6 +391,13 @@ static bool int_fits(graft_type t, int64_t v, bool big_unsigned)
     case GRAFT_UINT64: return v >= 0;
     default: return true;
     }
+}
+
+/* dump_int_fits, for a number that may have been read as an unsigned value
+ * above INT64_MAX (big_unsigned): only uint64 holds one of those. */
+static bool int_fits(graft_type t, int64_t v, bool big_unsigned)
+{
+    return big_unsigned ? t == GRAFT_UINT64 : dump_int_fits(t, v);
 }
 
 /* Stores one written value at `at` as type t. */
@@ -440,18 +446,13 @@ static uint64_t next_random(uint64_t *state)
     return z ^ (z >> 31);
 }
 
-/* `{ ... }`: fills every element of memory (element space, in memory order)
- * from a generator seeded with the FNV-1a hash of the instruction's name as
- * written: floats are k/128 for k in [-128, 128) (exact in every float type),
- * integers are 0..3, bools 0 or 1. */
-static void fill_elided(const char *name, size_t name_len, const shape *sh, char *data)
+void dump_fill_generated(const shape *sh, uint64_t state, void *data)
 {
-    uint64_t state = hash_bytes(name, name_len);
     int64_t space = shape_element_space(sh);
     size_t size = type_size(sh->type);
     for (int64_t k = 0; k < space; k++) {
         uint64_t r = next_random(&state);
-        void *at = data + (size_t)k * size;
+        void *at = (char *)data + (size_t)k * size;
         if (type_is_float(sh->type))
             dump_store_real(sh->type, (double)((int)(r >> 56) - 128) / 128.0, at);
         else if (sh->type == GRAFT_BOOL)
@@ -461,19 +462,11 @@ static void fill_elided(const char *name, size_t name_len, const shape *sh, char
     }
 }
 
-static int base64_digit(char c)
+/* `{ ... }`: the generated data (dump_fill_generated) seeded with the FNV-1a
+ * hash of the instruction's name as written. */
+static void fill_elided(const char *name, size_t name_len, const shape *sh, char *data)
 {
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
+    dump_fill_generated(sh, hash_bytes(name, name_len), data);
 }
 
 /* Decodes `b64:...` into data (exactly `bytes` long). */
@@ -481,32 +474,17 @@ static bool decode_base64(builder *b, dump_span tok, const shape *sh, size_t byt
 {
     const char *p = tok.p + 4;
     size_t n = (size_t)tok.len - 4;
-    size_t pad = 0;
-    while (pad < 2 && pad < n && p[n - 1 - pad] == '=')
-        pad++;
-    bool ok = n % 4 == 0;
-    for (size_t k = 0; ok && k < n - pad; k++)
-        ok = base64_digit(p[k]) >= 0;
-    if (!ok)
+    size_t got;
+    if (!base64_decoded_size(p, n, &got))
         return fail_at(b, tok, "bad base64 data (expected groups of 4 characters from "
                                "A-Z a-z 0-9 + /, '=' padding only at the end)");
-    size_t got = n / 4 * 3 - pad;
     if (got != bytes) {
         char s[256];
         print_shape(sh, s, sizeof s);
         return fail_at(b, tok, "the base64 data holds %zu bytes, but a literal of shape %s needs %zu",
                        got, s, bytes);
     }
-    size_t out = 0;
-    for (size_t k = 0; k < n; k += 4) {
-        uint32_t v = 0;
-        for (size_t j = 0; j < 4; j++) {
-            int d = k + j < n - pad ? base64_digit(p[k + j]) : 0;
-            v = v << 6 | (uint32_t)d;
-        }
-        for (int j = 0; j < 3 && out < bytes; j++)
-            data[out++] = (char)(v >> (16 - 8 * j));
-    }
+    base64_decode(p, n, data, bytes);
     return true;
 }
 
@@ -686,11 +664,8 @@ static bool known_attr_value(builder *b, const op_def *op, const attr_spec *spec
             }
         }
         if (spec->enum_names) {
-            char names[512] = "";
-            size_t at = 0;
-            for (int k = 0; spec->enum_names[k] && at < sizeof names - 64; k++)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
-                                       spec->enum_names[k]);
+            char names[512];
+            op_enum_names_text(spec, names, sizeof names);
             return fail_at(b, v->tok, "attribute %s of %s: unknown value '%.*s' (expected one of "
                                       "%s, or its number)",
                            spec->name, op->name, v->tok.len, v->tok.p, names);
@@ -787,11 +762,8 @@ static bool build_attrs(builder *b, const dump_stmt *s, const op_def *op, attr *
         }
         int idx = op_attr_index(op, attrs[k].key);
         if (idx < 0) {
-            char names[512] = "";
-            size_t at = 0;
-            for (int j = 0; j < op->nattrs && at < sizeof names - 64; j++)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", j ? ", " : "",
-                                       op->attrs[j].name);
+            char names[512];
+            op_attr_names_text(op, names, sizeof names);
             if (op->nattrs)
                 return fail_at(b, a->key, "%s has no attribute '%.*s' (its attributes: %s)",
                                op->name, a->key.len, a->key.p, names);

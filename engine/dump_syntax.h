@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "error.h"
 #include "graft.h"
+#include "shape.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -193,5 +194,16 @@ bool dump_is_param_name(const char *s, size_t len);
  * reader and by the writer's check that a value reads back exactly. */
 void dump_store_real(graft_type t, double d, void *at);
 void dump_store_int(graft_type t, int64_t v, void *at);
+/* Whether the integer v is a value of type t: 0 or 1 for bool, within range
+ * for the integer types; any for the float types. Shared by the dump reader
+ * and the MIGraphX importers' literal checks. */
+bool dump_int_fits(graft_type t, int64_t v);
+
+/* Fills every element of memory of a literal of shape sh (element space, in
+ * memory order) from a splitmix64 generator started at state: floats are
+ * k/128 for k in [-128, 128) (exact in every float type), integers 0..3,
+ * bools 0 or 1. Behind the dump's elided `{ ... }` literals and the MIGraphX
+ * importers' generated literals, so both make data the same way. */
+void dump_fill_generated(const shape *sh, uint64_t state, void *data);
 
 #endif

@@ -59,6 +59,29 @@ static char *read_stream(FILE *f, const char *path, size_t *len, graft_error *er
     return buf;
 }
 
+unsigned char *read_stream_bytes(FILE *f, size_t size_hint, size_t *len, bool *read_error)
+{
+    size_t cap = size_hint ? size_hint + 1 : (size_t)1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        unsigned char *bigger = realloc(buf, cap * 2);
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    if (read_error)
+        *read_error = ferror(f) != 0;
+    *len = n;
+    return buf;
+}
+
 char *read_file_all(const char *path, size_t *len, graft_error *err)
 {
     if (!path) {

@@ -336,11 +336,8 @@ bad:;
                                              "a string",   "an int list", "a number list",
                                              "a type"};
     if (spec->enum_names) {
-        char names[256] = "";
-        size_t at = 0;
-        for (int k = 0; spec->enum_names[k] && at < sizeof names - 32; k++)
-            at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
-                                   spec->enum_names[k]);
+        char names[256];
+        op_enum_names_text(spec, names, sizeof names);
         return error_set(err, "%s: attribute %s=%s: expected one of %s (or its number)", op->name,
                          spec->name, got, names);
     }
@@ -353,11 +350,8 @@ bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, 
 {
     for (int k = 0; k < ngiven; k++) {
         if (op_attr_index(op, given[k].key) < 0) {
-            char names[512] = "";
-            size_t at = 0;
-            for (int s = 0; s < op->nattrs && at < sizeof names - 64; s++)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", s ? ", " : "",
-                                       op->attrs[s].name);
+            char names[512];
+            op_attr_names_text(op, names, sizeof names);
             if (op->nattrs)
                 return error_set(err, "%s has no attribute '%s' (its attributes: %s)", op->name,
                                  given[k].key, names);

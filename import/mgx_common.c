@@ -8,6 +8,7 @@
  */
 #include "mgx_private.h"
 
+#include "base64.h"
 #include "dump_syntax.h" /* the dump's naming rules, so that imports write back */
 #include "tensor.h"
 
@@ -386,14 +387,6 @@ bool mgx_opaque_attr_value(arena *a, const mgx_value *v, attr_value *out, char *
 }
 
 /* splitmix64 */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
 /* Memory of sh seen as one flat standard tensor of its element space. */
 static tensor flat_tensor(const shape *sh, void *data)
 {
@@ -406,33 +399,7 @@ static tensor flat_tensor(const shape *sh, void *data)
 
 void mgx_fill_generated(const shape *sh, uint64_t seed, void *data)
 {
-    uint64_t state = seed * 0x2545f4914f6cdd1dull + 0x6d67785f67656e31ull;
-    tensor t = flat_tensor(sh, data);
-    int64_t space = t.sh.lens[0];
-    for (int64_t k = 0; k < space; k++) {
-        uint64_t r = next_random(&state);
-        if (type_is_float(sh->type))
-            tensor_set_f64(&t, k, (double)((int)(r >> 56) - 128) / 128.0);
-        else if (sh->type == GRAFT_BOOL)
-            tensor_set_i64(&t, k, (int64_t)(r >> 63));
-        else
-            tensor_set_i64(&t, k, (int64_t)(r >> 62));
-    }
-}
-
-static bool int_fits(graft_type t, int64_t v)
-{
-    switch (t) {
-    case GRAFT_BOOL: return v == 0 || v == 1;
-    case GRAFT_UINT8: return v >= 0 && v <= UINT8_MAX;
-    case GRAFT_INT8: return v >= INT8_MIN && v <= INT8_MAX;
-    case GRAFT_UINT16: return v >= 0 && v <= UINT16_MAX;
-    case GRAFT_INT16: return v >= INT16_MIN && v <= INT16_MAX;
-    case GRAFT_UINT32: return v >= 0 && v <= UINT32_MAX;
-    case GRAFT_INT32: return v >= INT32_MIN && v <= INT32_MAX;
-    case GRAFT_UINT64: return v >= 0;
-    default: return true;
-    }
+    dump_fill_generated(sh, seed * 0x2545f4914f6cdd1dull + 0x6d67785f67656e31ull, data);
 }
 
 /* Counts the numbers in a (nested) list; false if something else is in it. */
@@ -485,7 +452,7 @@ static bool store_leaves(store_walk *w, const mgx_value *v)
             snprintf(w->why, w->whylen, "value %g is not an integer (the literal is %s)", x->f,
                      type_name(ty));
             return false;
-        } else if (!int_fits(ty, x->i)) {
+        } else if (!dump_int_fits(ty, x->i)) {
             snprintf(w->why, w->whylen, "value %lld is out of range for %s", (long long)x->i,
                      type_name(ty));
             return false;
@@ -522,42 +489,12 @@ bool mgx_store_values(const shape *sh, const mgx_value *list, void *data, char *
     return store_leaves(&w, list);
 }
 
-static int base64_digit(char c)
-{
-    if (c >= 'A' && c <= 'Z')
-        return c - 'A';
-    if (c >= 'a' && c <= 'z')
-        return c - 'a' + 26;
-    if (c >= '0' && c <= '9')
-        return c - '0' + 52;
-    if (c == '+')
-        return 62;
-    if (c == '/')
-        return 63;
-    return -1;
-}
-
 bool mgx_base64_decode(const char *p, size_t n, void *out, size_t want)
 {
-    if (n % 4 != 0)
+    size_t got;
+    if (!base64_decoded_size(p, n, &got) || got != want)
         return false;
-    size_t pad = 0;
-    while (pad < 2 && pad < n && p[n - 1 - pad] == '=')
-        pad++;
-    if (n / 4 * 3 - pad != want)
-        return false;
-    for (size_t k = 0; k < n - pad; k++)
-        if (base64_digit(p[k]) < 0)
-            return false;
-    unsigned char *o = out;
-    size_t at = 0;
-    for (size_t k = 0; k < n; k += 4) {
-        uint32_t v = 0;
-        for (size_t j = 0; j < 4; j++)
-            v = v << 6 | (uint32_t)(k + j < n - pad ? base64_digit(p[k + j]) : 0);
-        for (int j = 0; j < 3 && at < want; j++)
-            o[at++] = (unsigned char)(v >> (16 - 8 * j));
-    }
+    base64_decode(p, n, out, want);
     return true;
 }
 

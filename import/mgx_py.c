@@ -459,11 +459,8 @@ static bool build_attrs(evaluator *ev, const op_def *op, const mgx_value *opv, a
         py_span vat = value_span(opv->items[k], at);
         int idx = op_attr_index(op, opv->keys[k]);
         if (idx < 0) {
-            char names[400] = "";
-            size_t used = 0;
-            for (int j = 0; j < op->nattrs && used + 64 < sizeof names; j++)
-                used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", j ? ", " : "",
-                                         op->attrs[j].name);
+            char names[400];
+            op_attr_names_text(op, names, sizeof names);
             if (op->nattrs)
                 return fail(ev, vat, "%s has no attribute '%s' (its attributes: %s)", op->name,
                             opv->keys[k], names);

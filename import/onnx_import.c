@@ -15,6 +15,8 @@
  */
 #include "onnx_private.h"
 
+#include "dump.h" /* read_stream_bytes */
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -240,15 +242,26 @@ bool onnx_is_const(const ins *x)
     return x && x->data && x->op && strcmp(x->op->name, "@literal") == 0;
 }
 
-bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
+/* The element count of x, the constant operand called `what` that
+ * onnx_const_ints and onnx_const_doubles read: an error when it is missing
+ * or too large to read, unsupported when it is not a constant. */
+static bool constant_count(onnx_ctx *c, const ins *x, const char *what, int64_t *count)
 {
     if (!x)
         return onnx_fail(c, "%s is missing", what);
     if (!onnx_is_const(x))
         return onnx_unsupported(c, "%s must be a constant", what);
-    int64_t count = shape_elements(&x->sh);
-    if (count > (1 << 24))
+    *count = shape_elements(&x->sh);
+    if (*count > (1 << 24))
         return onnx_fail(c, "%s has too many elements", what);
+    return true;
+}
+
+bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
+{
+    int64_t count;
+    if (!constant_count(c, x, what, &count))
+        return false;
     int64_t *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
@@ -262,13 +275,9 @@ bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int 
 
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n)
 {
-    if (!x)
-        return onnx_fail(c, "%s is missing", what);
-    if (!onnx_is_const(x))
-        return onnx_unsupported(c, "%s must be a constant", what);
-    int64_t count = shape_elements(&x->sh);
-    if (count > (1 << 24))
-        return onnx_fail(c, "%s has too many elements", what);
+    int64_t count;
+    if (!constant_count(c, x, what, &count))
+        return false;
     double *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
@@ -673,12 +682,7 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
         return NULL;
     }
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", fname);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
+    onnx_model_dir(fname, dir, sizeof dir);
     onnx_ctx c = {0};
     c.filename = fname;
     c.model_dir = dir;
@@ -707,21 +711,8 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
 static graph *import_stream(FILE *f, size_t size_hint, const char *path, const onnx_options *opt,
                             graft_error *err)
 {
-    size_t cap = size_hint ? size_hint + 1 : (size_t)1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
+    size_t n;
+    unsigned char *buf = read_stream_bytes(f, size_hint, &n, NULL);
     if (!buf) {
         error_set(err, "%s: out of memory", path);
         return NULL;

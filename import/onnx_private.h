@@ -36,6 +36,9 @@ bool onnx_tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir, 
  * their bytes are copied once, from the unpacked model into the graph. */
 bool onnx_tensor_view_from_proto(const Onnx__TensorProto *tp, const char *model_dir, tensor *out,
                                  bool *borrowed, graft_error *err);
+/* The directory a model or tensor file's external data is looked up in:
+ * path up to its last '/', or "." when it has none. */
+void onnx_model_dir(const char *path, char *dir, size_t size);
 
 /* ---- the importer's state (onnx_import.c) ---- */
 

@@ -301,31 +301,25 @@ static unsigned char *slurp(const char *path, size_t *len, graft_error *err)
         error_set(err, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap)
-            break;
-        unsigned char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
-    bool bad = ferror(f);
+    bool bad;
+    unsigned char *buf = read_stream_bytes(f, 0, len, &bad);
     fclose(f);
     if (!buf || bad) {
         free(buf);
         error_set(err, "%s: cannot read", path);
         return NULL;
     }
-    *len = n;
     return buf;
+}
+
+void onnx_model_dir(const char *path, char *dir, size_t size)
+{
+    snprintf(dir, size, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, size, ".");
 }
 
 bool onnx_read_tensor_file(const char *path, tensor *t, char **name, graft_error *err)
@@ -342,12 +336,7 @@ bool onnx_read_tensor_file(const char *path, tensor *t, char **name, graft_error
     if (!tp)
         return error_set(err, "%s: not a valid ONNX TensorProto (corrupt or truncated)", path);
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
+    onnx_model_dir(path, dir, sizeof dir);
     bool ok = onnx_tensor_from_proto(tp, dir, t, err);
     if (!ok)
         error_prefix(err, "%s", path);

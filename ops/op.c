@@ -11,6 +11,7 @@
 #include "ops_util.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 uint64_t op_compute_shape_calls;
@@ -174,6 +175,32 @@ int op_enum_value(const attr_spec *spec, const char *name, size_t len)
         if (strlen(spec->enum_names[i]) == len && memcmp(spec->enum_names[i], name, len) == 0)
             return i;
     return -1;
+}
+
+/* Appends the k-th name to the ", "-separated list at buf[*at] unless fewer
+ * than 64 bytes are left; false once the list is full. */
+static bool add_listed_name(char *buf, size_t size, size_t *at, int k, const char *name)
+{
+    if (*at + 64 >= size)
+        return false;
+    *at += (size_t)snprintf(buf + *at, size - *at, "%s%s", k ? ", " : "", name);
+    return true;
+}
+
+void op_enum_names_text(const attr_spec *spec, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; spec->enum_names[k] && add_listed_name(buf, size, &at, k, spec->enum_names[k]); k++)
+        ;
+}
+
+void op_attr_names_text(const op_def *op, char *buf, size_t size)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (int k = 0; k < op->nattrs && add_listed_name(buf, size, &at, k, op->attrs[k].name); k++)
+        ;
 }
 
 /* ---- shape computation ---- */

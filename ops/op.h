@@ -97,6 +97,11 @@ bool op_attr_is_extension(const op_def *op, int k);
 int op_attr_index(const op_def *op, const char *name);
 /* Parses an enum attribute value given as a name; -1 if unknown. */
 int op_enum_value(const attr_spec *spec, const char *name, size_t len);
+/* The lists error messages show: spec's enum names, or op's attribute names,
+ * written into buf as "a, b, c". Names stop being added once fewer than 64
+ * bytes of buf are left. size must be more than 64. */
+void op_enum_names_text(const attr_spec *spec, char *buf, size_t size);
+void op_attr_names_text(const op_def *op, char *buf, size_t size);
 
 /* Computes the shape of `call`; on failure err names the mismatch. Counts
  * calls in op_compute_shape_calls (for --stats). */

@@ -4,6 +4,7 @@
 #include "cli_util.h"
 
 #include "ir.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,14 +18,21 @@ static void print_help_pointer(const char *command)
     fprintf(stderr, "try 'graft %s --help'\n", command);
 }
 
+/* "graft COMMAND: MESSAGE" on stderr, the line cli_usage_error and cli_fail
+ * both print. */
+static void print_complaint(const char *command, const char *fmt, va_list ap)
+{
+    fprintf(stderr, "graft %s: ", command);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "graft %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_complaint(command, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     print_help_pointer(command);
     return EXIT_USAGE;
 }
@@ -32,11 +40,9 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 int cli_fail(const char *command, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "graft %s: ", command);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    print_complaint(command, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
     return EXIT_FAIL;
 }
 
@@ -282,4 +288,31 @@ graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t
         return NULL;
     }
     return g;
+}
+
+int cli_parse_graph_command(const char *command, int *argc, char **argv,
+                            const cli_option *options, int noptions, cli_args *args,
+                            cli_dims *dims)
+{
+    int st = cli_take_dims(command, argc, argv, dims);
+    if (st == EXIT_OK)
+        st = cli_parse(command, *argc, argv, options, noptions, args);
+    if (st != EXIT_OK || args->help)
+        return st;
+    return cli_expect_positional(command, args, 1, 1, "GRAPH");
+}
+
+const pipeline *cli_find_pipeline(const char *command, const char *name)
+{
+    const pipeline *p = pipeline_find(name);
+    if (p)
+        return p;
+    int n;
+    const pipeline *all = pipeline_all(&n);
+    char names[256] = "";
+    size_t at = 0;
+    for (int k = 0; k < n && at < sizeof names; k++)
+        at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "", all[k].name);
+    cli_usage_error(command, "unknown pipeline '%s' (pipelines: %s)", name, names);
+    return NULL;
 }

@@ -93,6 +93,20 @@ typedef struct cli_dims {
  * whole number from 0 to 2^32, too many). */
 int cli_take_dims(const char *command, int *argc, char **argv, cli_dims *dims);
 
+/* The start every command reading one GRAPH shares (check, print, import,
+ * run): takes the --dim options into dims, parses the rest against options,
+ * and unless --help was given (args->help: the caller prints its help)
+ * expects exactly one positional GRAPH, args->positional[0]. Returns EXIT_OK
+ * or EXIT_USAGE after the complaint. */
+int cli_parse_graph_command(const char *command, int *argc, char **argv,
+                            const cli_option *options, int noptions, cli_args *args,
+                            cli_dims *dims);
+
+/* The pipeline called name (`-p NAME` of opt and test), or NULL after a
+ * usage error that lists the pipelines there are (the caller then returns
+ * EXIT_USAGE). */
+const struct pipeline *cli_find_pipeline(const char *command, const char *name);
+
 /* cli_load_graph with the dimensions bound (dims may be NULL). */
 graft_graph *cli_load_graph_with(const char *command, const char *path, const cli_dims *dims);
 /* The same for a file already read: bytes (len) of the file at path. */

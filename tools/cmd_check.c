@@ -181,18 +181,13 @@ int cmd_check(int argc, char **argv)
 {
     cli_args args;
     cli_dims dims;
-    int st = cli_take_dims("check", &argc, argv, &dims);
-    if (st == EXIT_OK)
-        st = cli_parse("check", argc, argv, NULL, 0, &args);
+    int st = cli_parse_graph_command("check", &argc, argv, NULL, 0, &args, &dims);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
         fputs(check_help, stdout);
         return EXIT_OK;
     }
-    st = cli_expect_positional("check", &args, 1, 1, "GRAPH");
-    if (st != EXIT_OK)
-        return st;
     const char *path = args.positional[0];
     graft_error err = {0};
     size_t len;

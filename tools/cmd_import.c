@@ -31,18 +31,13 @@ int cmd_import(int argc, char **argv)
     const cli_option options[] = {{"output", 'o', &out, NULL}};
     cli_args args;
     cli_dims dims;
-    int st = cli_take_dims("import", &argc, argv, &dims);
-    if (st == EXIT_OK)
-        st = cli_parse("import", argc, argv, options, 1, &args);
+    int st = cli_parse_graph_command("import", &argc, argv, options, 1, &args, &dims);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
         fputs(import_help, stdout);
         return EXIT_OK;
     }
-    st = cli_expect_positional("import", &args, 1, 1, "GRAPH");
-    if (st != EXIT_OK)
-        return st;
     if (!out)
         return cli_usage_error("import", "missing -o OUT");
     graph *g = cli_load_graph_with("import", args.positional[0], &dims);

@@ -366,18 +366,9 @@ static int run(opt_args *a)
     int nsets = 0;
     const char *label = "none";
     if (pipeline_name) {
-        const pipeline *p = pipeline_find(pipeline_name);
-        if (!p) {
-            int n;
-            const pipeline *all = pipeline_all(&n);
-            char names[256] = "";
-            size_t at = 0;
-            for (int k = 0; k < n; k++)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
-                                       all[k].name);
-            return cli_usage_error("opt", "unknown pipeline '%s' (pipelines: %s)", pipeline_name,
-                                   names);
-        }
+        const pipeline *p = cli_find_pipeline("opt", pipeline_name);
+        if (!p)
+            return EXIT_USAGE;
         graft_error err = {0};
         if (p->nsets > 16 || !pipeline_rule_sets(p, sets, &err))
             return cli_report("opt", &err);

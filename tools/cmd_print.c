@@ -31,18 +31,13 @@ int cmd_print(int argc, char **argv)
     const cli_option options[] = {{"output", 'o', &out, NULL}};
     cli_args args;
     cli_dims dims;
-    int st = cli_take_dims("print", &argc, argv, &dims);
-    if (st == EXIT_OK)
-        st = cli_parse("print", argc, argv, options, 1, &args);
+    int st = cli_parse_graph_command("print", &argc, argv, options, 1, &args, &dims);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
         fputs(print_help, stdout);
         return EXIT_OK;
     }
-    st = cli_expect_positional("print", &args, 1, 1, "GRAPH");
-    if (st != EXIT_OK)
-        return st;
     graph *g = cli_load_graph_with("print", args.positional[0], &dims);
     if (!g)
         return EXIT_FAIL;

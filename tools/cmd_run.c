@@ -337,18 +337,13 @@ static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
         {"atol", 0, &atol, NULL},
     };
     cli_args args;
-    int st = cli_take_dims("run", &argc, argv, &o->dims);
-    if (st != EXIT_OK)
-        return st;
-    st = cli_parse("run", argc, argv, options, (int)(sizeof options / sizeof options[0]), &args);
+    int st = cli_parse_graph_command("run", &argc, argv, options,
+                                     (int)(sizeof options / sizeof options[0]), &args, &o->dims);
     if (st != EXIT_OK)
         return st;
     *help = args.help;
     if (args.help)
         return EXIT_OK;
-    st = cli_expect_positional("run", &args, 1, 1, "GRAPH");
-    if (st != EXIT_OK)
-        return st;
     o->graph_path = args.positional[0];
     o->rtol = 1e-3;
     o->atol = 1e-5;

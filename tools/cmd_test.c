@@ -16,6 +16,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
+#include "dump.h"
 #include "exec.h"
 #include "ir.h"
 #include "onnx.h"
@@ -136,23 +137,8 @@ static unsigned char *read_bytes(const char *path, size_t *len)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        unsigned char *bigger = realloc(buf, cap * 2);
-        if (!bigger) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
-    }
+    unsigned char *buf = read_stream_bytes(f, 0, len, NULL);
     fclose(f);
-    *len = n;
     return buf;
 }
 
@@ -699,18 +685,10 @@ int cmd_test(int argc, char **argv)
         return cli_usage_error("test", "unknown device '%s' (expected ref)", device);
     }
     if (o.pipeline) {
-        const pipeline *p = pipeline_find(o.pipeline);
+        const pipeline *p = cli_find_pipeline("test", o.pipeline);
         if (!p) {
-            int n;
-            const pipeline *all = pipeline_all(&n);
-            char names[256] = "";
-            size_t at = 0;
-            for (int k = 0; k < n && at < sizeof names; k++)
-                at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", k ? ", " : "",
-                                       all[k].name);
             free(dirs);
-            return cli_usage_error("test", "unknown pipeline '%s' (pipelines: %s)", o.pipeline,
-                                   names);
+            return EXIT_USAGE;
         }
         graft_error err = {0};
         if (p->nsets > 16 || !pipeline_rule_sets(p, o.sets, &err)) {

@@ -10,35 +10,7 @@
 GRAFT=${GRAFT:-build/graft}
 TOP=${TOP:-.}
 ex="$TOP/examples"
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-
-# expect NAME STATUS CMD...: runs CMD (stdout to $t/out, stderr to $t/err) and
-# checks its exit status. Returns 0 when it matched.
-expect() {
-    name=$1 want=$2
-    shift 2
-    "$@" >"$t/out" 2>"$t/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass "$name"
-        return 0
-    fi
-    fail "$name" "exit $got, expected $want; stderr: $(head -c 300 "$t/err" | tr '\n' ' ')"
-    return 1
-}
-
-# has NAME FILE PATTERN: FILE contains a line matching the grep -E PATTERN.
-has() {
-    if grep -Eq -- "$3" "$2"; then pass "$1"; else
-        fail "$1" "no line matching '$3' in: $(head -c 400 "$2" | tr '\n' ' ')"; fi
-}
-
-# checksum OUTPUT: the checksum graft run printed for OUTPUT in $t/out.
-checksum() { sed -n "s/^ *$1: .*checksum \([0-9a-f]*\).*/\1/p" "$t/out"; }
+. "$(dirname "$0")/lib/common.sh"
 
 same() { # NAME A B
     if [ -n "$2" ] && [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "'$2' vs '$3'"; fi

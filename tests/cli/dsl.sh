@@ -4,12 +4,9 @@
 # "# error: FILE:LINE:COL: message" that graft rules must print exactly (exit
 # 1); every tests/dsl_pass and rules/ file must be accepted; the emitted C
 # names rules and their file:line; fold.rules runs end to end.
+. "$(dirname "$0")/lib/common.sh"
+tmp=$t
 cd "$TOP" || exit 1
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
 
 for f in tests/dsl_fail/*.rules; do
     name=fail_$(basename "$f" .rules)

@@ -12,31 +12,7 @@
 # "FAIL name: why" per test.
 GRAFT=${GRAFT:-build/graft}
 TOP=${TOP:-.}
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-
-expect() { # NAME STATUS CMD...
-    name=$1 want=$2
-    shift 2
-    "$@" >"$t/out" 2>"$t/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass "$name"
-        return 0
-    fi
-    fail "$name" "exit $got, expected $want; stderr: $(head -c 300 "$t/err" | tr '\n' ' ')"
-    return 1
-}
-
-has() { # NAME FILE PATTERN
-    if grep -Eq -- "$3" "$2"; then pass "$1"; else
-        fail "$1" "no line matching '$3' in: $(head -c 400 "$2" | tr '\n' ' ')"; fi
-}
-
-checksum() { sed -n "s/^ *$1: .*checksum \([0-9a-f]*\).*/\1/p" "$t/out"; }
+. "$(dirname "$0")/lib/common.sh"
 
 # ---- seed 000, both copies ----
 seed=$(ls "$TOP"/../shared/seeds/000_*.txt 2>/dev/null | head -n 1)

@@ -12,29 +12,7 @@
 # "FAIL name: why" per test.
 GRAFT=${GRAFT:-build/graft}
 BUILD=${BUILD:-build}
-t=$(mktemp -d)
-trap 'rm -rf "$t"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
-
-expect() { # NAME STATUS CMD...
-    name=$1 want=$2
-    shift 2
-    "$@" >"$t/out" 2>"$t/err"
-    got=$?
-    if [ "$got" -eq "$want" ]; then
-        pass "$name"
-        return 0
-    fi
-    fail "$name" "exit $got, expected $want; stderr: $(head -c 300 "$t/err" | tr '\n' ' ')"
-    return 1
-}
-
-has() { # NAME FILE PATTERN
-    if grep -Eq -- "$3" "$2"; then pass "$1"; else
-        fail "$1" "no line matching '$3' in: $(head -c 400 "$2" | tr '\n' ' ')"; fi
-}
+. "$(dirname "$0")/lib/common.sh"
 
 if ! "$BUILD/tests/test_onnx" --write-model symbolic "$t/sym.onnx" ||
     ! "$BUILD/tests/test_onnx" --write-model symbolic_test "$t/symtest"; then

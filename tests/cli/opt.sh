@@ -2,11 +2,8 @@
 # tests/cli/opt.sh: `graft opt`: pipelines, --stats [json], --trace,
 # --disable, --max-rewrites, --seed-order, --shapes, --verify, -o, and the
 # usage errors. Prints one line per test: PASS name or FAIL name: why.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+. "$(dirname "$0")/lib/common.sh"
+tmp=$t
 
 cat > "$tmp/pairs.txt" <<'G'
 module: "main"

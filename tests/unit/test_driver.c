@@ -9,18 +9,10 @@
 #include "driver.h"
 #include "driver_internal.h"
 #include "dump.h"
+#include "graph_test_helpers.h"
 #include "rule_sets_by_hand.h"
 
 #include <stdlib.h>
-
-static graph *parse(const char *text)
-{
-    graft_error err = {0};
-    graph *g = dump_read(text, strlen(text), "test", &err);
-    if (!g)
-        printf("parse error: %s:%d:%d: %s\n", err.file, err.line, err.col, err.message);
-    return g;
-}
 
 static char *dump_of(const graph *g)
 {
@@ -39,23 +31,6 @@ static char *canonical_dump(graph *g)
             if (!i->param)
                 ins_set_name(i, NULL);
     return dump_of(g);
-}
-
-static int count_op(const graph *g, const char *op)
-{
-    int n = 0;
-    for (ins *i = graph_main(g)->first; i; i = i->next)
-        n += strcmp(i->opname, op) == 0;
-    return n;
-}
-
-static bool verifies(const graph *g)
-{
-    graft_error err = {0};
-    bool ok = graph_verify(g, &err);
-    if (!ok)
-        printf("verify: %s\n", err.message);
-    return ok;
 }
 
 static const rule_stat *stat_of(const driver_result *r, const char *name)

@@ -7,6 +7,7 @@
 
 #include "driver.h"
 #include "dump.h"
+#include "graph_test_helpers.h"
 #include "exec.h"
 #include "lazy_shapes.h"
 #include "pipeline.h"
@@ -14,38 +15,12 @@
 
 #include <stdlib.h>
 
-static graph *parse(const char *text)
-{
-    graft_error err = {0};
-    graph *g = dump_read(text, strlen(text), "test", &err);
-    if (!g)
-        printf("parse error: %s:%d:%d: %s\n", err.file, err.line, err.col, err.message);
-    return g;
-}
-
-static int count_op(const graph *g, const char *op)
-{
-    int n = 0;
-    for (ins *i = graph_main(g)->first; i; i = i->next)
-        n += strcmp(i->opname, op) == 0;
-    return n;
-}
-
 static ins *find_op(const graph *g, const char *op)
 {
     for (ins *i = graph_main(g)->first; i; i = i->next)
         if (strcmp(i->opname, op) == 0)
             return i;
     return NULL;
-}
-
-static bool verifies(const graph *g)
-{
-    graft_error err = {0};
-    bool ok = graph_verify(g, &err);
-    if (!ok)
-        printf("verify: %s\n", err.message);
-    return ok;
 }
 
 /* Max |a - b| over every output of the two graphs on the same random

@@ -17,6 +17,7 @@
 #include "ir.h"
 #include "onnx.h"
 #include "onnx.pb-c.h"
+#include "onnx_model_head.h"
 
 #include <dirent.h>
 #include <stdint.h>
@@ -56,18 +57,7 @@ typedef struct model_builder {
 static void builder_init(model_builder *b, int64_t opset)
 {
     memset(b, 0, sizeof *b);
-    onnx__model_proto__init(&b->model);
-    onnx__graph_proto__init(&b->graph);
-    onnx__operator_set_id_proto__init(&b->opset);
-    b->opset.domain = "";
-    b->opset.has_version = true;
-    b->opset.version = opset;
-    b->opsets[0] = &b->opset;
-    b->model.has_ir_version = true;
-    b->model.ir_version = 8;
-    b->model.n_opset_import = 1;
-    b->model.opset_import = b->opsets;
-    b->model.graph = &b->graph;
+    onnx_model_head_init(&b->model, &b->graph, &b->opset, b->opsets, opset);
     b->graph.node = b->node_ptrs;
     b->graph.initializer = b->init_ptrs;
     b->graph.input = b->input_ptrs;
