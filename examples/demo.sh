@@ -2,7 +2,8 @@
 # demo.sh: what `make demo` shows a newcomer: graft checks the flagship
 # example (seed 000's UNet conv -> GroupNorm -> SiLU -> conv block), prints
 # the start of its canonical dump, runs it on the reference executor, and
-# shows that the dump graft writes reads back to the same numbers.
+# shows that the dump graft writes reads back to the same numbers, then
+# rewrites it with the default pipeline, checking the numbers on the way.
 # Usage: sh examples/demo.sh [path/to/graft]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +12,7 @@ case $graft in /*) ;; *) graft=$(pwd)/$graft ;; esac
 example=examples/unet_groupnorm.txt
 cd "$here/.."
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.out"' EXIT
+trap 'rm -f "$tmp" "$tmp.out" "$tmp.err" "$tmp.opt"' EXIT
 
 step() { printf '\n== %s\n$ %s\n' "$1" "$2"; }
 shorten() { awk '{ if (length($0) > 100) print substr($0, 1, 96) " ..."; else print }'; }
@@ -35,4 +36,16 @@ step "4. the written dump runs to exactly the same numbers" \
 "$graft" run "$example" --seed 1 --compare "$tmp" --rtol 0 --atol 0 >"$tmp.out"
 sed -n '/^compare/,$p' "$tmp.out" | sed "s|$tmp|unet.txt|"
 
-printf '\nNext: README.md, docs/architecture.md, docs/dump-format.md, graft --help.\n'
+step "5. rewrite with the default pipeline; --verify reruns both graphs and compares" \
+    "graft opt $example -p default --stats --verify -o unet_opt.txt"
+"$graft" opt "$example" -p default --stats --verify -o "$tmp.opt" >"$tmp.out" 2>"$tmp.err"
+awk 'NR <= 9' "$tmp.out"
+printf 'rules that fired:\n'
+awk 'NR > 10 && $4 + 0 > 0 { printf "  %-32s %3d x  %s\n", $1, $4, $6 }' "$tmp.out"
+cat "$tmp.err"
+
+step "6. the GroupNorm now runs in the common dims {2, 32, 10, 64, 64}, no reshape inside" \
+    "grep -E 'reshape|reduce_mean|rsqrt|sigmoid' unet_opt.txt"
+grep -E ' = (reshape|reduce_mean|rsqrt|sigmoid)' "$tmp.opt" | shorten
+
+printf '\nNext: README.md, docs/rules.md, docs/architecture.md, docs/dump-format.md, graft --help.\n'
