@@ -41,7 +41,9 @@ void *arena_alloc(arena *a, size_t size)
             want = rounded;
         if (want > SIZE_MAX - sizeof(arena_chunk))
             return NULL;
-        c = malloc(sizeof(arena_chunk) + want);
+        /* calloc: large chunks come zeroed from the kernel and their pages
+         * are touched only when used, instead of all at once by a memset. */
+        c = calloc(1, sizeof(arena_chunk) + want);
         if (!c)
             return NULL;
         c->size = want;
@@ -49,7 +51,6 @@ void *arena_alloc(arena *a, size_t size)
         c->next = a->head;
         a->head = c;
         a->bytes_reserved += want;
-        memset(c->bytes, 0, want);
     }
     void *p = c->bytes + c->used;
     c->used += rounded;
