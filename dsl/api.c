@@ -268,6 +268,8 @@ static const graft_rule_api api_table = {
     .copy_attrs = api_copy_attrs,
     .make_list = api_make_list,
     .fold = rule_fold_constant,
+    .region = rw_region,
+    .replace_region = rw_replace_region,
 };
 
 const graft_rule_api *graft_rule_api_get(void) { return &api_table; }

@@ -120,6 +120,13 @@ typedef struct graft_rule_api {
      * literals; the literal has value's exact shape (type, lens, strides).
      * NULL when it cannot (see dsl/const_fold.h): the rule then aborts. */
     ins *(*fold)(rewriter *rw, ins *before, ins *value);
+
+    /* ---- fused regions (the `=> region(...) -> (...)` replacement) ---- */
+    /* rw_region and rw_replace_region of engine/rewrite.h. */
+    ins *(*region)(rewriter *rw, ins *before, ins *const *members, int nmembers,
+                   ins *const *outputs, int noutputs, ins **replacements);
+    void (*replace_region)(rewriter *rw, ins *const *members, int nmembers, ins *const *outputs,
+                           ins *const *replacements, int noutputs);
 } graft_rule_api;
 
 /* The table graft hands to rule sets. */

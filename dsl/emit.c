@@ -458,9 +458,8 @@ static bool emit_repl(emitter *e, buf *b, const dsl_repl *r, char *res, size_t s
     case RP_REST:
         return false; /* handled by the caller */
     case RP_REGION:
-        e->failed = true;
-        return dsl_error(e->err, e->f, r->loc, "fused regions arrive with issue 5: the engine cannot "
-                         "build region replacements yet");
+        e->failed = true; /* the grammar allows a region only as the whole replacement */
+        return dsl_error(e->err, e->f, r->loc, "a region must be the whole replacement");
     case RP_FOLD: {
         char value[256];
         capture_path(e, r->capture, value, sizeof value);
@@ -572,6 +571,32 @@ static bool emit_repl(emitter *e, buf *b, const dsl_repl *r, char *res, size_t s
     return true;
 }
 
+/* `=> region(a, b, c) -> (b, c)`: the members and outputs as arrays, the
+ * region built before the root (rw_region), then committed with every
+ * outside use of an output reading the region's value (rw_replace_region). */
+static void emit_region(emitter *e, buf *b, const dsl_repl *r)
+{
+    char p[256];
+    out(b, "    /* region %s:%d */\n", e->f->path, r->loc.line);
+    out(b, "    ins *rm[%d] = {", r->nargs);
+    for (int i = 0; i < r->nargs; i++) {
+        capture_path(e, r->args[i]->capture, p, sizeof p);
+        out(b, "%s%s", i ? ", " : "", p);
+    }
+    out(b, "};\n");
+    out(b, "    ins *ro[%d] = {", r->noutputs);
+    for (int i = 0; i < r->noutputs; i++) {
+        capture_path(e, r->outputs[i]->capture, p, sizeof p);
+        out(b, "%s%s", i ? ", " : "", p);
+    }
+    out(b, "};\n");
+    out(b, "    ins *rr[%d];\n", r->noutputs);
+    e->uses_fail = true;
+    out(b, "    if (!A->region(rw, r, rm, %d, ro, %d, rr))\n        goto fail;\n", r->nargs,
+        r->noutputs);
+    out(b, "    A->replace_region(rw, rm, %d, ro, rr, %d);\n", r->nargs, r->noutputs);
+}
+
 /* A replacement that only reorders or swaps the root's own operands for
  * captures of the same shapes can change the root in place. */
 static bool in_place_candidate(const dsl_repl *r, const dsl_variant *v)
@@ -629,16 +654,19 @@ static bool emit_leaf(emitter *e, const dsl_variant *v)
         out(&code, "    }\n");
     }
     char res[256];
-    if (!emit_repl(e, &code, rp, res, sizeof res)) {
+    if (rp->kind == RP_REGION) {
+        emit_region(e, &code, rp);
+    } else if (!emit_repl(e, &code, rp, res, sizeof res)) {
         free(code.p);
         return false;
     }
-    if (strcmp(res, "r") == 0) {
+    if (rp->kind != RP_REGION && strcmp(res, "r") == 0) {
         free(code.p);
         e->failed = true;
         return dsl_error(e->err, e->f, rp->loc, "rule '%s' replaces its root with itself", r->name);
     }
-    out(&code, "    A->replace(rw, r, %s);\n", res);
+    if (rp->kind != RP_REGION)
+        out(&code, "    A->replace(rw, r, %s);\n", res);
     out(&code, "    return true;\n");
 
     out(b, "/* rule %s at %s:%d", r->name, e->f->path, r->loc.line);

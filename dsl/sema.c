@@ -651,6 +651,9 @@ static bool check_repl(sema *s, dsl_repl *r)
             FAIL(s, r->loc, "unknown op '%s' (and no capture has that name)", r->name);
         if (r->op->classes & OPC_BUILTIN)
             FAIL(s, r->loc, "a replacement cannot build '%s'", r->name);
+        if (r->op->classes & OPC_REGION)
+            FAIL(s, r->loc, "a replacement cannot build '%s' directly: write region(members) -> "
+                            "(outputs)", r->name);
         if (!r->has_args)
             FAIL(s, r->loc, "op '%s' needs operands: write %s[...](...)", r->name, r->name);
         if (!check_arity(s, r->op, nfixed, has_rest, r->loc, "replacement"))
@@ -661,6 +664,14 @@ static bool check_repl(sema *s, dsl_repl *r)
         for (int i = 0; i < r->nargs; i++) {
             if (!check_repl(s, r->args[i]))
                 return false;
+            /* A member is an instruction the pattern matched by its op: a
+             * bare operand could be a parameter, which no region can hold. */
+            const dsl_pattern *p = rule->captures[r->args[i]->capture].pat;
+            if (!p || (p->kind != PAT_OP && p->kind != PAT_CLASS) || p->negated ||
+                (p->op && strcmp(p->op->name, "@param") == 0))
+                FAIL(s, r->args[i]->loc, "region member '%s' must be bound to an op pattern "
+                                         "(an instruction the rule matched), not to any operand",
+                     r->args[i]->name);
         }
         for (int i = 0; i < r->noutputs; i++) {
             if (!check_repl(s, r->outputs[i]))

@@ -1,7 +1,8 @@
 /* dce.c: dead code elimination (see dce.h). One walk per module from the
  * last instruction to the first: users come after their operands, so by the
  * time an instruction is looked at every user it had has been looked at (and
- * erased if dead), and one walk suffices.
+ * erased if dead), and one walk suffices. Modules no live instruction
+ * refers to any more (bodies of erased regions) are unlinked at the end.
  */
 #include "dce.h"
 
@@ -27,5 +28,7 @@ size_t dce_run(graph *g)
             }
         }
     }
+    /* Bodies of regions erased above are dead code too. */
+    graph_prune_modules(g);
     return erased;
 }

@@ -153,6 +153,30 @@ static bool push_dead(rewriter *rw, ins *i)
     return true;
 }
 
+bool driver_is_region_body(const rewriter *rw, const module *m)
+{
+    for (int k = 0; k < rw->nbodies; k++)
+        if (rw->bodies[k] == m)
+            return true;
+    return false;
+}
+
+bool driver_add_region_body(rewriter *rw, module *m)
+{
+    if (driver_is_region_body(rw, m))
+        return true;
+    if (rw->nbodies == rw->bodies_cap) {
+        int cap = rw->bodies_cap ? rw->bodies_cap * 2 : 8;
+        module **b = realloc(rw->bodies, (size_t)cap * sizeof *b);
+        if (!b)
+            return false;
+        rw->bodies = b;
+        rw->bodies_cap = cap;
+    }
+    rw->bodies[rw->nbodies++] = m;
+    return true;
+}
+
 void driver_erase(rewriter *rw, ins *i)
 {
     if (!push_dead(rw, i)) {
@@ -165,6 +189,7 @@ void driver_erase(rewriter *rw, ins *i)
             continue;
         worklist_drop(&rw->wl, d);
         module_remove(d);
+        rw->region_died |= (d->op->classes & OPC_REGION) != 0;
         rw->erased++;
         rw->changed = true;
         for (int k = 0; k < d->nargs; k++) {
@@ -513,7 +538,8 @@ void driver_result_free(driver_result *res)
 static void seed_worklist(rewriter *rw)
 {
     for (module *m = rw->g->first_module; m; m = m->next)
-        for (ins *i = m->last; i; i = i->prev)
+        if (!driver_is_region_body(rw, m))
+            for (ins *i = m->last; i; i = i->prev)
             worklist_push(&rw->wl, i);
 }
 
@@ -548,6 +574,8 @@ static ins *first_after(module *m, uint64_t key)
 static void sweep_in_order(rewriter *rw)
 {
     for (module *m = rw->g->first_module; m && !stopping(rw); m = m->next) {
+        if (driver_is_region_body(rw, m))
+            continue;
         ins *cur = m->first;
         while (cur && !stopping(rw)) {
             uint64_t key = cur->order;
@@ -569,6 +597,21 @@ static void sweep_in_order(rewriter *rw)
                 cur = first_after(m, key);
         }
     }
+}
+
+/* The bodies of the graph's `fused` instructions, which no sweep enters. */
+static void collect_region_bodies(rewriter *rw)
+{
+    rw->nbodies = 0;
+    /* A graph of one module has no region bodies: skip the walk, which
+     * would otherwise touch every instruction on every sweep. */
+    if (rw->g->nmodules <= 1)
+        return;
+    for (module *m = rw->g->first_module; m; m = m->next)
+        for (ins *i = m->first; i; i = i->next)
+            if ((i->op->classes & OPC_REGION) && i->nmods == 1 &&
+                !driver_add_region_body(rw, i->mods[0]))
+                driver_fail(rw, "out of memory");
 }
 
 static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets,
@@ -633,6 +676,8 @@ static void teardown(rewriter *rw)
     free(rw->attrs_log);
     free(rw->trace_before);
     free(rw->dead);
+    free(rw->txn_modules);
+    free(rw->bodies);
     /* stats are handed to the result */
 }
 
@@ -676,6 +721,7 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
     while (iter < rw.opt.max_iterations) {
         iter++;
         rw.changed = false;
+        collect_region_bodies(&rw);
         if (rw.opt.shuffle_seed)
             sweep_shuffled(&rw);
         else
@@ -695,6 +741,9 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
             break;
         }
     }
+    /* The bodies of regions that died leave with them (one walk for all). */
+    if (rw.region_died)
+        graph_prune_modules(g);
     res->stop = stop;
     res->converged = stop == DRIVER_CONVERGED;
     res->iterations = iter;

@@ -82,6 +82,17 @@ struct rewriter {
     attrs_change *attrs_log;
     int nattrs_log, attrs_log_cap;
     char *trace_before;    /* the instructions before, captured at rw_attempt */
+    module **txn_modules;  /* region bodies rw_region made in this match */
+    int ntxn_modules, txn_modules_cap;
+
+    /* Region bodies (submodules of `fused` instructions): the rule sets do
+     * not run inside them, so a rule that fused a pattern does not find it
+     * again in the body it just made. Collected at each sweep; rw_region
+     * adds the bodies it makes. */
+    module **bodies;
+    int nbodies, bodies_cap;
+    bool region_died;     /* a region was erased: prune unreferenced modules at the end */
+    int next_region;       /* the N of the next "<parent>:fusedN" to try */
 
     /* Erasing dead instructions: a private stack, so erasure never recurses. */
     ins **dead;
@@ -114,6 +125,12 @@ uint64_t driver_fingerprint(const ins *i);
 char *driver_trace_before(const ins *root);
 /* Emits the trace record of the committed match (when tracing). */
 void driver_trace_commit(rewriter *rw, ins *old, ins *rep);
+
+/* Region bodies: whether m is one, and remembering a new one. */
+bool driver_is_region_body(const rewriter *rw, const module *m);
+bool driver_add_region_body(rewriter *rw, module *m);
+/* Takes module m out of the graph's module list (its memory stays in the
+ * arena); m->next is left alone so that a walk standing on m goes on. */
 
 /* Handles a value whose shape changed from *old to i->sh while its users were
  * computed against *old: lazy mode puts a pending_shape_change between i and

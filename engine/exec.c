@@ -12,7 +12,8 @@
  *
  * Outputs are the @return operands (or the last instruction when there is
  * no @return), copied to standard layout and named output0, output1, ...
- * Regions (instructions with submodules) are not run yet: they fail clearly.
+ * A fused region runs its submodule recursively (run_region); other
+ * instructions with submodules (opaque MIGraphX regions) fail clearly.
  *
  * Random inputs (exec_random_inputs) use splitmix64, one stream per @param:
  * the stream of the k-th @param (k = 0, 1, ... in module order) starts from
@@ -255,10 +256,62 @@ static bool grow_scratch(run_state *s, int nargs)
     return true;
 }
 
+/* A fused region (ops/ops_region.c): its submodule runs with operand k bound
+ * to the parameter x<k>; its outputs are copied into out, one after another
+ * at the offsets of ops/tensor.h's tuple layout when there are several, each
+ * in the layout of the region's shape. */
+static bool run_region(const ins *i, const tensor *inputs, tensor *out, graft_error *err)
+{
+    if (i->nmods != 1)
+        return error_set(err, "fused: needs exactly one submodule, got %d", i->nmods);
+    const module *body = i->mods[0];
+    tensor_list in = {0, NULL}, outs = {0, NULL};
+    bool ok = true;
+    for (int k = 0; ok && k < i->nargs; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "x%d", k);
+        ok = tensor_list_add(&in, name, &inputs[k], err);
+    }
+    ok = ok && exec_run(body, &in, &outs, err);
+    tensor_list_free(&in);
+    if (!ok) {
+        tensor_list_free(&outs);
+        error_prefix(err, "region %s", body->name);
+        return false;
+    }
+    bool tuple = shape_is_tuple(&i->sh);
+    int want = tuple ? i->sh.ntuple : 1;
+    if (outs.n != want) {
+        tensor_list_free(&outs);
+        return error_set(err, "region %s gave %d outputs, its shape has %d", body->name, outs.n,
+                         want);
+    }
+    out->data = calloc(1, buffer_size(&i->sh));
+    if (!out->data) {
+        tensor_list_free(&outs);
+        return error_set(err, "out of memory for region %s", body->name);
+    }
+    for (int k = 0; ok && k < want; k++) {
+        tensor dst = {tuple ? i->sh.tuple[k] : i->sh,
+                      out->data + (tuple ? tensor_tuple_offset(&i->sh, k) : 0)};
+        if (!tensor_copy(&dst, &outs.items[k].t))
+            ok = error_set(err, "region %s: output %d does not fit the region's shape", body->name,
+                           k);
+    }
+    tensor_list_free(&outs);
+    if (!ok) {
+        free(out->data);
+        out->data = NULL;
+    }
+    return ok;
+}
+
 bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *err)
 {
     out->sh = i->sh;
     out->data = NULL;
+    if (i->op->classes & OPC_REGION)
+        return run_region(i, inputs, out, err);
     if (i->nmods > 0)
         return error_set(err, "op '%s' has submodules; regions cannot run on the reference "
                               "executor yet", i->opname ? i->opname : i->op->name);

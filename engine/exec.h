@@ -45,8 +45,10 @@ bool exec_run(const module *m, const tensor_list *inputs, tensor_list *outputs, 
  * tensor per operand of i, any layout). out->sh becomes i's shape. A view op
  * aliases inputs[0] (out->data points into it); any other op gets a fresh
  * zeroed buffer of i's shape's size in out->data, which the caller frees.
- * False, with nothing to free, when i's op has no kernel (builtins, opaque
- * ops), has submodules, or its kernel fails. Shared by exec_run and
+ * A fused region (op `fused`) runs its submodule, its value laid out as
+ * ops/tensor.h's tuples when it has several outputs. False, with nothing to
+ * free, when i's op has no kernel (builtins, opaque ops), has submodules and
+ * is not `fused`, or its kernel fails. Shared by exec_run and
  * constant folding (dsl/const_fold.c). */
 bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *err);
 

@@ -67,6 +67,58 @@ module *graph_main(const graph *g)
     return m ? m : g->first_module;
 }
 
+void graph_remove_module(graph *g, module *m)
+{
+    module *prev = NULL;
+    for (module *x = g->first_module; x && x != m; x = x->next)
+        prev = x;
+    if (prev ? prev->next != m : g->first_module != m)
+        return; /* not in the list */
+    if (prev)
+        prev->next = m->next;
+    else
+        g->first_module = m->next;
+    if (g->last_module == m)
+        g->last_module = prev;
+    m->next = NULL;
+    g->nmodules--;
+}
+
+int graph_prune_modules(graph *g)
+{
+    if (g->nmodules <= 1)
+        return 0;
+    module **reached = malloc((size_t)g->nmodules * sizeof *reached);
+    if (!reached)
+        return 0; /* keeping modules is always safe */
+    int nreached = 0, scanned = 0;
+    reached[nreached++] = graph_main(g);
+    while (scanned < nreached) {
+        for (ins *i = reached[scanned++]->first; i; i = i->next) {
+            for (int k = 0; k < i->nmods; k++) {
+                bool seen = false;
+                for (int r = 0; r < nreached && !seen; r++)
+                    seen = reached[r] == i->mods[k];
+                if (!seen && nreached < g->nmodules)
+                    reached[nreached++] = i->mods[k];
+            }
+        }
+    }
+    int removed = 0;
+    for (module *m = g->first_module, *next; m; m = next) {
+        next = m->next;
+        bool keep = false;
+        for (int r = 0; r < nreached && !keep; r++)
+            keep = reached[r] == m;
+        if (!keep) {
+            graph_remove_module(g, m);
+            removed++;
+        }
+    }
+    free(reached);
+    return removed;
+}
+
 size_t graph_count(const graph *g)
 {
     size_t n = 0;

@@ -93,6 +93,12 @@ void graph_free(graph *g);
 module *graph_add_module(graph *g, const char *name, graft_error *err);
 module *graph_find_module(const graph *g, const char *name);
 module *graph_main(const graph *g); /* "main", or the first module */
+/* Unlinks m from the graph's module list (its memory stays in the arena). */
+void graph_remove_module(graph *g, module *m);
+/* Removes every module that no live instruction of the main module, or of a
+ * module it reaches, refers to (the bodies of regions that were erased).
+ * Returns how many were removed. O(instructions). */
+int graph_prune_modules(graph *g);
 size_t graph_count(const graph *g); /* live instructions over all modules */
 
 /* ---- building ---- */

@@ -10,7 +10,9 @@
  *   - on erase: the operands whose use count dropped (they may be dead, or
  *     single-use now, which enables :once patterns).
  * Dead instructions (no users, not @return/@param, no side effect) are erased
- * as they appear.
+ * as they appear. The rule sets never run inside the body of a fused region
+ * (a `fused` instruction's submodule): fusing a pattern must not find the
+ * same pattern again in the body it just made.
  *
  * A match is transactional: rw_attempt() opens it, the replacement is built,
  * then rw_commit() keeps it or rw_abort() undoes every instruction inserted
@@ -73,6 +75,30 @@ void rw_set_arg(rewriter *rw, ins *i, int k, ins *v);
  * undone by rw_abort, i's shape recomputed by rw_commit_in_place. False when
  * a name or a value's kind is wrong for i's op. */
 bool rw_set_attrs(rewriter *rw, ins *i, const attr *attrs, int nattrs);
+/* Builds a fused region of `members` (instructions of one module, any
+ * order, duplicates ignored) whose values `outputs` (members) leave it:
+ * a new module "<parent>:fusedN" holds a copy of the members in program
+ * order, one @param x0, x1, ... per distinct operand that comes from outside
+ * the members (in order of first use) and an @return of the outputs; a
+ * `fused` instruction running it is inserted before `before` (NULL: the
+ * match's root), or earlier when a user of an output outside the members
+ * comes first, and after every input. With several outputs a
+ * get_tuple_elem[index=k] per output follows it. replacements[k] receives
+ * the value that stands for outputs[k] (the region itself for one output).
+ * Nothing is replaced yet: commit with rw_replace_region. NULL, with the
+ * match to be aborted, when the region cannot be built: a member is a
+ * parameter, opaque, a region, tuple-valued or in another module; an output
+ * is not a member or none has a user outside the members; or no position
+ * is after every input and before every outside user. rw_abort removes the
+ * instructions and takes the new module out of the graph. */
+ins *rw_region(rewriter *rw, ins *before, ins *const *members, int nmembers, ins *const *outputs,
+               int noutputs, ins **replacements);
+/* Commits a region built by rw_region: every use of outputs[k] by an
+ * instruction that is not a member becomes a use of replacements[k]; the
+ * members that are dead then are erased (a member with other users outside
+ * keeps computing its value). */
+void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *const *outputs,
+                       ins *const *replacements, int noutputs);
 /* Undoes everything inserted since rw_attempt. */
 void rw_abort(rewriter *rw);
 /* The graph's arena, for helper results (computed attribute lists). */

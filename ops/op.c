@@ -2,7 +2,8 @@
  * entry point through which every shape rule is called.
  *
  * Each op family keeps its own table (ops_builtin.c, ops_pointwise.c,
- * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c). This file gathers
+ * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c, ops_pending.c,
+ * ops_region.c). This file gathers
  * them once into a name-sorted index so that op_find is a binary search (the
  * dump reader calls it for every instruction), and it owns
  * op_compute_shape: the arity check, the tuple check and the call counter
@@ -54,6 +55,7 @@ static void build_index(void)
     add_family(ops_compute_table, ops_compute_count);
     add_family(ops_move_table, ops_move_count);
     add_family(ops_pending_table, ops_pending_count);
+    add_family(ops_region_table, ops_region_count);
 }
 
 const op_def *op_find_n(const char *name, size_t len)

@@ -30,6 +30,7 @@ typedef enum op_class {
     OPC_BUILTIN = 1 << 7,   /* @param, @literal, @return */
     OPC_OPAQUE = 1 << 8,    /* unknown op kept as a black box */
     OPC_SHAPE = 1 << 9,     /* reshape-like: changes lens only (reshape, squeeze, flatten, ...) */
+    OPC_REGION = 1 << 10,   /* fused: a region whose submodule computes its value */
 } op_class;
 
 typedef struct attr_spec {

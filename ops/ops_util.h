@@ -104,5 +104,7 @@ extern const op_def ops_move_table[];
 extern const int ops_move_count;
 extern const op_def ops_pending_table[]; /* pending_shape_change (engine/lazy_shapes.h) */
 extern const int ops_pending_count;
+extern const op_def ops_region_table[]; /* fused (ops_region.c) */
+extern const int ops_region_count;
 
 #endif
