@@ -15,10 +15,11 @@
 #      resolution applied (`--max-rewrites 0`, which materialises them).
 # Finally every rule named in rules/*.rules must have its own directory.
 # Prints PASS golden/NAME or FAIL golden/NAME: why.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+tmp=$t
 dir="$TOP/tests/golden"
 
+# Every name here is reported as golden/NAME.
 pass() { echo "PASS golden/$1"; }
 fail() { echo "FAIL golden/$1: $2"; }
 

@@ -4,12 +4,9 @@
 # structural (a grep on the optimised dump or its --stats json) and numeric
 # (`graft opt --verify` and `graft run --compare` on the reference executor).
 # Prints PASS name or FAIL name: why.
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib/common.sh"
+tmp=$t
 ex="$TOP/examples"
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
 
 # opt NAME GRAPH PIPELINE: optimises GRAPH into $tmp/NAME.txt with --verify
 # (and --stats json into $tmp/NAME.json); then checks with `graft run

@@ -6,38 +6,11 @@
  */
 #include "check.h"
 #include "helpers.h"
+#include "rule_helper_calls.h"
 #include "helpers_reshape.h"
 #include "ir.h"
 
 #include <string.h>
-
-static arena mem;
-
-static rule_value ints(const int64_t *v, int n)
-{
-    rule_value r = {RV_INTS, n, {.ints = v}};
-    return r;
-}
-
-static bool call(const char *name, const rule_value *args, int n, rule_value *out)
-{
-    const rule_helper *h = rule_helper_find(name);
-    CHECK(h != NULL);
-    if (!h)
-        return false;
-    CHECK_INT(h->nparams, n);
-    return h->fn(&mem, args, n, out);
-}
-
-static bool ints_are(rule_value v, const int64_t *want, int n)
-{
-    if (v.kind != RV_INTS || v.n != n)
-        return false;
-    for (int i = 0; i < n; i++)
-        if (v.u.ints[i] != want[i])
-            return false;
-    return true;
-}
 
 static bool lens_are(const common_dims *cd, const int64_t *want, int n)
 {
