@@ -11,9 +11,11 @@
 
 #include "api.h"
 #include "compile.h"
+#include "dump.h"
 #include "driver.h"
 #include "load.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -357,6 +359,52 @@ static bool find_fold_rules(char *out, size_t size)
     return false;
 }
 
+/* Replays the fuzz target's contract over the seed corpus and any fixed
+ * crashers (tests/fuzz/corpus_rules, regress_rules): every file either
+ * compiles all the way to C or is rejected with a located message. Returns
+ * how many files were read, -1 when the directory is missing. */
+static int replay_rules_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int count = 0;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4400];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        graft_error err = {0};
+        size_t len;
+        char *text = read_file_all(path, &len, &err);
+        if (!text)
+            continue;
+        dsl_emit_options opt = {"fuzz", "graft_rules_entry", true};
+        char *c = dsl_compile(path, text, len, &opt, &err);
+        CHECK(c != NULL || err.message[0] != '\0');
+        free(c);
+        free(text);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+static void test_fuzz_corpus_replay(void)
+{
+    char fold[4200];
+    CHECK(find_fold_rules(fold, sizeof fold));
+    char *top_end = strstr(fold, "/rules/fold.rules");
+    if (!top_end)
+        return;
+    *top_end = '\0';
+    char dir[4400];
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus_rules", fold);
+    CHECK(replay_rules_dir(dir) >= 3);
+    snprintf(dir, sizeof dir, "%s/tests/fuzz/regress_rules", fold);
+    replay_rules_dir(dir); /* may not exist: no crasher found so far */
+}
+
 /* The shipped rules/fold.rules itself, compiled into a .so and run: the same
  * result as the copy linked into graft. */
 static void test_load_shipped_fold(void)
@@ -478,6 +526,7 @@ static void remove_tree(const char *dir)
 int main(void)
 {
     RUN(test_parse_shapes_the_tree);
+    RUN(test_fuzz_corpus_replay);
     RUN(test_sema_types);
     RUN(test_termination_measure);
     RUN(test_tree_shares_and_switches);
