@@ -6,23 +6,13 @@
  */
 #include "dce.h"
 
-#include <string.h>
-
-static bool is_root(const ins *i)
-{
-    if (i->op->classes & OPC_OPAQUE)
-        return true;
-    const char *n = i->op->name;
-    return n[0] == '@' && (strcmp(n, "@return") == 0 || strcmp(n, "@param") == 0);
-}
-
 size_t dce_run(graph *g)
 {
     size_t erased = 0;
     for (module *m = g->first_module; m; m = m->next) {
         for (ins *i = m->last, *prev; i; i = prev) {
             prev = i->prev;
-            if (i->nusers == 0 && !is_root(i)) {
+            if (ins_is_dead(i)) {
                 module_remove(i);
                 erased++;
             }

@@ -129,16 +129,6 @@ ins *worklist_pop(worklist *w)
  * Hooks: erasing dead instructions, shape changes
  * ====================================================================== */
 
-bool driver_is_dead(const ins *i)
-{
-    if (i->nusers || (i->flags & INS_REMOVED))
-        return false;
-    if (i->op->classes & OPC_OPAQUE)
-        return false;
-    const char *n = i->op->name;
-    return !(n[0] == '@' && (strcmp(n, "@return") == 0 || strcmp(n, "@param") == 0));
-}
-
 static bool push_dead(rewriter *rw, ins *i)
 {
     if (rw->ndead == rw->dead_cap) {
@@ -196,7 +186,7 @@ void driver_erase(rewriter *rw, ins *i)
             ins *a = d->args[k];
             if (a->flags & INS_REMOVED)
                 continue;
-            if (driver_is_dead(a)) {
+            if (ins_is_dead(a)) {
                 if (!push_dead(rw, a))
                     driver_fail(rw, "out of memory");
             } else {
@@ -684,7 +674,7 @@ static void teardown(rewriter *rw)
 /* Offers i to each rule set until one fires. */
 static void visit(rewriter *rw, ins *i)
 {
-    if (driver_is_dead(i)) {
+    if (ins_is_dead(i)) {
         driver_erase(rw, i);
         return;
     }

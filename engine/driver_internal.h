@@ -107,9 +107,6 @@ struct rewriter {
     bool changed;          /* something changed during this sweep */
 };
 
-/* Instruction is dead: no users, and not a root (@return, @param, opaque
- * ops whose effects are unknown). */
-bool driver_is_dead(const ins *i);
 /* Erases i (which must have no users) and every instruction that dies with
  * it; operands that lose a use go back on the worklist. */
 void driver_erase(rewriter *rw, ins *i);

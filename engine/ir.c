@@ -671,6 +671,16 @@ bool ins_recompute_shape(ins *i, graft_error *err)
 
 bool ins_is(const ins *i, const char *opname) { return strcmp(i->opname, opname) == 0; }
 
+bool ins_is_dead(const ins *i)
+{
+    if (i->nusers || (i->flags & INS_REMOVED))
+        return false;
+    if (i->op->classes & OPC_OPAQUE)
+        return false;
+    const char *n = i->op->name;
+    return !(n[0] == '@' && (strcmp(n, "@return") == 0 || strcmp(n, "@param") == 0));
+}
+
 ins *module_return(const module *m)
 {
     return m->last && ins_is(m->last, "@return") ? m->last : NULL;

@@ -148,6 +148,9 @@ void ins_op_call(const ins *i, op_call *call, shape *inputs);
 /* ---- queries ---- */
 static inline bool ins_before(const ins *a, const ins *b) { return a->order < b->order; }
 bool ins_is(const ins *i, const char *opname);
+/* Dead: live, no users, and not something kept for its own sake (@return,
+ * @param, an opaque op whose effects graft cannot know). */
+bool ins_is_dead(const ins *i);
 ins *module_return(const module *m); /* NULL if none */
 const attr_value *ins_attr(const ins *i, const char *key);
 

@@ -301,7 +301,7 @@ void rw_replace(rewriter *rw, ins *old, ins *rep)
             old_shape = target->sh;
         driver_shape_changed(rw, target, &old_shape);
     }
-    if (driver_is_dead(old))
+    if (ins_is_dead(old))
         driver_erase(rw, old);
 }
 
@@ -376,7 +376,7 @@ void rw_commit_in_place(rewriter *rw, ins *root)
     for (int k = 0; k < rw->nargs_log; k++) {
         ins *was = rw->args_log[k].old;
         if (!(was->flags & INS_REMOVED)) {
-            if (driver_is_dead(was))
+            if (ins_is_dead(was))
                 driver_erase(rw, was);
             else
                 worklist_push(&rw->wl, was);
@@ -603,7 +603,7 @@ void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *con
     }
     driver_trace_commit(rw, outputs[0], replacements[0]);
     for (int k = nmembers - 1; k >= 0; k--)
-        if (!(members[k]->flags & INS_REMOVED) && driver_is_dead(members[k]))
+        if (!(members[k]->flags & INS_REMOVED) && ins_is_dead(members[k]))
             driver_erase(rw, members[k]);
 }
 

@@ -8,6 +8,7 @@
  * compiler, a real shared object), driven by the engine's worklist driver.
  */
 #include "check.h"
+#include "corpus_replay.h"
 
 #include "api.h"
 #include "compile.h"
@@ -15,7 +16,6 @@
 #include "driver.h"
 #include "load.h"
 
-#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -359,35 +359,15 @@ static bool find_fold_rules(char *out, size_t size)
     return false;
 }
 
-/* Replays the fuzz target's contract over the seed corpus and any fixed
- * crashers (tests/fuzz/corpus_rules, regress_rules): every file either
- * compiles all the way to C or is rejected with a located message. Returns
- * how many files were read, -1 when the directory is missing. */
-static int replay_rules_dir(const char *dir)
+/* The rule fuzz target's contract for one input: it compiles all the way
+ * to C or is rejected with a located message. */
+static void check_rules_input(const char *path, const char *text, size_t len)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[4400];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        graft_error err = {0};
-        size_t len;
-        char *text = read_file_all(path, &len, &err);
-        if (!text)
-            continue;
-        dsl_emit_options opt = {"fuzz", "graft_rules_entry", true};
-        char *c = dsl_compile(path, text, len, &opt, &err);
-        CHECK(c != NULL || err.message[0] != '\0');
-        free(c);
-        free(text);
-        count++;
-    }
-    closedir(d);
-    return count;
+    graft_error err = {0};
+    dsl_emit_options opt = {"fuzz", "graft_rules_entry", true};
+    char *c = dsl_compile(path, text, len, &opt, &err);
+    CHECK(c != NULL || err.message[0] != '\0');
+    free(c);
 }
 
 static void test_fuzz_corpus_replay(void)
@@ -400,9 +380,9 @@ static void test_fuzz_corpus_replay(void)
     *top_end = '\0';
     char dir[4400];
     snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus_rules", fold);
-    CHECK(replay_rules_dir(dir) >= 3);
+    CHECK(corpus_replay(dir, check_rules_input) >= 3);
     snprintf(dir, sizeof dir, "%s/tests/fuzz/regress_rules", fold);
-    replay_rules_dir(dir); /* may not exist: no crasher found so far */
+    corpus_replay(dir, check_rules_input); /* may not exist: no crasher found so far */
 }
 
 /* The shipped rules/fold.rules itself, compiled into a .so and run: the same

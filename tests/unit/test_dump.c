@@ -10,6 +10,7 @@
  * crasher is replayed through the reader.
  */
 #include "check.h"
+#include "corpus_replay.h"
 #include "dump.h"
 #include "tensor.h"
 
@@ -870,45 +871,29 @@ static void tells_formats_apart(void)
 
 /* ---- seeds and fixed crashers ---- */
 
-static int replay_dir(const char *dir)
+/* The dump fuzz target's contract for one input: it fails with a message,
+ * or it reads, writes and reads back to the same text. */
+static void check_dump_input(const char *path, const char *text, size_t len)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return -1;
-    int count = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        graft_error err = {0};
-        size_t len;
-        char *text = read_file_all(path, &len, &err);
-        if (!text)
-            continue;
-        dump_read_options opts = {.max_literal_bytes = (size_t)1 << 20};
-        graph *g = dump_read_with(text, len, path, &opts, &err);
-        if (g) {
-            char *out = write_graph(g);
-            CHECK(out != NULL);
-            if (out) {
-                graph *back = read_text(out);
-                CHECK(back != NULL);
-                char *again = back ? write_graph(back) : NULL;
-                CHECK_STR(again, out);
-                free(again);
-                graph_free(back);
-            }
-            free(out);
-        } else {
-            CHECK(err.message[0] != 0);
+    graft_error err = {0};
+    dump_read_options opts = {.max_literal_bytes = (size_t)1 << 20};
+    graph *g = dump_read_with(text, len, path, &opts, &err);
+    if (g) {
+        char *out = write_graph(g);
+        CHECK(out != NULL);
+        if (out) {
+            graph *back = read_text(out);
+            CHECK(back != NULL);
+            char *again = back ? write_graph(back) : NULL;
+            CHECK_STR(again, out);
+            free(again);
+            graph_free(back);
         }
-        graph_free(g);
-        free(text);
-        count++;
+        free(out);
+    } else {
+        CHECK(err.message[0] != 0);
     }
-    closedir(d);
-    return count;
+    graph_free(g);
 }
 
 /* The repository root: $TOP, the current directory, or a parent of the
@@ -953,8 +938,8 @@ static void replays_fuzz_corpus_and_crashers(void)
     CHECK(find_top(top, sizeof top));
     snprintf(corpus, sizeof corpus, "%s/tests/fuzz/corpus_dump", top);
     snprintf(regress, sizeof regress, "%s/tests/fuzz/regress_dump", top);
-    CHECK(replay_dir(corpus) >= 5);
-    CHECK(replay_dir(regress) >= 1);
+    CHECK(corpus_replay(corpus, check_dump_input) >= 5);
+    CHECK(corpus_replay(regress, check_dump_input) >= 1);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
  * small hand-written MIGraphX JSON program with each form of literal data.
  */
 #include "check.h"
+#include "corpus_replay.h"
 #include "dump.h"
 #include "exec.h"
 #include "mgx.h"
@@ -533,47 +534,36 @@ static void test_json_errors(void)
     expect_json_error("{\"a\": \"\\q\"}", "t.json:1:8: ", "bad escape");
 }
 
-/* The fuzz corpus and the fixed crashers: each input fails with a message
- * or gives a graph that verifies and writes as a dump. */
+/* The fuzz target's contract for one input, read as a script and as JSON:
+ * it fails with a message or gives a graph that verifies and writes as a
+ * dump. */
+static void check_mgx_input(const char *path, const char *text, size_t len)
+{
+    mgx_import_options opt = {1u << 22};
+    for (int form = 0; form < 2; form++) {
+        graft_error err;
+        memset(&err, 0, sizeof err);
+        graph *g = form ? mgx_json_import_with(text, len, path, &opt, &err)
+                        : mgx_py_import_with(text, len, path, &opt, &err);
+        if (!g) {
+            CHECK(err.message[0] != 0);
+            continue;
+        }
+        CHECK(graph_verify(g, &err));
+        char *dump = dump_write(g, NULL, &err);
+        CHECK_STR(dump ? "" : formatted(&err), "");
+        free(dump);
+        graph_free(g);
+    }
+}
+
+/* The fuzz corpus and the fixed crashers (tests/fuzz/SUB). */
 static int replay_dir(const char *top, const char *sub)
 {
     char dir[PATH_MAX + 64];
     snprintf(dir, sizeof dir, "%s/tests/fuzz/%s", top, sub);
-    DIR *d = opendir(dir);
-    CHECK(d != NULL);
-    if (!d)
-        return 0;
-    int n = 0;
-    for (struct dirent *e; (e = readdir(d));) {
-        if (e->d_name[0] == '.')
-            continue;
-        char path[PATH_MAX + 400];
-        snprintf(path, sizeof path, "%s/%.255s", dir, e->d_name);
-        size_t len;
-        char *text = read_file_all(path, &len, NULL);
-        CHECK(text != NULL);
-        if (!text)
-            continue;
-        mgx_import_options opt = {1u << 22};
-        for (int form = 0; form < 2; form++) {
-            graft_error err;
-            memset(&err, 0, sizeof err);
-            graph *g = form ? mgx_json_import_with(text, len, path, &opt, &err)
-                            : mgx_py_import_with(text, len, path, &opt, &err);
-            if (!g) {
-                CHECK(err.message[0] != 0);
-                continue;
-            }
-            CHECK(graph_verify(g, &err));
-            char *dump = dump_write(g, NULL, &err);
-            CHECK_STR(dump ? "" : formatted(&err), "");
-            free(dump);
-            graph_free(g);
-        }
-        free(text);
-        n++;
-    }
-    closedir(d);
+    int n = corpus_replay(dir, check_mgx_input);
+    CHECK(n >= 0);
     return n;
 }
 
