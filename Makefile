@@ -1,6 +1,6 @@
 # graft: build, test, demo, deps, bench, install.
 #
-# Sources are found by directory: every .c under engine/ ops/ import/ dsl/
+# Sources are found by directory: every .c under ir/ ops/ import/ engine/ dsl/
 # codegen/ goes into libgraft; every .re (re2c) and .y (bison) there is
 # generated into $(BUILD)/gen first; tools/*.c make the graft command;
 # tests/unit/*.c are one test program each. Generated code never leaves
@@ -16,7 +16,7 @@ PACKAGES = gcc make pkg-config re2c bison clang libclang-rt-14-dev \
            libopenblas-dev libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
            hipcc libamdhip64-dev
 
-LIB_DIRS = engine ops import dsl codegen
+LIB_DIRS = ir ops import engine dsl codegen api
 INCLUDES = -Iinclude $(addprefix -I,$(LIB_DIRS)) -I$(BUILD)/gen -Itests
 WARN     = -Wall -Wextra -Werror -Wno-unused-function
 # The plain build is a release build (NDEBUG: no self-checks in the driver's
@@ -163,8 +163,8 @@ clean:
 # with rules_registry.c (builtin_rule_set) and embedded_headers.c (the IR
 # headers `graft opt -r` needs to build a user's rules). Adding a rules file
 # needs no other change.
-EMBEDDED_HEADERS = include/graft.h engine/arena.h engine/attr.h engine/error.h engine/shape.h \
-                   ops/op.h engine/ir.h engine/rewrite.h dsl/api.h
+EMBEDDED_HEADERS = include/graft.h ir/arena.h ir/attr.h ir/error.h ir/shape.h \
+                   ir/op.h ir/ir.h engine/rewrite.h dsl/api.h
 RULE_FILES  = $(sort $(wildcard rules/*.rules))
 RULE_NAMES  = $(notdir $(RULE_FILES:.rules=))
 RULE_SET_C  = $(patsubst %,$(BUILD)/gen/rules_%.c,$(RULE_NAMES))

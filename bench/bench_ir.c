@@ -1,7 +1,7 @@
 /* bench_ir.c: how fast the IR builds a big graph, and how much it holds.
  *
  * Builds a 1,000,000-instruction module through the public builder API
- * (engine/ir.h): parameters, small literals, and chains of add, mul, relu and
+ * (ir/ir.h): parameters, small literals, and chains of add, mul, relu and
  * neg, every instruction's shape computed as it is added, exactly as an
  * importer or a rewrite would. Reports the build time against the 1 s target
  * and the process's peak resident memory (VmHWM) against the 1 GB target, as

@@ -3,7 +3,7 @@
  * Rules decide when to fold (which ops, how large a result); this file only
  * evaluates: it checks that every operand of the instruction is a literal,
  * runs the instruction's op once with the reference executor's own kernel
- * call (exec_eval_op, engine/exec.c), and inserts the result as a literal of
+ * call (exec_eval_op, ops/exec.c), and inserts the result as a literal of
  * the instruction's exact shape through the rewriter, so an aborted match
  * removes it again. Nothing here prints or exits; any failure returns NULL
  * and the rule does not fire.

@@ -4,7 +4,7 @@
  *     r = <pointwise>(@literal, xs...)  if r.elements <= 4096  => fold(r)
  * replaces an instruction whose operands are all literals with one literal
  * holding its value. The value is computed here, in graft, on the reference
- * kernels (engine/exec.h exec_eval_op), so folding and the reference executor
+ * kernels (ops/exec.h exec_eval_op), so folding and the reference executor
  * can never disagree. Generated code reaches this through graft_rule_api.fold
  * (dsl/api.h), so built-in and user rules (graft opt -r) fold identically.
  */

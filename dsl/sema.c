@@ -2,7 +2,7 @@
  *
  * The parser accepts anything shaped like a rule; this phase decides whether
  * it means something. It resolves op names and classes against the op table
- * (ops/op.h), attribute names against each op's declaration, arities,
+ * (ir/op.h), attribute names against each op's declaration, arities,
  * markers, captures (where each is bound, whether a name is bound twice in
  * incompatible ways), helper calls against the helper registry
  * (dsl/helpers.c), and the type of every guard and computed attribute. It

@@ -92,7 +92,7 @@ bool mgx_store_values(const shape *sh, const mgx_value *list, void *data, char *
  * False if the text is not base64 of that length. */
 bool mgx_base64_decode(const char *p, size_t n, void *out, size_t want);
 
-/* Names the dump can write back (engine/dump_syntax.h's rules): parameter
+/* Names the dump can write back (import/dump_syntax.h's rules): parameter
  * names, and op names / attribute keys of opaque ops. */
 bool mgx_param_name_ok(const char *s, size_t len);
 bool mgx_word_ok(const char *s, size_t len);

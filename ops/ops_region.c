@@ -6,7 +6,7 @@
  * returns: that operand's shape for one output, a tuple of their shapes for
  * several (read with get_tuple_elem). Rewrites build regions with
  * rw_region (engine/rewrite.h); the reference executor runs the submodule
- * (engine/exec.c); the dump writes it as `fused(...), [main:fused0] -> ...`.
+ * (ops/exec.c); the dump writes it as `fused(...), [main:fused0] -> ...`.
  *
  * The shape rule reads the submodule, so it checks what binds the two
  * together: one @param per operand with the operand's type and lens (the

@@ -7,7 +7,7 @@
  * the offset of the row's first element and the stride along it. Moving to
  * the next row carries through the outer indices like an odometer.
  *
- * Internal to ops/ and engine/exec.c; not part of the public API.
+ * Internal to ops/ and ops/exec.c; not part of the public API.
  */
 #ifndef GRAFT_TENSOR_WALK_H
 #define GRAFT_TENSOR_WALK_H

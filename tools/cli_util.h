@@ -12,7 +12,7 @@
 #ifndef GRAFT_CLI_UTIL_H
 #define GRAFT_CLI_UTIL_H
 
-#include "dump.h"
+#include "formats.h"
 #include "graft.h"
 
 #include <stdbool.h>

@@ -15,7 +15,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
-#include "dump.h"
+#include "formats.h"
 #include "ir.h"
 #include "onnx.h"
 

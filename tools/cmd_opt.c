@@ -5,7 +5,7 @@
  *             [--verify] [--seed-order N]
  *
  * It loads GRAPH, runs the pipeline's rule sets through the worklist driver
- * (engine/pipeline.h: driver, lazy shape resolution, CSE, DCE), checks the
+ * (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE), checks the
  * result with graph_verify, and writes the optimised dump. --stats prints
  * what happened (as one JSON object with `--stats json`), --trace every
  * firing, --verify runs the original and the result on the reference

@@ -1,6 +1,6 @@
 /* test_const_fold.c: constant folding, from the kernel call to the rule form.
  *
- * exec_eval_op (engine/exec.c) runs one instruction's kernel outside the
+ * exec_eval_op (ops/exec.c) runs one instruction's kernel outside the
  * executor: a pointwise op gets a fresh buffer, a view aliases its operand,
  * an op without a kernel is refused. The `=> fold(c)` replacement is checked
  * by the compiler (sema: RP_FOLD, a fallible rule; termination: one literal

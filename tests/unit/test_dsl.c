@@ -3,7 +3,7 @@
  * Snippets go through the parser (AST shape), sema (resolved ops, attribute
  * indexes, types), the termination measure, the decision trees (shared tests,
  * switches on operand ops) and the emitter (rule names and file:line in the
- * C). Then rules run on graphs built with engine/ir.h: the built-in fold set
+ * C). Then rules run on graphs built with ir/ir.h: the built-in fold set
  * and the same rules loaded from a user file through dsl/load.c (a real
  * compiler, a real shared object), driven by the engine's worklist driver.
  */

@@ -1,4 +1,4 @@
-/* test_dump.c: the dump reader and writer (engine/dump_*.c, docs/dump-format.md).
+/* test_dump.c: the dump reader and writer (import/dump_*.c, docs/dump-format.md).
  *
  * Real MIGraphX prints parse as they are (migraphx.md §2: the UNet lines,
  * the YOLOv5 gpu::code_object lines, the driver fragment), round trips are
@@ -11,7 +11,7 @@
  */
 #include "check.h"
 #include "corpus_replay.h"
-#include "dump.h"
+#include "formats.h"
 #include "tensor.h"
 
 #include <dirent.h>

@@ -1,4 +1,4 @@
-/* test_ir.c: the graph IR (engine/ir.h): building, mutation, order keys, the
+/* test_ir.c: the graph IR (ir/ir.h): building, mutation, order keys, the
  * verifier and the topological sort.
  *
  * These tests hold the IR to the invariants every rewrite relies on: users

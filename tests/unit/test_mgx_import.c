@@ -11,7 +11,7 @@
  */
 #include "check.h"
 #include "corpus_replay.h"
-#include "dump.h"
+#include "formats.h"
 #include "exec.h"
 #include "mgx.h"
 

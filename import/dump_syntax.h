@@ -4,7 +4,7 @@
  * parser (dump_parse.y) turn the text into a small syntax tree held in a
  * scratch arena: modules, their instruction lines, and for each line the
  * tokens it was made of, with their line and column. The builder
- * (dump_read.c) then turns that tree into a graph through engine/ir.h. The
+ * (dump_read.c) then turns that tree into a graph through ir/ir.h. The
  * split exists because a module may be referenced before it is defined, and a
  * region's shape can only be computed once its submodule is built; it also
  * keeps every semantic error pointing at the token that caused it.

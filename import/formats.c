@@ -1,14 +1,12 @@
-/* graft_api.c: the public reading and writing entry points of graft.h.
+/* formats.c: reading a graph in any format, told apart by content.
  *
- * graft_graph_read_file reads a file and hands its bytes to graph_read_any,
- * which tells the formats apart by content: ONNX (a protobuf: binary bytes),
- * a MIGraphX Python script, MIGraphX JSON, or else dump text. The importers
- * extend graph_read_any with their formats (import/onnx.h, import/mgx.h).
- * graph_read_any_with and graph_read_file_with also carry the options a
- * format may need (symbolic dimensions for ONNX, from `--dim NAME=VALUE`).
- * Writing is always the canonical dump.
+ * graph_read_any looks at the bytes: ONNX (a protobuf: binary bytes), a
+ * MIGraphX Python script, MIGraphX JSON, or else dump text, and hands them to
+ * that format's reader. graph_read_any_with and graph_read_file_with also
+ * carry the options a format may need (symbolic dimensions for ONNX, from
+ * `--dim NAME=VALUE`).
  */
-#include "dump.h"
+#include "formats.h"
 #include "mgx.h"
 #include "onnx.h"
 
@@ -107,23 +105,3 @@ graph *graph_read_file_with(const char *path, const graph_read_options *opts, gr
     return g;
 }
 
-graft_graph *graft_graph_read_file(const char *path, graft_error *err)
-{
-    return graph_read_file_with(path, NULL, err);
-}
-
-graft_graph *graft_graph_read_dump(const char *text, size_t len, const char *filename,
-                                   graft_error *err)
-{
-    return dump_read(text, len, filename, err);
-}
-
-bool graft_graph_write_file(const graft_graph *g, const char *path, graft_error *err)
-{
-    return dump_write_file(g, path, err);
-}
-
-char *graft_graph_to_string(const graft_graph *g, graft_error *err)
-{
-    return dump_write(g, NULL, err);
-}

@@ -1,7 +1,7 @@
 /* base64.h: decoding standard base64 (A-Z a-z 0-9 + /, '=' padding).
  *
  * Literal data travels as base64 in two places: the dump format's
- * `{b64:...}` literals (engine/dump_read.c) and MIGraphX JSON literal data
+ * `{b64:...}` literals (import/dump_read.c) and MIGraphX JSON literal data
  * (import/mgx_json.c). Both decode through these two functions so that what
  * counts as valid base64, and how it decodes, is said once. Encoding lives
  * with its one user, the dump writer.

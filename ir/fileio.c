@@ -7,7 +7,7 @@
  * (full disk, bad graph) never leaves a half-written file behind. "-" means
  * standard input or output.
  */
-#include "dump.h"
+#include "fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>

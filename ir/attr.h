@@ -3,7 +3,7 @@
  * An attribute is a key and a typed value: int, float, bool, string (also
  * enum names and opaque identifiers), int list, float list, or element type.
  * Instructions of known ops hold every attribute their op declares, in the
- * op's declaration order, with defaults filled in (see ops/op.h); opaque ops
+ * op's declaration order, with defaults filled in (see ir/op.h); opaque ops
  * hold what the dump gave, in dump order. Values live in the graph's arena.
  */
 #ifndef GRAFT_ATTR_H

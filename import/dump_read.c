@@ -2,7 +2,7 @@
  *
  * Owns dump_read and its helpers: it runs the parser (dump_parse.y) over a
  * NUL-terminated copy of the text, then builds the graph from the syntax
- * tree through engine/ir.h. Building checks everything the grammar cannot:
+ * tree through ir/ir.h. Building checks everything the grammar cannot:
  * names (defined before use, no duplicates), modules (defined somewhere,
  * no cycles; a submodule is built before the instructions that use it, so
  * region shapes can be computed), ops (known ops get their attributes

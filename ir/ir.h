@@ -1,6 +1,6 @@
 /* ir.h: the graph IR: graphs own modules, modules own instructions.
  *
- * An instruction has an op (ops/op.h), attributes, operands, users, a shape
+ * An instruction has an op (ir/op.h), attributes, operands, users, a shape
  * and a stable name. @param, @literal and @return are ordinary instructions
  * whose ops are builtins. A fused region is an instruction that owns one or
  * more submodules (ins->mods); a multi-output region has a tuple shape read
@@ -17,7 +17,7 @@
  *  - a known op's recorded shape equals what its shape rule computes;
  *  - a module has at most one @return and it is last.
  *
- * Memory: everything lives in the graph's arena (engine/arena.h) and is freed
+ * Memory: everything lives in the graph's arena (ir/arena.h) and is freed
  * with the graph. Removing an instruction unlinks it; its memory stays until
  * graph_free.
  */
