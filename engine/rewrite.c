@@ -5,16 +5,16 @@
  * rw_set_attrs build the replacement and log what they did; rw_replace or
  * rw_commit_in_place commit it, telling the driver what to look at again;
  * rw_abort undoes the log in reverse, so an aborted match leaves the graph
- * exactly as it found it. rw_region builds a fused region (a new body module
- * and the instructions that read it) and rw_replace_region commits it; the
- * body is logged too, and an abort takes it out of the graph. Counters and time per rule are kept here.
+ * exactly as it found it. rw_region has a fused region outlined (region.h)
+ * into a new body module and logs what that made; rw_replace_region commits
+ * it, and an abort takes the body out of the graph. Counters and time per
+ * rule are kept here.
  */
 #include "driver_internal.h"
 #include "lazy_shapes.h"
+#include "region.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static rule_stat *current_rule(rewriter *rw) { return &rw->stats[rw->txn_rule]; }
 
@@ -386,187 +386,41 @@ void rw_commit_in_place(rewriter *rw, ins *root)
     free(old);
 }
 
-/* ---- fused regions ---- */
+/* ---- fused regions (the outlining itself: region.h) ---- */
 
-static int index_of(ins *const *list, int n, const ins *x)
-{
-    for (int k = 0; k < n; k++)
-        if (list[k] == x)
-            return k;
-    return -1;
-}
-
-/* Whether an instruction can be copied into a region body. */
-static bool fusable(const ins *i, const module *m)
-{
-    if (i->mod != m || (i->flags & INS_REMOVED) || i->nmods || shape_is_tuple(&i->sh))
-        return false;
-    if (i->op->classes & OPC_OPAQUE)
-        return false;
-    if (i->op->classes & OPC_BUILTIN)
-        return ins_is(i, "@literal");
-    return true;
-}
-
-/* A name "<parent>:fusedN" no module has; N counts up across matches. */
+/* A new body module, logged so that rw_abort takes it out of the graph. */
 static module *new_region_module(rewriter *rw, const module *parent)
 {
-    for (int tries = 0; tries < 1000000; tries++) {
-        char name[512];
-        snprintf(name, sizeof name, "%s:fused%d", parent->name, rw->next_region++);
-        if (graph_find_module(rw->g, name))
-            continue;
-        graft_error e;
-        module *m = graph_add_module(rw->g, name, &e);
-        if (!m)
-            return NULL;
-        if (!grow((void **)&rw->txn_modules, &rw->txn_modules_cap, rw->ntxn_modules + 1,
-                  sizeof *rw->txn_modules)) {
-            graph_remove_module(rw->g, m);
-            return NULL;
-        }
-        rw->txn_modules[rw->ntxn_modules++] = m;
-        if (!driver_add_region_body(rw, m))
-            return NULL; /* logged: rw_abort unlinks it */
-        return m;
-    }
-    return NULL;
-}
-
-/* Copies the members (program order) into body, reading inputs[k] as x<k>. */
-static bool fill_region_body(module *body, ins *const *members, int nmembers, ins *const *inputs,
-                             int ninputs, ins *const *outputs, int noutputs, ins **copies)
-{
-    ins **params = malloc((size_t)(ninputs ? ninputs : 1) * sizeof *params);
-    ins **args = NULL;
-    int args_cap = 0;
-    bool ok = params != NULL;
-    for (int k = 0; ok && k < ninputs; k++) {
-        char name[32];
-        snprintf(name, sizeof name, "x%d", k);
-        ok = (params[k] = module_add_param(body, name, &inputs[k]->sh)) != NULL;
-    }
-    for (int k = 0; ok && k < nmembers; k++) {
-        const ins *m = members[k];
-        if (ins_is(m, "@literal")) {
-            ok = (copies[k] = module_add_literal(body, &m->sh, m->data)) != NULL;
-            continue;
-        }
-        ok = grow((void **)&args, &args_cap, m->nargs + 1, sizeof *args);
-        for (int a = 0; ok && a < m->nargs; a++) {
-            int j = index_of(members, nmembers, m->args[a]);
-            args[a] = j >= 0 ? copies[j] : params[index_of(inputs, ninputs, m->args[a])];
-        }
-        graft_error e;
-        ok = ok && (copies[k] = module_add(body, m->op, m->attrs, m->nattrs, args, m->nargs, &e));
-        ok = ok && shape_equal(&copies[k]->sh, &m->sh);
-    }
-    ins **rets = ok ? malloc((size_t)noutputs * sizeof *rets) : NULL;
-    ok = ok && rets;
-    for (int k = 0; ok && k < noutputs; k++)
-        rets[k] = copies[index_of(members, nmembers, outputs[k])];
-    ok = ok && module_add_return(body, rets, noutputs);
-    free(rets);
-    free(args);
-    free(params);
-    return ok;
-}
-
-/* The `fused` instruction over body, before pos. */
-static ins *insert_region(module *m, ins *pos, module *body, ins *const *inputs, int ninputs)
-{
-    shape none;
-    memset(&none, 0, sizeof none);
-    const op_def *op = op_find("fused");
-    ins *i = op ? module_add_opaque(m, op->name, NULL, 0, inputs, ninputs, &none) : NULL;
-    if (!i)
+    module *m = region_add_body_module(rw->g, parent, &rw->next_region);
+    if (!m)
         return NULL;
-    i->op = op;
-    i->opname = op->name;
-    ins_set_modules(i, &body, 1);
-    graft_error e;
-    if (i->nmods != 1 || !ins_recompute_shape(i, &e)) {
-        module_remove(i);
+    if (!grow((void **)&rw->txn_modules, &rw->txn_modules_cap, rw->ntxn_modules + 1,
+              sizeof *rw->txn_modules)) {
+        graph_remove_module(rw->g, m);
         return NULL;
     }
-    module_move_before(i, pos);
-    return i;
+    rw->txn_modules[rw->ntxn_modules++] = m;
+    if (!driver_add_region_body(rw, m))
+        return NULL; /* logged: rw_abort unlinks it */
+    return m;
 }
 
 ins *rw_region(rewriter *rw, ins *before, ins *const *members, int nmembers, ins *const *outputs,
                int noutputs, ins **replacements)
 {
-    if (rw->txn != TXN_OPEN || nmembers < 1 || noutputs < 1 || !members || !outputs ||
-        !replacements)
+    if (rw->txn != TXN_OPEN || !replacements)
         return NULL;
-    if (!before)
-        before = rw->txn_root;
-    module *mod = before->mod;
-    /* Members: distinct, fusable, in program order. */
-    ins **set = malloc((size_t)nmembers * sizeof *set);
-    ins **copies = malloc((size_t)nmembers * sizeof *copies);
-    int n = 0, total_args = 0;
-    bool ok = set && copies;
-    for (int k = 0; ok && k < nmembers; k++) {
-        ok = members[k] && fusable(members[k], mod);
-        if (ok && index_of(set, n, members[k]) < 0) {
-            int at = n++;
-            while (at > 0 && ins_before(members[k], set[at - 1])) {
-                set[at] = set[at - 1];
-                at--;
-            }
-            set[at] = members[k];
-            total_args += members[k]->nargs;
-        }
-    }
-    for (int k = 0; ok && k < noutputs; k++)
-        ok = outputs[k] && index_of(set, n, outputs[k]) >= 0;
-    /* Inputs: operands from outside, deduplicated, in order of first use. */
-    ins **inputs = ok ? malloc((size_t)(total_args ? total_args : 1) * sizeof *inputs) : NULL;
-    int ninputs = 0;
-    ok = ok && inputs;
-    for (int k = 0; ok && k < n; k++)
-        for (int a = 0; a < set[k]->nargs; a++) {
-            ins *x = set[k]->args[a];
-            if (index_of(set, n, x) < 0 && index_of(inputs, ninputs, x) < 0)
-                inputs[ninputs++] = x;
-        }
-    /* Position: before `before` and every outside user of an output. */
-    ins *pos = before;
-    bool used_outside = false;
-    for (int k = 0; ok && k < noutputs; k++)
-        for (int u = 0; u < outputs[k]->nusers; u++) {
-            ins *user = outputs[k]->users[u];
-            if (index_of(set, n, user) >= 0)
-                continue;
-            used_outside = true;
-            if (ins_before(user, pos))
-                pos = user;
-        }
-    ok = ok && used_outside;
-    for (int k = 0; ok && k < ninputs; k++)
-        ok = ins_before(inputs[k], pos);
-    module *body = ok ? new_region_module(rw, mod) : NULL;
-    ok = ok && body && fill_region_body(body, set, n, inputs, ninputs, outputs, noutputs, copies);
-    ins *region = ok ? insert_region(mod, pos, body, inputs, ninputs) : NULL;
+    region_plan plan;
+    if (!region_plan_members(&plan, before ? before : rw->txn_root, members, nmembers, outputs,
+                             noutputs))
+        return NULL;
+    module *body = new_region_module(rw, plan.mod);
+    ins *region = body ? region_outline(&plan, body, replacements) : NULL;
     if (region)
         note_inserted(rw, region);
-    if (region && noutputs == 1)
-        replacements[0] = region;
-    for (int k = 0; region && noutputs > 1 && k < noutputs; k++) {
-        attr index = {"index", {.kind = ATTR_INT, .u.i = k}};
-        graft_error e;
-        ins *elem = module_insert(mod, pos, op_find("get_tuple_elem"), &index, 1, &region, 1, &e);
-        if (!elem) {
-            region = NULL;
-            break;
-        }
-        note_inserted(rw, elem);
-        replacements[k] = elem;
-    }
-    free(set);
-    free(copies);
-    free(inputs);
+    for (int k = 0; region && noutputs > 1 && k < noutputs; k++)
+        note_inserted(rw, replacements[k]);
+    region_plan_free(&plan);
     return region;
 }
 
@@ -589,18 +443,11 @@ void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *con
         }
     }
     commit(rw);
-    for (int k = 0; k < noutputs; k++) {
-        ins *old = outputs[k], *rep = replacements[k];
-        for (int u = 0; u < old->nusers;) {
-            ins *user = old->users[u];
-            if (user == rep || index_of(members, nmembers, user) >= 0) {
-                u++;
-                continue;
-            }
-            ins_set_arg(user, old->user_slot[u], rep); /* moves another use into slot u */
-            worklist_push(&rw->wl, user);
-        }
-    }
+    region_take_over_uses(members, nmembers, outputs, replacements, noutputs);
+    /* The users that changed, in the order they changed. */
+    for (int k = 0; k < noutputs; k++)
+        for (int u = 0; u < replacements[k]->nusers; u++)
+            worklist_push(&rw->wl, replacements[k]->users[u]);
     driver_trace_commit(rw, outputs[0], replacements[0]);
     for (int k = nmembers - 1; k >= 0; k--)
         if (!(members[k]->flags & INS_REMOVED) && ins_is_dead(members[k]))
