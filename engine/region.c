@@ -145,32 +145,15 @@ static bool fill_body(const region_plan *p, module *body)
     return ok;
 }
 
-/* The `fused` instruction over body, before pos. */
-static ins *insert_region(module *m, ins *pos, module *body, ins *const *inputs, int ninputs)
-{
-    shape none;
-    memset(&none, 0, sizeof none);
-    const op_def *op = op_find("fused");
-    ins *i = op ? module_add_opaque(m, op->name, NULL, 0, inputs, ninputs, &none) : NULL;
-    if (!i)
-        return NULL;
-    i->op = op;
-    i->opname = op->name;
-    ins_set_modules(i, &body, 1);
-    graft_error e;
-    if (i->nmods != 1 || !ins_recompute_shape(i, &e)) {
-        module_remove(i);
-        return NULL;
-    }
-    module_move_before(i, pos);
-    return i;
-}
-
 ins *region_outline(const region_plan *p, module *body, ins **replacements)
 {
     if (!fill_body(p, body))
         return NULL;
-    ins *region = insert_region(p->mod, p->pos, body, p->inputs, p->ninputs);
+    const op_def *fused = op_find("fused");
+    graft_error e;
+    ins *region = fused ? module_insert_with_modules(p->mod, p->pos, fused, NULL, 0, p->inputs,
+                                                     p->ninputs, &body, 1, &e)
+                        : NULL;
     if (!region)
         return NULL;
     if (p->noutputs == 1) {
@@ -180,7 +163,6 @@ ins *region_outline(const region_plan *p, module *body, ins **replacements)
     const op_def *get = op_find("get_tuple_elem");
     for (int k = 0; k < p->noutputs; k++) {
         attr index = {"index", {.kind = ATTR_INT, .u.i = k}};
-        graft_error e;
         ins *elem = module_insert(p->mod, p->pos, get, &index, 1, &region, 1, &e);
         if (!elem) {
             while (k-- > 0)

@@ -970,35 +970,9 @@ static ins *build_known(builder *b, module_build *mb, const dump_stmt *s, const 
     if (!build_attrs(b, s, op, &attrs))
         return NULL;
     graft_error e = {0};
-    ins *i;
-    if (!s->nmods) {
-        i = module_add(mb->m, op, attrs, s->nattrs, args, s->nargs, &e);
-    } else {
-        /* A region op: its shape rule reads the submodules, which module_add
-         * does not take, so the instruction is made with its attributes
-         * normalised, given its op and modules, then its shape computed. */
-        attr *norm = op->nattrs ? arena_alloc(&b->g->mem, (size_t)op->nattrs * sizeof *norm)
-                                : NULL;
-        if (op->nattrs && !norm) {
-            out_of_memory(b, s->op);
-            return NULL;
-        }
-        i = NULL;
-        if (attrs_normalize(&b->g->mem, op, attrs, s->nattrs, norm, &e)) {
-            shape none;
-            memset(&none, 0, sizeof none);
-            i = module_add_opaque(mb->m, op->name, norm, op->nattrs, args, s->nargs, &none);
-            if (!i) {
-                out_of_memory(b, s->op);
-                return NULL;
-            }
-            i->op = op;
-            i->opname = op->name;
-            ins_set_modules(i, mods, s->nmods);
-            if (!ins_recompute_shape(i, &e))
-                i = NULL;
-        }
-    }
+    ins *i = s->nmods ? module_insert_with_modules(mb->m, NULL, op, attrs, s->nattrs, args,
+                                                   s->nargs, mods, s->nmods, &e)
+                      : module_add(mb->m, op, attrs, s->nattrs, args, s->nargs, &e);
     if (!i) {
         fail_at(b, s->op, "%.*s: %s", s->name.len, s->name.p, e.message[0] ? e.message : "out of memory");
         return NULL;

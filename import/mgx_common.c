@@ -504,30 +504,5 @@ ins *mgx_add_instruction(module *m, const op_def *op, const attr *attrs, int nat
 {
     if (!nmods)
         return module_add(m, op, attrs, nattrs, args, nargs, err);
-    /* A region op: its shape rule reads the submodules, which module_add does
-     * not take; the instruction is made with normalised attributes, given its
-     * modules, then its shape is computed. */
-    attr *norm = NULL;
-    if (op->nattrs) {
-        norm = arena_alloc(&m->g->mem, (size_t)op->nattrs * sizeof *norm);
-        if (!norm) {
-            error_set(err, "out of memory");
-            return NULL;
-        }
-    }
-    if (!attrs_normalize(&m->g->mem, op, attrs, nattrs, norm, err))
-        return NULL;
-    shape none;
-    memset(&none, 0, sizeof none);
-    ins *i = module_add_opaque(m, op->name, norm, op->nattrs, args, nargs, &none);
-    if (!i) {
-        error_set(err, "out of memory");
-        return NULL;
-    }
-    i->op = op;
-    i->opname = op->name;
-    ins_set_modules(i, mods, nmods);
-    if (!ins_recompute_shape(i, err))
-        return NULL;
-    return i;
+    return module_insert_with_modules(m, NULL, op, attrs, nattrs, args, nargs, mods, nmods, err);
 }

@@ -122,8 +122,8 @@ typedef struct mgx_budget {
 } mgx_budget;
 bool mgx_budget_take(mgx_budget *b, size_t bytes);
 
-/* Builds one instruction of a known op with its submodules (region ops need
- * theirs for the shape rule). attrs may be partial (defaults filled). */
+/* Appends one instruction of a known op, with its submodules when it has
+ * some (module_insert_with_modules). attrs may be partial (defaults filled). */
 ins *mgx_add_instruction(module *m, const op_def *op, const attr *attrs, int nattrs,
                          ins *const *args, int nargs, module *const *mods, int nmods,
                          graft_error *err);

@@ -459,8 +459,12 @@ static bool compute_into(const op_def *op, const attr *attrs, ins *const *args, 
     return ok;
 }
 
-ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
-                   ins *const *args, int nargs, graft_error *err)
+/* module_insert and module_insert_with_modules: checks, computes the shape
+ * (the op's rule sees the submodules), and only then links the instruction,
+ * so a failure leaves the module as it was. */
+static ins *insert_known(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
+                         ins *const *args, int nargs, module *const *mods, int nmods,
+                         graft_error *err)
 {
     arena *a = &m->g->mem;
     attr *norm = NULL;
@@ -484,8 +488,16 @@ ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int
             return NULL;
         }
     }
+    module **owned = NULL;
+    if (nmods) {
+        owned = arena_dup(a, mods, (size_t)nmods * sizeof *mods);
+        if (!owned) {
+            error_set(err, "out of memory");
+            return NULL;
+        }
+    }
     shape sh;
-    if (!compute_into(op, norm, args, nargs, NULL, 0, &sh, err))
+    if (!compute_into(op, norm, args, nargs, owned, nmods, &sh, err))
         return NULL;
     ins *i = new_ins(m, pos, op, args, nargs);
     if (!i) {
@@ -494,8 +506,33 @@ ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int
     }
     i->attrs = norm;
     i->nattrs = op->nattrs;
+    i->mods = owned;
+    i->nmods = nmods;
     i->sh = sh;
     return i;
+}
+
+ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
+                   ins *const *args, int nargs, graft_error *err)
+{
+    return insert_known(m, pos, op, attrs, nattrs, args, nargs, NULL, 0, err);
+}
+
+ins *module_insert_with_modules(module *m, ins *pos, const op_def *op, const attr *attrs,
+                                int nattrs, ins *const *args, int nargs, module *const *mods,
+                                int nmods, graft_error *err)
+{
+    if (nmods < 1 || !mods) {
+        error_set(err, "%s: no submodule given", op->name);
+        return NULL;
+    }
+    for (int k = 0; k < nmods; k++) {
+        if (!mods[k] || mods[k]->g != m->g || mods[k] == m) {
+            error_set(err, "%s: submodule %d is not another module of the graph", op->name, k);
+            return NULL;
+        }
+    }
+    return insert_known(m, pos, op, attrs, nattrs, args, nargs, mods, nmods, err);
 }
 
 ins *module_add(module *m, const op_def *op, const attr *attrs, int nattrs, ins *const *args,

@@ -117,11 +117,24 @@ ins *module_add_op(module *m, const char *opname, const attr *attrs, int nattrs,
 /* Same, inserted before `pos` (pos NULL: append). */
 ins *module_insert(module *m, ins *pos, const op_def *op, const attr *attrs, int nattrs,
                    ins *const *args, int nargs, graft_error *err);
+/* Same, for an instruction that owns submodules (a fused region, `fused`):
+ * inserted before `pos` (pos NULL: append) with everything module_insert
+ * checks, the submodules attached before its shape is computed, since the
+ * op's shape rule reads them. Also checked: at least one submodule, each a
+ * module of m's graph other than m. Ownership: the graph owns the
+ * submodules (they stay in its module list, and graph_prune_modules drops
+ * them once no live instruction refers to them); the instruction keeps its
+ * own copy of the list of pointers. NULL with err set on failure, and then
+ * nothing is inserted. */
+ins *module_insert_with_modules(module *m, ins *pos, const op_def *op, const attr *attrs,
+                                int nattrs, ins *const *args, int nargs, module *const *mods,
+                                int nmods, graft_error *err);
 /* Appends an opaque op with a given shape; attrs are kept as written. */
 ins *module_add_opaque(module *m, const char *opname, const attr *attrs, int nattrs,
                        ins *const *args, int nargs, const shape *sh);
 ins *module_add_return(module *m, ins *const *args, int nargs);
-/* Attaches submodules to an instruction (region ops). */
+/* Attaches submodules to an opaque instruction (an unknown op read with
+ * its modules; known ops get theirs from module_insert_with_modules). */
 void ins_set_modules(ins *i, module *const *mods, int nmods);
 /* Sets the stable name (copied). Names default to "@<position>" when written. */
 void ins_set_name(ins *i, const char *name);

@@ -5,7 +5,8 @@
  * k is the parameter x<k>), and its value is what the submodule's @return
  * returns: that operand's shape for one output, a tuple of their shapes for
  * several (read with get_tuple_elem). Rewrites build regions with
- * rw_region (engine/rewrite.h); the reference executor runs the submodule
+ * rw_region (engine/rewrite.h, outlining in engine/region.h), readers with
+ * module_insert_with_modules (ir/ir.h); the reference executor runs the submodule
  * (ops/exec.c); the dump writes it as `fused(...), [main:fused0] -> ...`.
  *
  * The shape rule reads the submodule, so it checks what binds the two

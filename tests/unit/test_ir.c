@@ -176,6 +176,77 @@ static void test_insert_before(void)
     graph_free(g);
 }
 
+/* A body module computing relu(x0) and neg(x0), for a `fused` instruction. */
+static module *two_output_body(graph *g, const char *name, const shape *s)
+{
+    module *body = graph_add_module(g, name, NULL);
+    ins *p = module_add_param(body, "x0", s);
+    ins *outs[] = {unary(body, "relu", p), unary(body, "neg", p)};
+    module_add_return(body, outs, 2);
+    return body;
+}
+
+static void test_insert_with_modules(void)
+{
+    graph *g = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    shape s = float_2x3();
+    ins *x = module_add_param(m, "x", &s);
+    ins *r = unary(m, "relu", x);
+    module_add_return(m, &r, 1);
+    module *body = two_output_body(g, "main:fused0", &s);
+    module *mods[] = {body};
+    graft_error err = {0};
+    ins *f = module_insert_with_modules(m, r, op_find("fused"), NULL, 0, &x, 1, mods, 1, &err);
+    mods[0] = NULL; /* the instruction keeps its own list */
+    CHECK(f != NULL);
+    CHECK(f->op == op_find("fused"));
+    CHECK_STR(f->opname, "fused");
+    CHECK_INT(f->nmods, 1);
+    CHECK(f->mods[0] == body);
+    CHECK(x->next == f && f->next == r);
+    /* The shape comes from the body's @return: a tuple of two. */
+    CHECK(shape_is_tuple(&f->sh));
+    CHECK_INT(f->sh.ntuple, 2);
+    CHECK(shape_equal(&f->sh.tuple[0], &s));
+    CHECK_INT(x->nusers, 2);
+    CHECK(verifies(g));
+    graph_free(g);
+}
+
+static void test_insert_with_modules_errors(void)
+{
+    graph *g = graph_new(), *other = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    shape s = float_2x3();
+    ins *x = module_add_param(m, "x", &s);
+    const op_def *fused = op_find("fused");
+    graft_error err = {0};
+    /* No submodule. */
+    CHECK(module_insert_with_modules(m, NULL, fused, NULL, 0, &x, 1, NULL, 0, &err) == NULL);
+    CHECK_CONTAINS(err.message, "no submodule");
+    /* A module of another graph, or the module itself. */
+    module *foreign = two_output_body(other, "main:fused0", &s);
+    CHECK(module_insert_with_modules(m, NULL, fused, NULL, 0, &x, 1, &foreign, 1, &err) == NULL);
+    CHECK_CONTAINS(err.message, "submodule 0");
+    CHECK(module_insert_with_modules(m, NULL, fused, NULL, 0, &x, 1, &m, 1, &err) == NULL);
+    CHECK_CONTAINS(err.message, "submodule 0");
+    /* The op's shape rule reads the body: two operands for one @param. */
+    module *body = two_output_body(g, "main:fused0", &s);
+    ins *args[] = {x, x};
+    CHECK(module_insert_with_modules(m, NULL, fused, NULL, 0, args, 2, &body, 1, &err) == NULL);
+    CHECK_CONTAINS(err.message, "@param");
+    /* An unknown attribute, as module_insert checks. */
+    attr bogus = {"bogus", attr_int(1)};
+    CHECK(module_insert_with_modules(m, NULL, fused, &bogus, 1, &x, 1, &body, 1, &err) == NULL);
+    CHECK_CONTAINS(err.message, "bogus");
+    /* Failures insert nothing. */
+    CHECK_INT(m->count, 1);
+    CHECK_INT(x->nusers, 0);
+    graph_free(other);
+    graph_free(g);
+}
+
 static void test_replace_all_uses(void)
 {
     graph *g = graph_new();
@@ -526,6 +597,8 @@ int main(void)
     RUN(test_builder_errors);
     RUN(test_literal_copies_data);
     RUN(test_insert_before);
+    RUN(test_insert_with_modules);
+    RUN(test_insert_with_modules_errors);
     RUN(test_replace_all_uses);
     RUN(test_replace_keeps_replacements_own_use);
     RUN(test_set_arg);
