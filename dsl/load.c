@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "compile.h"
+#include "hash.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -27,16 +28,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= s[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 static bool make_dirs(const char *path, graft_error *err)
 {
@@ -170,15 +161,15 @@ bool dsl_load_rules(const char *path, const char *cache_dir, loaded_rules *out, 
     if (dot && dot[6] == '\0')
         *dot = '\0';
 
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv1a(h, text, len);
-    h = fnv1a(h, path, strlen(path) + 1);
-    h = fnv1a(h, GRAFT_VERSION, sizeof GRAFT_VERSION);
+    uint64_t h = HASH_FNV_OFFSET;
+    h = hash_bytes(h, text, len);
+    h = hash_bytes(h, path, strlen(path) + 1);
+    h = hash_bytes(h, GRAFT_VERSION, sizeof GRAFT_VERSION);
     int nheaders;
     const embedded_header *headers = graft_embedded_headers(&nheaders);
     for (int k = 0; k < nheaders; k++) {
-        h = fnv1a(h, headers[k].name, strlen(headers[k].name) + 1);
-        h = fnv1a(h, headers[k].text, strlen(headers[k].text));
+        h = hash_bytes(h, headers[k].name, strlen(headers[k].name) + 1);
+        h = hash_bytes(h, headers[k].text, strlen(headers[k].text));
     }
 
     char root[4096], dir[4200], so_path[4300];

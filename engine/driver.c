@@ -317,7 +317,7 @@ bool driver_shape_changed(rewriter *rw, ins *i, const shape *old)
 
 uint64_t driver_fingerprint(const ins *i)
 {
-    uint64_t h = hash_bytes(0xcbf29ce484222325ull, i->opname, strlen(i->opname));
+    uint64_t h = hash_string(HASH_FNV_OFFSET, i->opname);
     for (int k = 0; k < i->nattrs; k++)
         h = hash_attr_value(hash_mix(h, (uint64_t)k), i->attrs[k].v);
     for (int k = 0; k < i->nargs; k++)

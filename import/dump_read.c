@@ -14,6 +14,7 @@
 #include "base64.h"
 #include "dump.h"
 #include "dump_syntax.h"
+#include "hash.h"
 #include "tensor.h"
 
 #include <errno.h>
@@ -118,16 +119,6 @@ static bool span_is(dump_span s, const char *text)
     return (size_t)s.len == n && memcmp(s.p, text, n) == 0;
 }
 
-static uint64_t hash_bytes(const char *p, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t k = 0; k < n; k++) {
-        h ^= (unsigned char)p[k];
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 /* A string-keyed table over spans of the input (names, modules). */
 typedef struct table_slot {
     const char *p;
@@ -161,7 +152,7 @@ static void table_free(table *t)
 static table_slot *table_slot_for(const table *t, const char *p, int len)
 {
     size_t mask = t->cap - 1;
-    for (size_t k = (size_t)hash_bytes(p, (size_t)len) & mask;; k = (k + 1) & mask) {
+    for (size_t k = (size_t)hash_bytes(HASH_FNV_OFFSET, p, (size_t)len) & mask;; k = (k + 1) & mask) {
         table_slot *s = &t->slots[k];
         if (!s->p || (s->len == len && memcmp(s->p, p, (size_t)len) == 0))
             return s;
@@ -466,7 +457,7 @@ void dump_fill_generated(const shape *sh, uint64_t state, void *data)
  * hash of the instruction's name as written. */
 static void fill_elided(const char *name, size_t name_len, const shape *sh, char *data)
 {
-    dump_fill_generated(sh, hash_bytes(name, name_len), data);
+    dump_fill_generated(sh, hash_bytes(HASH_FNV_OFFSET, name, name_len), data);
 }
 
 /* Decodes `b64:...` into data (exactly `bytes` long). */

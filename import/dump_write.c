@@ -16,6 +16,7 @@
  */
 #include "dump.h"
 #include "dump_syntax.h"
+#include "hash.h"
 #include "tensor.h"
 
 #include <math.h>
@@ -279,20 +280,10 @@ typedef struct namer {
     size_t set_cap;
 } namer;
 
-static uint64_t hash_string(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 static size_t *set_slot(namer *nm, const char *s)
 {
     size_t mask = nm->set_cap - 1;
-    for (size_t k = (size_t)hash_string(s) & mask;; k = (k + 1) & mask)
+    for (size_t k = (size_t)hash_string(HASH_FNV_OFFSET, s) & mask;; k = (k + 1) & mask)
         if (!nm->set[k] || strcmp(nm->pool.p + nm->set[k] - 1, s) == 0)
             return &nm->set[k];
 }

@@ -10,6 +10,7 @@
 
 #include "base64.h"
 #include "dump_syntax.h" /* the dump's naming rules, so that imports write back */
+#include "hash.h"
 #include "tensor.h"
 
 #include <math.h>
@@ -49,19 +50,9 @@ bool mgx_param_name_ok(const char *s, size_t len)
 
 bool mgx_word_ok(const char *s, size_t len) { return strlen(s) == len && dump_is_word(s, len); }
 
-uint64_t mgx_hash(const char *p, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t k = 0; k < n; k++) {
-        h ^= (unsigned char)p[k];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static mgx_table_slot *table_slot(const mgx_table *t, const char *name, size_t len)
 {
-    size_t k = (size_t)mgx_hash(name, len) & (t->cap - 1);
+    size_t k = (size_t)hash_bytes(HASH_FNV_OFFSET, name, len) & (t->cap - 1);
     for (;;) {
         mgx_table_slot *s = &t->slots[k];
         if (!s->name || (s->len == len && memcmp(s->name, name, len) == 0))

@@ -23,6 +23,7 @@
  * kept opaque with its recorded shape, as the dump reader does. Submodules
  * are built when first referenced. See docs/mgx-import.md.
  */
+#include "hash.h"
 #include "mgx.h"
 #include "mgx_private.h"
 
@@ -511,7 +512,7 @@ static bool fill_literal(json_builder *b, const mgx_value *node, const mgx_value
     size_t bytes = shape_bytes(&i->sh);
     char why[300];
     if (!data || data->kind == MGX_NONE) {
-        mgx_fill_generated(&i->sh, mgx_hash(output, strlen(output)), i->data);
+        mgx_fill_generated(&i->sh, hash_string(HASH_FNV_OFFSET, output), i->data);
         i->flags |= INS_ELIDED_LITERAL;
         return true;
     }

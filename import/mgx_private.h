@@ -97,9 +97,6 @@ bool mgx_base64_decode(const char *p, size_t n, void *out, size_t want);
 bool mgx_param_name_ok(const char *s, size_t len);
 bool mgx_word_ok(const char *s, size_t len);
 
-/* FNV-1a, for seeds made from names. */
-uint64_t mgx_hash(const char *p, size_t n);
-
 /* A table from names (not copied: they must outlive it) to pointers. */
 typedef struct mgx_table_slot {
     const char *name;

@@ -16,6 +16,7 @@
 #include "onnx_private.h"
 
 #include "dump.h" /* read_stream_bytes */
+#include "hash.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -30,18 +31,10 @@
 
 /* ---- the value table ---- */
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
 static onnx_value *value_slot(onnx_ctx *c, const char *name)
 {
     size_t mask = c->cap - 1;
-    for (size_t i = hash_name(name) & mask;; i = (i + 1) & mask)
+    for (size_t i = hash_string(HASH_FNV_OFFSET, name) & mask;; i = (i + 1) & mask)
         if (!c->values[i].name || strcmp(c->values[i].name, name) == 0)
             return &c->values[i];
 }

@@ -1,9 +1,15 @@
-/* hash.h: the 64-bit hashing of instructions' parts, shared by CSE's table
- * of seen expressions (cse.c) and the driver's instruction fingerprints
- * (driver.c), so that both hash attributes the same way.
+/* hash.h: graft's one hash: FNV-1a, 64-bit, over bytes and strings; a
+ * mixer that folds 64-bit values (ids, kinds, counts) into a running hash;
+ * and the hashing of attribute values that CSE's table (engine/cse.c) and
+ * the driver's fingerprints (engine/driver.c) share.
  *
- * None of these values is stable across runs or written anywhere (pointers
- * are hashed): they only ever compare within one process.
+ * FNV-1a starts from HASH_FNV_OFFSET and, per byte b, computes
+ * h = (h ^ b) * 0x100000001b3. Where a value must stay the same from run to
+ * run, use hash_bytes / hash_string alone: the checksums `graft run` prints,
+ * the data of literals a dump elides (seeded from the literal's name) and
+ * the cache key of a compiled rule file rely on it. hash_mix and
+ * hash_finish values, and anything over pointers, only ever compare within
+ * one process.
  */
 #ifndef GRAFT_HASH_H
 #define GRAFT_HASH_H
@@ -14,7 +20,26 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Folds v into the running hash h. */
+/* FNV-1a's offset basis: the hash of no bytes, where every hash starts. */
+#define HASH_FNV_OFFSET 0xcbf29ce484222325ull
+
+/* Folds n bytes into h (FNV-1a steps). */
+static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t k = 0; k < n; k++)
+        h = (h ^ b[k]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Folds the bytes of a NUL-terminated string, without the NUL, into h. */
+static inline uint64_t hash_string(uint64_t h, const char *s)
+{
+    return hash_bytes(h, s, strlen(s));
+}
+
+/* Folds a 64-bit value v into the running hash h (not FNV: one step for the
+ * whole value). */
 static inline uint64_t hash_mix(uint64_t h, uint64_t v)
 {
     h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
@@ -31,15 +56,6 @@ static inline uint64_t hash_finish(uint64_t h)
     h ^= h >> 33;
     h *= 0xc4ceb9fe1a85ec53ull;
     h ^= h >> 33;
-    return h;
-}
-
-/* Folds n bytes into h (FNV-1a steps). */
-static inline uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t k = 0; k < n; k++)
-        h = (h ^ b[k]) * 0x100000001B3ull;
     return h;
 }
 

@@ -20,6 +20,7 @@
 
 #include "cli_util.h"
 #include "exec.h"
+#include "hash.h"
 #include "ir.h"
 #include "onnx.h"
 
@@ -74,15 +75,6 @@ typedef struct tensor_stats {
     int64_t nans;
 } tensor_stats;
 
-static uint64_t fnv1a_bytes(uint64_t h, const unsigned char *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 static uint64_t checksum_add_value(uint64_t h, double v)
 {
     float f = (float)v;
@@ -96,13 +88,13 @@ static uint64_t checksum_add_value(uint64_t h, double v)
     }
     unsigned char le[4] = {(unsigned char)bits, (unsigned char)(bits >> 8),
                            (unsigned char)(bits >> 16), (unsigned char)(bits >> 24)};
-    return fnv1a_bytes(h, le, sizeof le);
+    return hash_bytes(h, le, sizeof le);
 }
 
 static tensor_stats compute_stats(const tensor *t)
 {
     tensor_stats s = {0};
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = HASH_FNV_OFFSET;
     int64_t n = shape_elements(&t->sh);
     double sum = 0;
     bool first = true;
