@@ -9,6 +9,7 @@
 #include "driver_internal.h"
 #include "hash.h"
 #include "lazy_shapes.h"
+#include "strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -378,30 +379,18 @@ const char *driver_format_ins(const ins *i, char *buf, size_t size)
     return buf;
 }
 
-/* Appends text to a growing malloc'd string. */
-static void append(char **s, size_t *len, size_t *cap, const char *text)
+/* Appends "  <mark> <instruction>\n" to a trace record. */
+static void append_ins_line(strbuf *s, const char *mark, const ins *i)
 {
-    size_t n = strlen(text);
-    if (*len + n + 1 > *cap) {
-        size_t c = *cap ? *cap * 2 : 512;
-        while (c < *len + n + 1)
-            c *= 2;
-        char *p = realloc(*s, c);
-        if (!p)
-            return;
-        *s = p;
-        *cap = c;
-    }
-    memcpy(*s + *len, text, n + 1);
-    *len += n;
+    char line[1024];
+    driver_format_ins(i, line, sizeof line);
+    strbuf_appendf(s, "  %s %s\n", mark, line);
 }
 
 /* The instructions a match at root looks at: the root and, two levels up,
  * the operands that are not parameters or literals. */
 char *driver_trace_before(const ins *root)
 {
-    char *s = NULL;
-    size_t len = 0, cap = 0;
     const ins *seen[16];
     int nseen = 0;
     const ins *level[16];
@@ -432,14 +421,10 @@ char *driver_trace_before(const ins *root)
             seen[b] = seen[b - 1];
             seen[b - 1] = t;
         }
-    for (int k = 0; k < nseen; k++) {
-        char line[1024];
-        driver_format_ins(seen[k], line, sizeof line);
-        append(&s, &len, &cap, "  - ");
-        append(&s, &len, &cap, line);
-        append(&s, &len, &cap, "\n");
-    }
-    return s;
+    strbuf s = {0};
+    for (int k = 0; k < nseen; k++)
+        append_ins_line(&s, "-", seen[k]);
+    return strbuf_take(&s, NULL);
 }
 
 void driver_trace_commit(rewriter *rw, ins *old, ins *rep)
@@ -447,48 +432,28 @@ void driver_trace_commit(rewriter *rw, ins *old, ins *rep)
     if (!rw->opt.trace)
         return;
     const rule_stat *st = &rw->stats[rw->txn_rule];
-    char *s = NULL;
-    size_t len = 0, cap = 0;
-    char head[1024], nm[32], nm2[32];
-    snprintf(head, sizeof head, "fire %s (%s:%d) [%s] at %s\n", st->name, st->file ? st->file : "?",
-             st->line, st->set, rw->txn_root ? ins_label(rw->txn_root, nm, sizeof nm) : "?");
-    append(&s, &len, &cap, head);
+    strbuf s = {0};
+    char nm[32], nm2[32];
+    strbuf_appendf(&s, "fire %s (%s:%d) [%s] at %s\n", st->name, st->file ? st->file : "?",
+                   st->line, st->set,
+                   rw->txn_root ? ins_label(rw->txn_root, nm, sizeof nm) : "?");
     if (rw->trace_before)
-        append(&s, &len, &cap, rw->trace_before);
-    for (int k = 0; k < rw->ninserted; k++) {
-        ins *i = rw->inserted[k];
-        if (i->flags & INS_REMOVED)
-            continue;
-        char line[1024];
-        driver_format_ins(i, line, sizeof line);
-        append(&s, &len, &cap, "  + ");
-        append(&s, &len, &cap, line);
-        append(&s, &len, &cap, "\n");
-    }
-    for (int k = 0; k < rw->nargs_log; k++) {
-        char line[1024];
-        if (rw->args_log[k].i->flags & INS_REMOVED)
-            continue;
-        driver_format_ins(rw->args_log[k].i, line, sizeof line);
-        append(&s, &len, &cap, "  ~ ");
-        append(&s, &len, &cap, line);
-        append(&s, &len, &cap, "\n");
-    }
-    if (old && rep) {
-        snprintf(head, sizeof head, "  = uses of %s now read %s\n", ins_label(old, nm, sizeof nm),
-                 ins_label(rep, nm2, sizeof nm2));
-        append(&s, &len, &cap, head);
-    } else if (rw->txn_root && !(rw->txn_root->flags & INS_REMOVED)) {
-        char line[1024];
-        driver_format_ins(rw->txn_root, line, sizeof line);
-        append(&s, &len, &cap, "  ~ ");
-        append(&s, &len, &cap, line);
-        append(&s, &len, &cap, "\n");
-    }
-    if (s) {
-        rw->opt.trace(rw->opt.trace_ctx, s);
-        free(s);
-    }
+        strbuf_append_string(&s, rw->trace_before);
+    for (int k = 0; k < rw->ninserted; k++)
+        if (!(rw->inserted[k]->flags & INS_REMOVED))
+            append_ins_line(&s, "+", rw->inserted[k]);
+    for (int k = 0; k < rw->nargs_log; k++)
+        if (!(rw->args_log[k].i->flags & INS_REMOVED))
+            append_ins_line(&s, "~", rw->args_log[k].i);
+    if (old && rep)
+        strbuf_appendf(&s, "  = uses of %s now read %s\n", ins_label(old, nm, sizeof nm),
+                       ins_label(rep, nm2, sizeof nm2));
+    else if (rw->txn_root && !(rw->txn_root->flags & INS_REMOVED))
+        append_ins_line(&s, "~", rw->txn_root);
+    char *text = strbuf_take(&s, NULL);
+    if (text)
+        rw->opt.trace(rw->opt.trace_ctx, text);
+    free(text);
 }
 
 /* ======================================================================

@@ -17,74 +17,23 @@
 #include "dump.h"
 #include "dump_syntax.h"
 #include "hash.h"
+#include "strbuf.h"
 #include "tensor.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum { INLINE_LITERAL_MAX = 64 };
 
-/* ---- a growing output buffer ---- */
+/* ---- the output (ir/strbuf.h) ---- */
 
-typedef struct out {
-    char *p;
-    size_t len, cap;
-    bool failed;
-} out;
+static void put(strbuf *o, const char *s, size_t n) { strbuf_append(o, s, n); }
 
-static void put(out *o, const char *s, size_t n)
-{
-    if (o->failed)
-        return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap : 4096;
-        while (o->len + n + 1 > cap)
-            cap *= 2;
-        char *p = realloc(o->p, cap);
-        if (!p) {
-            o->failed = true;
-            return;
-        }
-        o->p = p;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = 0;
-}
+static void puts_(strbuf *o, const char *s) { strbuf_append_string(o, s); }
 
-static void puts_(out *o, const char *s) { put(o, s, strlen(s)); }
-
-static void putf(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void putf(out *o, const char *fmt, ...)
-{
-    char buf[128];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof buf) {
-        put(o, buf, (size_t)n);
-        return;
-    }
-    char *big = malloc((size_t)n + 1);
-    if (!big) {
-        o->failed = true;
-        return;
-    }
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    put(o, big, (size_t)n);
-    free(big);
-}
-
-static void put_quoted(out *o, const char *s)
+static void put_quoted(strbuf *o, const char *s)
 {
     put(o, "\"", 1);
     for (; *s; s++) {
@@ -150,7 +99,7 @@ static bool element_text(graft_type t, const unsigned char *p, char *buf, size_t
     return memcmp(back, p, n) == 0; /* a bool byte other than 0 or 1 */
 }
 
-static void put_base64(out *o, const unsigned char *p, size_t n)
+static void put_base64(strbuf *o, const unsigned char *p, size_t n)
 {
     static const char digits[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -169,7 +118,7 @@ static void put_base64(out *o, const unsigned char *p, size_t n)
     }
 }
 
-static void put_literal(out *o, const ins *i)
+static void put_literal(strbuf *o, const ins *i)
 {
     const shape *sh = &i->sh;
     int64_t elements = shape_elements(sh), space = shape_element_space(sh);
@@ -198,15 +147,15 @@ static void put_literal(out *o, const ins *i)
 
 /* ---- shapes and attributes ---- */
 
-static void put_ints(out *o, const int64_t *v, int n)
+static void put_ints(strbuf *o, const int64_t *v, int n)
 {
     put(o, "{", 1);
     for (int k = 0; k < n; k++)
-        putf(o, k ? ", %lld" : "%lld", (long long)v[k]);
+        strbuf_appendf(o, k ? ", %lld" : "%lld", (long long)v[k]);
     put(o, "}", 1);
 }
 
-static void put_shape(out *o, const shape *s)
+static void put_shape(strbuf *o, const shape *s)
 {
     if (s->type == GRAFT_TUPLE) {
         put(o, "[", 1);
@@ -225,7 +174,7 @@ static void put_shape(out *o, const shape *s)
     put_ints(o, s->strides, s->rank);
 }
 
-static void put_real(out *o, double d)
+static void put_real(strbuf *o, double d)
 {
     char buf[64];
     if (!shortest_real(d, GRAFT_TUPLE, buf, sizeof buf))
@@ -242,12 +191,12 @@ static bool bare_string(const char *s)
     return dump_is_word(s, n) && strcmp(s, "inf") != 0 && strcmp(s, "nan") != 0;
 }
 
-static void put_attr_value(out *o, const attr_value *v)
+static void put_attr_value(strbuf *o, const attr_value *v)
 {
     switch (v->kind) {
-    case ATTR_INT: putf(o, "%lld", (long long)v->u.i); break;
-    case ATTR_BOOL: putf(o, "%d", v->u.i ? 1 : 0); break;
-    case ATTR_TYPE: putf(o, "%d", migraphx_type_number((graft_type)v->u.i)); break;
+    case ATTR_INT: strbuf_appendf(o, "%lld", (long long)v->u.i); break;
+    case ATTR_BOOL: strbuf_appendf(o, "%d", v->u.i ? 1 : 0); break;
+    case ATTR_TYPE: strbuf_appendf(o, "%d", migraphx_type_number((graft_type)v->u.i)); break;
     case ATTR_FLOAT: put_real(o, v->u.f); break;
     case ATTR_STRING:
         if (!v->u.s)
@@ -274,7 +223,7 @@ static void put_attr_value(out *o, const attr_value *v)
 
 /* Names are kept in one pool; names[id] is an offset into it. */
 typedef struct namer {
-    out pool;
+    strbuf pool;
     size_t *offset;             /* by instruction id; SIZE_MAX: none */
     size_t *set;                /* this module's names (offsets + 1; 0 empty) */
     size_t set_cap;
@@ -284,7 +233,7 @@ static size_t *set_slot(namer *nm, const char *s)
 {
     size_t mask = nm->set_cap - 1;
     for (size_t k = (size_t)hash_string(HASH_FNV_OFFSET, s) & mask;; k = (k + 1) & mask)
-        if (!nm->set[k] || strcmp(nm->pool.p + nm->set[k] - 1, s) == 0)
+        if (!nm->set[k] || strcmp(nm->pool.text + nm->set[k] - 1, s) == 0)
             return &nm->set[k];
 }
 
@@ -297,7 +246,7 @@ static bool claim(namer *nm, const ins *i, const char *prefix, const char *text)
     put(&nm->pool, "", 1); /* keep the NUL */
     if (nm->pool.failed)
         return false;
-    size_t *slot = set_slot(nm, nm->pool.p + at);
+    size_t *slot = set_slot(nm, nm->pool.text + at);
     if (*slot) {
         nm->pool.len = at;
         return false;
@@ -352,7 +301,7 @@ static bool name_module(namer *nm, const module *m, const char *prefix)
 
 static const char *name_of(const namer *nm, const ins *i)
 {
-    return nm->pool.p + nm->offset[i->id];
+    return nm->pool.text + nm->offset[i->id];
 }
 
 /* ---- instructions and modules ---- */
@@ -366,7 +315,7 @@ static bool attr_omitted(const ins *i, int k)
     return op_attr_is_extension(i->op, k) && attr_value_equal(i->attrs[k].v, i->op->attrs[k].dflt);
 }
 
-static bool put_ins(out *o, const namer *nm, const ins *i, graft_error *err)
+static bool put_ins(strbuf *o, const namer *nm, const ins *i, graft_error *err)
 {
     puts_(o, name_of(nm, i));
     put(o, " = ", 3);
@@ -438,7 +387,7 @@ static bool put_ins(out *o, const namer *nm, const ins *i, graft_error *err)
 
 char *dump_write(const graph *g, size_t *len, graft_error *err)
 {
-    out o = {0};
+    strbuf o = {0};
     namer nm = {0};
     bool ok = true;
     nm.offset = malloc((size_t)(g->next_id ? g->next_id : 1) * sizeof *nm.offset);
@@ -471,21 +420,17 @@ char *dump_write(const graph *g, size_t *len, graft_error *err)
         for (const ins *i = m->first; ok && i; i = i->next)
             ok = put_ins(&o, &nm, i, err);
     }
-    if (ok && (o.failed || !o.p)) {
-        put(&o, "", 0);
-        if (o.failed || !o.p)
-            ok = error_set(err, "out of memory");
-    }
     free(nm.offset);
     free(nm.set);
-    free(nm.pool.p);
+    strbuf_free(&nm.pool);
     if (!ok) {
-        free(o.p);
+        strbuf_free(&o);
         return NULL;
     }
-    if (len)
-        *len = o.len;
-    return o.p;
+    char *text = strbuf_take(&o, len);
+    if (!text)
+        error_set(err, "out of memory");
+    return text;
 }
 
 bool dump_write_file(const graph *g, const char *path, graft_error *err)

@@ -1,4 +1,5 @@
-/* test_support.c: the ground floor's small helpers: hashing (ir/hash.h).
+/* test_support.c: the ground floor's small helpers: hashing (ir/hash.h)
+ * and the growing text buffer (ir/strbuf.h).
  *
  * The FNV-1a values are the published test vectors: graft's checksums, the
  * data of elided literals and the rule cache key must not change from run
@@ -6,8 +7,10 @@
  */
 #include "check.h"
 #include "hash.h"
+#include "strbuf.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 static void test_fnv1a_test_vectors(void)
 {
@@ -49,11 +52,100 @@ static void test_attr_values_hash_by_contents(void)
     CHECK(hash_attr_value(0, attr_int(1)) != hash_attr_value(0, attr_bool(true)));
 }
 
+static void test_strbuf_appends_and_hands_over(void)
+{
+    strbuf b = {0};
+    strbuf_append(&b, "ab", 2);
+    strbuf_append_string(&b, "cd");
+    strbuf_appendf(&b, "-%d-%s", 42, "x");
+    CHECK_STR(b.text, "abcd-42-x");
+    CHECK_INT(b.len, 9);
+    size_t len = 0;
+    char *text = strbuf_take(&b, &len);
+    CHECK_STR(text, "abcd-42-x");
+    CHECK_INT(len, 9);
+    /* The buffer is empty again and reusable. */
+    CHECK(b.text == NULL && b.len == 0 && b.cap == 0 && !b.failed);
+    free(text);
+}
+
+static void test_strbuf_grows_past_its_room(void)
+{
+    strbuf b = {0};
+    char chunk[1000];
+    memset(chunk, 'y', sizeof chunk - 1);
+    chunk[sizeof chunk - 1] = 0;
+    for (int k = 0; k < 100; k++)
+        strbuf_appendf(&b, "%d:%s;", k, chunk);
+    size_t want = 0;
+    for (int k = 0; k < 100; k++)
+        want += (size_t)snprintf(NULL, 0, "%d:", k) + 999 + 1;
+    CHECK_INT(b.len, want);
+    CHECK_INT(strlen(b.text), want);
+    CHECK(strncmp(b.text + b.len - 1003, "99:yyy", 6) == 0);
+    CHECK(!b.failed);
+    /* A format longer than the room left is written whole. */
+    strbuf c = {0};
+    strbuf_append_string(&c, "x");
+    strbuf_appendf(&c, "%s", chunk);
+    CHECK_INT(c.len, 1000);
+    CHECK(c.text[999] == 'y' && c.text[1000] == 0);
+    strbuf_free(&c);
+    strbuf_free(&b);
+    CHECK(b.text == NULL && b.len == 0);
+}
+
+static void test_strbuf_keeps_nul_bytes(void)
+{
+    strbuf b = {0};
+    strbuf_append(&b, "a\0b", 3);
+    CHECK_INT(b.len, 3);
+    CHECK(memcmp(b.text, "a\0b", 4) == 0);
+    strbuf_free(&b);
+}
+
+static void test_strbuf_empty_and_reserve(void)
+{
+    strbuf b = {0};
+    size_t len = 99;
+    char *text = strbuf_take(&b, &len);
+    CHECK_STR(text, "");
+    CHECK_INT(len, 0);
+    free(text);
+    CHECK(strbuf_reserve(&b, 5000));
+    CHECK(b.cap >= 5001);
+    char *before = b.text;
+    for (int k = 0; k < 5000; k++)
+        strbuf_append(&b, "z", 1);
+    CHECK(b.text == before); /* reserved: no reallocation */
+    strbuf_free(&b);
+}
+
+static void test_strbuf_failure_is_sticky(void)
+{
+    strbuf b = {0};
+    strbuf_append_string(&b, "kept");
+    CHECK(!strbuf_reserve(&b, (size_t)-1 / 2)); /* more than can ever be had */
+    CHECK(b.failed);
+    strbuf_append_string(&b, "dropped");
+    strbuf_appendf(&b, "%s", "dropped");
+    CHECK_STR(b.text, "kept");
+    size_t len = 7;
+    CHECK(strbuf_take(&b, &len) == NULL);
+    CHECK_INT(len, 0);
+    CHECK(b.text == NULL && !b.failed);
+}
+
 int main(void)
 {
     RUN(test_fnv1a_test_vectors);
     RUN(test_fnv1a_folds_in_pieces);
     RUN(test_mix_and_finish_tell_values_apart);
     RUN(test_attr_values_hash_by_contents);
+    RUN(test_strbuf_appends_and_hands_over);
+    RUN(test_strbuf_grows_past_its_room);
+    RUN(test_strbuf_keeps_nul_bytes);
+    RUN(test_strbuf_empty_and_reserve);
+    RUN(test_strbuf_failure_is_sticky);
     return tests_finish();
 }
