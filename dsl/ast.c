@@ -101,12 +101,11 @@ void dsl_list_push(dsl_file *f, dsl_list *l, void *item)
 
 bool dsl_error(graft_error *err, const dsl_file *f, dsl_loc loc, const char *fmt, ...)
 {
-    char msg[900];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_atv(err, f->path, loc.line, loc.col, fmt, ap);
     va_end(ap);
-    return error_at(err, f->path, loc.line, loc.col, "%s", msg);
+    return false;
 }
 
 const dsl_rule *dsl_find_rule(const dsl_file *f, const char *name)

@@ -204,7 +204,7 @@ void driver_fail(rewriter *rw, const char *fmt, ...)
     rw->failed = true;
     va_list ap;
     va_start(ap, fmt);
-    error_vset(&rw->err, fmt, ap);
+    error_setv(&rw->err, fmt, ap);
     va_end(ap);
 }
 

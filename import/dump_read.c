@@ -27,17 +27,23 @@
 
 /* ---- shared with the lexer, parser and writer ---- */
 
-bool dump_error_at(dump_parse_state *st, dump_span at, const char *fmt, ...)
+/* The first error of a parse wins. */
+static bool dump_error_atv(dump_parse_state *st, dump_span at, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static bool dump_error_atv(dump_parse_state *st, dump_span at, const char *fmt, va_list ap)
 {
     if (st->failed)
         return false;
     st->failed = true;
-    char msg[sizeof st->err->message];
+    return error_atv(st->err, st->filename, at.line, at.col, fmt, ap);
+}
+
+bool dump_error_at(dump_parse_state *st, dump_span at, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    dump_error_atv(st, at, fmt, ap);
     va_end(ap);
-    error_at(st->err, st->filename, at.line, at.col, "%s", msg);
     return false;
 }
 
@@ -178,12 +184,11 @@ static bool fail_at(builder *b, dump_span at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static bool fail_at(builder *b, dump_span at, const char *fmt, ...)
 {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    dump_error_atv(b->st, at, fmt, ap);
     va_end(ap);
-    return dump_error_at(b->st, at, "%s", msg);
+    return false;
 }
 
 static bool out_of_memory(builder *b, dump_span at) { return fail_at(b, at, "out of memory"); }

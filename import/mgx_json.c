@@ -54,12 +54,10 @@ static bool json_fail(json_reader *r, const char *at, const char *fmt, ...)
 {
     if (r->failed)
         return false;
-    char msg[600];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_atv(r->err, r->filename, r->line, (int)(at - r->line_start) + 1, fmt, ap);
     va_end(ap);
-    error_at(r->err, r->filename, r->line, (int)(at - r->line_start) + 1, "%s", msg);
     r->failed = true;
     return false;
 }
@@ -401,12 +399,10 @@ static bool fail_at(json_builder *b, const mgx_value *v, const char *fmt, ...)
 {
     if (b->failed)
         return false;
-    char msg[900];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_atv(b->err, b->filename, v ? v->line : 0, v ? v->col : 0, fmt, ap);
     va_end(ap);
-    error_at(b->err, b->filename, v ? v->line : 0, v ? v->col : 0, "%s", msg);
     b->failed = true;
     return false;
 }

@@ -33,17 +33,24 @@
 
 enum { EVAL_DEPTH_MAX = 200, CALL_ARGS_MAX = 64 };
 
-bool py_error_at(py_parse_state *st, py_span at, const char *fmt, ...)
+/* The first error of a parse wins. */
+static bool py_error_atv(py_parse_state *st, py_span at, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static bool py_error_atv(py_parse_state *st, py_span at, const char *fmt, va_list ap)
 {
     if (st->failed)
         return false;
-    char msg[900];
+    error_atv(st->err, st->filename, at.line, at.col, fmt, ap);
+    st->failed = true;
+    return false;
+}
+
+bool py_error_at(py_parse_state *st, py_span at, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    py_error_atv(st, at, fmt, ap);
     va_end(ap);
-    error_at(st->err, st->filename, at.line, at.col, "%s", msg);
-    st->failed = true;
     return false;
 }
 
@@ -82,12 +89,11 @@ static bool fail(evaluator *ev, py_span at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static bool fail(evaluator *ev, py_span at, const char *fmt, ...)
 {
-    char msg[900];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    py_error_atv(ev->st, at, fmt, ap);
     va_end(ap);
-    return py_error_at(ev->st, at, "%s", msg);
+    return false;
 }
 
 static mgx_value *new_value(evaluator *ev, mgx_kind kind, py_span at)

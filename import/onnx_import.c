@@ -97,25 +97,27 @@ static const char *node_label(const onnx_ctx *c, char *buf, size_t size)
 
 bool onnx_fail(onnx_ctx *c, const char *fmt, ...)
 {
-    char msg[900], label[128];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_setv(c->err, fmt, ap);
     va_end(ap);
-    return error_set(c->err, "node '%s' (%s): %s", node_label(c, label, sizeof label),
-                     c->node && c->node->op_type ? c->node->op_type : "?", msg);
+    char label[128];
+    error_prefix(c->err, "node '%s' (%s)", node_label(c, label, sizeof label),
+                 c->node && c->node->op_type ? c->node->op_type : "?");
+    return false;
 }
 
 bool onnx_unsupported(onnx_ctx *c, const char *fmt, ...)
 {
-    char msg[900], label[128];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    error_setv(c->err, fmt, ap);
     va_end(ap);
-    return error_set(c->err, "unsupported ONNX op %s (node '%s'): %s",
-                     c->node && c->node->op_type ? c->node->op_type : "?",
-                     node_label(c, label, sizeof label), msg);
+    char label[128];
+    error_prefix(c->err, "unsupported ONNX op %s (node '%s')",
+                 c->node && c->node->op_type ? c->node->op_type : "?",
+                 node_label(c, label, sizeof label));
+    return false;
 }
 
 const Onnx__AttributeProto *onnx_attr(const onnx_ctx *c, const char *name)

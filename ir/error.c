@@ -4,36 +4,43 @@
 #include <stdio.h>
 #include <string.h>
 
-bool error_vset(graft_error *err, const char *fmt, va_list ap)
+bool error_atv(graft_error *err, const char *file, int line, int col, const char *fmt,
+               va_list ap)
 {
     if (!err)
         return false;
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
-    err->file[0] = 0;
-    err->line = err->col = 0;
+    /* Formatted aside first: the arguments may be err's own message or file
+     * (`fail(ctx, "%s", ctx->err->message)` re-raises an error). */
+    char message[sizeof err->message], where[sizeof err->file];
+    vsnprintf(message, sizeof message, fmt, ap);
+    snprintf(where, sizeof where, "%s", file ? file : "");
+    memcpy(err->message, message, sizeof message);
+    memcpy(err->file, where, sizeof where);
+    err->line = line;
+    err->col = col;
     return false;
+}
+
+bool error_setv(graft_error *err, const char *fmt, va_list ap)
+{
+    return error_atv(err, NULL, 0, 0, fmt, ap);
 }
 
 bool error_set(graft_error *err, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    error_vset(err, fmt, ap);
+    error_setv(err, fmt, ap);
     va_end(ap);
     return false;
 }
 
 bool error_at(graft_error *err, const char *file, int line, int col, const char *fmt, ...)
 {
-    if (!err)
-        return false;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    error_atv(err, file, line, col, fmt, ap);
     va_end(ap);
-    snprintf(err->file, sizeof err->file, "%s", file ? file : "");
-    err->line = line;
-    err->col = col;
     return false;
 }
 

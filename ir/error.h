@@ -18,10 +18,17 @@
  * that callers can write `return error_set(err, "...")`. */
 bool error_set(graft_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-bool error_vset(graft_error *err, const char *fmt, va_list ap);
 /* Sets message and location. */
 bool error_at(graft_error *err, const char *file, int line, int col,
               const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* The same two with a va_list, for a function that takes a format and its
+ * arguments itself (`bool fail(ctx, fmt, ...)`): it passes them on here
+ * rather than formatting into a buffer of its own first. ap is used up.
+ * The arguments may point into err itself (its message or file). */
+bool error_setv(graft_error *err, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+bool error_atv(graft_error *err, const char *file, int line, int col, const char *fmt,
+               va_list ap) __attribute__((format(printf, 5, 0)));
 /* Prefixes the existing message with "prefix: ", keeping the location. */
 void error_prefix(graft_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -746,16 +746,20 @@ static bool verify_fail(const graph *g, const ins *i, graft_error *err, const ch
     __attribute__((format(printf, 4, 5)));
 static bool verify_fail(const graph *g, const ins *i, graft_error *err, const char *fmt, ...)
 {
-    char msg[768], nm[32];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (i->line > 0)
+        error_atv(err, g->source ? g->source : "", i->line, i->col, fmt, ap);
+    else
+        error_setv(err, fmt, ap);
     va_end(ap);
+    char nm[32];
     const char *name = display_name(i, nm, sizeof nm);
     if (i->line > 0)
-        return error_at(err, g->source ? g->source : "", i->line, i->col, "%s (%s): %s", name,
-                        i->opname, msg);
-    return error_set(err, "module \"%s\", %s (%s): %s", i->mod->name, name, i->opname, msg);
+        error_prefix(err, "%s (%s)", name, i->opname);
+    else
+        error_prefix(err, "module \"%s\", %s (%s)", i->mod->name, name, i->opname);
+    return false;
 }
 
 typedef struct use_edge {

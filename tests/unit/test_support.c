@@ -1,14 +1,16 @@
-/* test_support.c: the ground floor's small helpers: hashing (ir/hash.h)
- * and the growing text buffer (ir/strbuf.h).
+/* test_support.c: the ground floor's small helpers: hashing (ir/hash.h),
+ * the growing text buffer (ir/strbuf.h) and errors (ir/error.h).
  *
  * The FNV-1a values are the published test vectors: graft's checksums, the
  * data of elided literals and the rule cache key must not change from run
  * to run or release to release, so they are pinned here.
  */
 #include "check.h"
+#include "error.h"
 #include "hash.h"
 #include "strbuf.h"
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -136,6 +138,67 @@ static void test_strbuf_failure_is_sticky(void)
     CHECK(b.text == NULL && !b.failed);
 }
 
+/* A function that takes a format itself, the way the readers' fail() do. */
+static bool fail_here(graft_error *err, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static bool fail_here(graft_error *err, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (line)
+        error_atv(err, "x.dump", line, 7, fmt, ap);
+    else
+        error_setv(err, fmt, ap);
+    va_end(ap);
+    return false;
+}
+
+static void test_error_setv_and_atv(void)
+{
+    graft_error err = {0};
+    CHECK(!fail_here(&err, 3, "expected %s, got %d", "a shape", 42));
+    CHECK(strcmp(err.message, "expected a shape, got 42") == 0);
+    CHECK_STR(err.file, "x.dump");
+    CHECK_INT(err.line, 3);
+    CHECK_INT(err.col, 7);
+    char buf[256];
+    CHECK_STR(graft_error_format(&err, buf, sizeof buf), "x.dump:3:7: expected a shape, got 42");
+    /* The plain form clears the location. */
+    CHECK(!fail_here(&err, 0, "%s", "no place"));
+    CHECK(strcmp(err.message, "no place") == 0);
+    CHECK_STR(err.file, "");
+    CHECK_INT(err.line, 0);
+    CHECK_INT(err.col, 0);
+    /* A NULL error is allowed and still says false. */
+    CHECK(!fail_here(NULL, 1, "%d", 1));
+}
+
+static void test_error_reraises_its_own_message(void)
+{
+    graft_error err = {0};
+    error_at(&err, "in.onnx", 2, 5, "bad input %d", 3);
+    CHECK(!fail_here(&err, 0, "node 'n': %s", err.message));
+    CHECK(strcmp(err.message, "node 'n': bad input 3") == 0);
+    error_at(&err, "in.onnx", 2, 5, "twice");
+    CHECK(!error_at(&err, err.file, 9, 1, "%s; %s", err.message, err.message));
+    CHECK(strcmp(err.message, "twice; twice") == 0);
+    CHECK_STR(err.file, "in.onnx");
+    CHECK_INT(err.line, 9);
+}
+
+static void test_error_truncates_long_messages(void)
+{
+    graft_error err = {0};
+    char big[3000];
+    memset(big, 'm', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    fail_here(&err, 1, "%s", big);
+    CHECK_INT(strlen(err.message), sizeof err.message - 1);
+    error_prefix(&err, "%s", "pre");
+    CHECK(strncmp(err.message, "pre: mmm", 8) == 0);
+    CHECK_INT(strlen(err.message), sizeof err.message - 1);
+}
+
 int main(void)
 {
     RUN(test_fnv1a_test_vectors);
@@ -147,5 +210,8 @@ int main(void)
     RUN(test_strbuf_keeps_nul_bytes);
     RUN(test_strbuf_empty_and_reserve);
     RUN(test_strbuf_failure_is_sticky);
+    RUN(test_error_setv_and_atv);
+    RUN(test_error_reraises_its_own_message);
+    RUN(test_error_truncates_long_messages);
     return tests_finish();
 }
