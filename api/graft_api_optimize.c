@@ -5,6 +5,7 @@
  * executor as `graft run`, through types that do not expose the IR.
  */
 #include "exec.h"
+#include "kernel_counts.h"
 #include "load.h"
 #include "pipeline.h"
 

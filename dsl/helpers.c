@@ -286,16 +286,11 @@ static bool helper_uses(arena *mem, const rule_value *a, int n, rule_value *out)
 }
 
 /* never_negative(x): x's values cannot be negative because of the op that
- * computes it (relu, abs, exp, sigmoid, sqrt, ...). */
+ * computes it (relu, abs, exp, sigmoid, sqrt, ...: OPC_NEVER_NEGATIVE). */
 static bool helper_never_negative(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    static const char *const nonneg[] = {"relu", "abs", "exp", "sigmoid", "sqrt", "rsqrt", NULL};
-    const char *name = a[0].u.in->op->name;
-    bool yes = false;
-    for (int i = 0; nonneg[i]; i++)
-        yes = yes || strcmp(name, nonneg[i]) == 0;
-    *out = rule_bool(yes);
+    *out = rule_bool((a[0].u.in->op->classes & OPC_NEVER_NEGATIVE) != 0);
     return true;
 }
 
@@ -334,20 +329,14 @@ static bool helper_permuted(arena *mem, const rule_value *a, int n, rule_value *
 /* ---- pointwise ops and zeros (rules/pad.rules) ---- */
 
 /* zero_preserving(u): u is a one-operand pointwise op with u(0) = 0 for
- * every value of its attributes, so u(pad(x, 0)) = pad(u(x), 0). */
+ * every value of its attributes (OPC_ZERO_PRESERVING), so
+ * u(pad(x, 0)) = pad(u(x), 0). convert counts: converting 0 to any element
+ * type, bool included, gives that type's zero. */
 static bool helper_zero_preserving(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    static const char *const keeps_zero[] = {
-        "relu", "leaky_relu", "neg", "abs", "sqrt", "tanh", "sin", "tan", "asin", "atan",
-        "sinh", "asinh", "atanh", "erf", "floor", "ceil", "round", "nearbyint", "sign",
-        "softsign", "gelu", "mish", "convert", NULL};
     const ins *u = a[0].u.in;
-    bool yes = false;
-    for (int i = 0; keeps_zero[i] && !yes; i++)
-        yes = strcmp(u->op->name, keeps_zero[i]) == 0;
-    /* convert to bool maps 0 to false = 0 too; every element type has a zero. */
-    *out = rule_bool(yes && u->nargs == 1);
+    *out = rule_bool((u->op->classes & OPC_ZERO_PRESERVING) && u->nargs == 1);
     return true;
 }
 

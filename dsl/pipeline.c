@@ -1,6 +1,5 @@
-/* pipeline.c: the named pipelines, kernel counting for --stats, and
- * optimize_run, which strings the driver, shape resolution, CSE and DCE
- * together (see pipeline.h).
+/* pipeline.c: the named pipelines and optimize_run, which strings the
+ * driver, shape resolution, CSE and DCE together (see pipeline.h).
  */
 #include "pipeline.h"
 
@@ -57,51 +56,6 @@ bool pipeline_rule_sets(const pipeline *p, const rule_set **out, graft_error *er
         out[k] = s;
     }
     return true;
-}
-
-/* ---- kernel counts ---- */
-
-static bool named(const ins *i, const char *const *names)
-{
-    for (int k = 0; names[k]; k++)
-        if (strcmp(i->opname, names[k]) == 0)
-            return true;
-    return false;
-}
-
-void graph_kernel_counts(const graph *g, kernel_counts *out)
-{
-    static const char *const fill_ops[] = {"fill", "pad", NULL};
-    static const char *const copy_ops[] = {"concat", "contiguous", "copy", "layout", NULL};
-    memset(out, 0, sizeof *out);
-    module *m = graph_main(g);
-    if (!m)
-        return;
-    for (ins *i = m->first; i; i = i->next) {
-        unsigned c = i->op->classes;
-        if (c & OPC_BUILTIN || ins_is_pending(i))
-            continue;
-        if (i->nmods > 0 || (c & OPC_OPAQUE)) {
-            out->kernels++;
-            continue;
-        }
-        if (c & OPC_VIEW)
-            continue;
-        if (c & OPC_SHAPE) {
-            if (i->nargs && !shape_standard_p(&i->args[0]->sh)) {
-                out->kernels++;
-                out->copies++;
-            }
-            continue;
-        }
-        if (!(c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE)) && !named(i, fill_ops))
-            continue;
-        out->kernels++;
-        if (named(i, fill_ops))
-            out->fills++;
-        else if (named(i, copy_ops))
-            out->copies++;
-    }
 }
 
 /* ---- optimize_run ---- */

@@ -37,18 +37,6 @@ const pipeline *pipeline_find(const char *name);
  * naming the first set this graft was built without. */
 bool pipeline_rule_sets(const pipeline *p, const rule_set **out, graft_error *err);
 
-/* Device launches a graph lowers to, counted on its main module. */
-typedef struct kernel_counts {
-    int kernels; /* fused regions and unfused compute, pointwise, reduce and
-                    move ops (a reshape counts when its operand is not
-                    standard, i.e. when it must copy); not parameters,
-                    literals, views or the return */
-    int fills;   /* standalone fill and pad kernels among them */
-    int copies;  /* standalone concat, contiguous, copy, layout kernels and
-                    copying reshapes among them */
-} kernel_counts;
-void graph_kernel_counts(const graph *g, kernel_counts *out);
-
 typedef struct optimize_result {
     driver_result driver;   /* counters summed over the rounds */
     shapes_stats shapes;

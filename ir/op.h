@@ -31,6 +31,14 @@ typedef enum op_class {
     OPC_OPAQUE = 1 << 8,    /* unknown op kept as a black box */
     OPC_SHAPE = 1 << 9,     /* reshape-like: changes lens only (reshape, squeeze, flatten, ...) */
     OPC_REGION = 1 << 10,   /* fused: a region whose submodule computes its value */
+    /* What a standalone kernel of the op spends its time on, for the kernel
+     * counts of --stats (ops/kernel_counts.h): */
+    OPC_FILL = 1 << 11,     /* writing constants over (part of) its output: pad */
+    OPC_COPY = 1 << 12,     /* copying its operands' data unchanged: contiguous, layout, concat */
+    /* Facts about the values a pointwise op computes, for rule guards
+     * (dsl/helpers.c: never_negative, zero_preserving): */
+    OPC_NEVER_NEGATIVE = 1 << 13,  /* no result is below zero, whatever the operands */
+    OPC_ZERO_PRESERVING = 1 << 14, /* one operand, and u(0) = 0 for every attribute value */
 } op_class;
 
 typedef struct attr_spec {

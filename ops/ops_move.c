@@ -144,13 +144,13 @@ static const attr_spec axis0_attrs[] = {
 };
 
 const op_def ops_move_table[] = {
-    {.name = "contiguous", .classes = OPC_MOVE, .min_args = 1, .max_args = 1,
+    {.name = "contiguous", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = 1,
      .compute_shape = contiguous_shape},
-    {.name = "layout", .classes = OPC_MOVE, .min_args = 1, .max_args = 1, .attrs = layout_attrs,
+    {.name = "layout", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = 1, .attrs = layout_attrs,
      .nattrs = 1, .compute_shape = layout_shape},
-    {.name = "pad", .classes = OPC_MOVE, .min_args = 1, .max_args = 1, .attrs = pad_attrs,
+    {.name = "pad", .classes = OPC_MOVE | OPC_FILL, .min_args = 1, .max_args = 1, .attrs = pad_attrs,
      .nattrs = 3, .compute_shape = pad_shape},
-    {.name = "concat", .classes = OPC_MOVE, .min_args = 1, .max_args = -1, .attrs = axis0_attrs,
+    {.name = "concat", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = -1, .attrs = axis0_attrs,
      .nattrs = 1, .compute_shape = concat_shape},
     {.name = "gather", .classes = OPC_MOVE, .min_args = 2, .max_args = 2, .attrs = axis0_attrs,
      .nattrs = 1, .compute_shape = gather_shape},

@@ -18,6 +18,7 @@
 #include "cli_util.h"
 #include "dump.h"
 #include "exec.h"
+#include "kernel_counts.h"
 #include "load.h"
 #include "pipeline.h"
 

@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "dump.h"
 #include "exec.h"
+#include "kernel_counts.h"
 #include "graph_test_helpers.h"
 #include "pipeline.h"
 #include "rewrite.h"

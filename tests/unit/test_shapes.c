@@ -7,6 +7,8 @@
  * failures are compared by the message the rule writes.
  */
 #include "check.h"
+#include "graph_test_helpers.h"
+#include "kernel_counts.h"
 #include "op.h"
 #include "ops_util.h"
 
@@ -143,7 +145,8 @@ static void test_table_is_consistent(void)
 static void test_classes(void)
 {
     CHECK_INT(op_find("add")->classes, OPC_POINTWISE | OPC_BINARY);
-    CHECK_INT(op_find("relu")->classes, OPC_POINTWISE | OPC_UNARY);
+    CHECK_INT(op_find("relu")->classes,
+              OPC_POINTWISE | OPC_UNARY | OPC_NEVER_NEGATIVE | OPC_ZERO_PRESERVING);
     CHECK_INT(op_find("reduce_sum")->classes, OPC_REDUCE);
     CHECK_INT(op_find("transpose")->classes, OPC_VIEW);
     CHECK_INT(op_find("reshape")->classes, OPC_SHAPE);
@@ -153,10 +156,15 @@ static void test_classes(void)
     CHECK_INT(op_find("multibroadcast")->classes, OPC_VIEW);
     CHECK_INT(op_find("slice")->classes, OPC_VIEW);
     CHECK_INT(op_find("convolution")->classes, OPC_COMPUTE);
-    CHECK_INT(op_find("pad")->classes, OPC_MOVE);
-    CHECK_INT(op_find("concat")->classes, OPC_MOVE);
+    CHECK_INT(op_find("pad")->classes, OPC_MOVE | OPC_FILL);
+    CHECK_INT(op_find("concat")->classes, OPC_MOVE | OPC_COPY);
     CHECK_INT(op_find("gather")->classes, OPC_MOVE);
-    CHECK_INT(op_find("contiguous")->classes, OPC_MOVE);
+    CHECK_INT(op_find("contiguous")->classes, OPC_MOVE | OPC_COPY);
+    CHECK_INT(op_find("layout")->classes, OPC_MOVE | OPC_COPY);
+    CHECK_INT(op_find("abs")->classes & OPC_NEVER_NEGATIVE, OPC_NEVER_NEGATIVE);
+    CHECK_INT(op_find("neg")->classes & OPC_NEVER_NEGATIVE, 0);
+    CHECK_INT(op_find("convert")->classes & OPC_ZERO_PRESERVING, OPC_ZERO_PRESERVING);
+    CHECK_INT(op_find("exp")->classes & OPC_ZERO_PRESERVING, 0);
     CHECK_INT(op_find("@param")->classes, OPC_BUILTIN);
     CHECK_INT(op_find("@return")->classes, OPC_BUILTIN);
     CHECK(op_find("add")->commutative);
@@ -976,9 +984,37 @@ static void test_layout_helpers(void)
     CHECK(!ops_lens_product((const int64_t[]){INT64_MAX, 2}, 2, &p));
 }
 
+/* Kernels are counted by class: a fill (pad), copies (contiguous, concat, a
+ * reshape of a transposed value), compute and pointwise ops; views, a
+ * reshape of a standard value, pending shape changes and builtins are free. */
+static void test_kernel_counts_by_class(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+                     "@1 = pad[pads={0, 1, 0, 1}](x)\n"
+                     "@2 = transpose[permutation={1, 0}](x)\n"
+                     "@3 = contiguous(@2)\n"
+                     "@4 = reshape[dims={6}](@2)\n"
+                     "@5 = reshape[dims={6}](x)\n"
+                     "@6 = concat[axis=0](@4,@5)\n"
+                     "@7 = relu(@6)\n"
+                     "@8 = pending_shape_change[lens={3, 4}](@7)\n"
+                     "@9 = @return(@1,@3,@8)\n");
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    kernel_counts kc;
+    graph_kernel_counts(g, &kc);
+    CHECK_INT(kc.fills, 1);  /* pad */
+    CHECK_INT(kc.copies, 3); /* contiguous, concat, the reshape of @2 */
+    CHECK_INT(kc.kernels, 5); /* and relu */
+    graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_find);
+    RUN(test_kernel_counts_by_class);
     RUN(test_table_is_consistent);
     RUN(test_classes);
     RUN(test_attribute_order_and_defaults);

@@ -1,0 +1,38 @@
+/* kernel_counts.c: counting the kernels a graph lowers to (see
+ * kernel_counts.h). */
+#include "kernel_counts.h"
+
+#include <string.h>
+
+void graph_kernel_counts(const graph *g, kernel_counts *out)
+{
+    memset(out, 0, sizeof *out);
+    module *m = graph_main(g);
+    if (!m)
+        return;
+    for (ins *i = m->first; i; i = i->next) {
+        unsigned c = i->op->classes;
+        if (c & OPC_BUILTIN)
+            continue;
+        if (i->nmods > 0 || (c & OPC_OPAQUE)) {
+            out->kernels++;
+            continue;
+        }
+        if (c & OPC_VIEW)
+            continue;
+        if (c & OPC_SHAPE) {
+            if (i->nargs && !shape_standard_p(&i->args[0]->sh)) {
+                out->kernels++;
+                out->copies++;
+            }
+            continue;
+        }
+        if (!(c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE | OPC_FILL | OPC_COPY)))
+            continue;
+        out->kernels++;
+        if (c & OPC_FILL)
+            out->fills++;
+        else if (c & OPC_COPY)
+            out->copies++;
+    }
+}
