@@ -8,8 +8,8 @@
  */
 #include "compile.h"
 
-#include <errno.h>
-#include <stdio.h>
+#include "fileio.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,47 +46,10 @@ char *dsl_compile(const char *path, const char *text, size_t len, const dsl_emit
     return c;
 }
 
-char *dsl_read_file(const char *path, size_t *len, graft_error *err)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        error_set(err, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 4096, n = 0;
-    char *text = malloc(cap);
-    while (text) {
-        if (n + 1 >= cap) {
-            char *bigger = realloc(text, cap * 2);
-            if (!bigger) {
-                free(text);
-                text = NULL;
-                break;
-            }
-            text = bigger;
-            cap *= 2;
-        }
-        size_t got = fread(text + n, 1, cap - n - 1, fp);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    bool failed = ferror(fp) != 0;
-    fclose(fp);
-    if (!text || failed) {
-        free(text);
-        error_set(err, "%s: cannot read the file", path);
-        return NULL;
-    }
-    text[n] = '\0';
-    *len = n;
-    return text;
-}
-
 char *dsl_compile_file(const char *path, const dsl_emit_options *opt, graft_error *err)
 {
     size_t len;
-    char *text = dsl_read_file(path, &len, err);
+    char *text = read_file_all(path, &len, err);
     if (!text)
         return NULL;
     char *c = dsl_compile(path, text, len, opt, err);

@@ -126,9 +126,7 @@ dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error 
 /* The whole pipeline: text to C. Returns malloc'd C source. */
 char *dsl_compile(const char *path, const char *text, size_t len, const dsl_emit_options *opt,
                   graft_error *err);
-/* Reads a file and runs dsl_compile on it. */
+/* Reads a file (read_file_all, ir/fileio.h) and runs dsl_compile on it. */
 char *dsl_compile_file(const char *path, const dsl_emit_options *opt, graft_error *err);
-/* Reads a whole file into a malloc'd NUL-terminated buffer. */
-char *dsl_read_file(const char *path, size_t *len, graft_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 
 #include "api.h"
 #include "compile.h"
+#include "fileio.h"
 #include "hash.h"
 
 #include <dlfcn.h>
@@ -148,7 +149,7 @@ bool dsl_load_rules(const char *path, const char *cache_dir, loaded_rules *out, 
 {
     memset(out, 0, sizeof *out);
     size_t len;
-    char *text = dsl_read_file(path, &len, err);
+    char *text = read_file_all(path, &len, err);
     if (!text)
         return false;
 

@@ -132,14 +132,8 @@ ins *worklist_pop(worklist *w)
 
 static bool push_dead(rewriter *rw, ins *i)
 {
-    if (rw->ndead == rw->dead_cap) {
-        int cap = rw->dead_cap ? rw->dead_cap * 2 : 64;
-        ins **d = realloc(rw->dead, (size_t)cap * sizeof *d);
-        if (!d)
-            return false;
-        rw->dead = d;
-        rw->dead_cap = cap;
-    }
+    if (!grow((void **)&rw->dead, &rw->dead_cap, rw->ndead + 1, sizeof *rw->dead))
+        return false;
     rw->dead[rw->ndead++] = i;
     return true;
 }
@@ -156,14 +150,8 @@ bool driver_add_region_body(rewriter *rw, module *m)
 {
     if (driver_is_region_body(rw, m))
         return true;
-    if (rw->nbodies == rw->bodies_cap) {
-        int cap = rw->bodies_cap ? rw->bodies_cap * 2 : 8;
-        module **b = realloc(rw->bodies, (size_t)cap * sizeof *b);
-        if (!b)
-            return false;
-        rw->bodies = b;
-        rw->bodies_cap = cap;
-    }
+    if (!grow((void **)&rw->bodies, &rw->bodies_cap, rw->nbodies + 1, sizeof *rw->bodies))
+        return false;
     rw->bodies[rw->nbodies++] = m;
     return true;
 }

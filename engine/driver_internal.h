@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef struct worklist {
     ins **items;     /* the stack; NULL entries are dropped instructions */
@@ -55,6 +56,24 @@ typedef struct attrs_change {
 } attrs_change;
 
 enum txn_state { TXN_NONE, TXN_OPEN, TXN_COMMITTED };
+
+/* Makes room for `need` elements of elem bytes in the malloc'd array *p of
+ * capacity *cap (doubling, from 16). False when memory runs out; *p and
+ * *cap are then unchanged. For the rewriter's logs and stacks. */
+static inline bool grow(void **p, int *cap, int need, size_t elem)
+{
+    if (need <= *cap)
+        return true;
+    int c = *cap ? *cap * 2 : 16;
+    while (c < need)
+        c *= 2;
+    void *q = realloc(*p, (size_t)c * elem);
+    if (!q)
+        return false;
+    *p = q;
+    *cap = c;
+    return true;
+}
 
 struct rewriter {
     graph *g;

@@ -28,21 +28,6 @@ static void clear_logs(rewriter *rw)
     rw->trace_before = NULL;
 }
 
-static bool grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return true;
-    int c = *cap ? *cap * 2 : 16;
-    while (c < need)
-        c *= 2;
-    void *q = realloc(*p, (size_t)c * elem);
-    if (!q)
-        return false;
-    *p = q;
-    *cap = c;
-    return true;
-}
-
 bool rw_attempt(rewriter *rw, int rule, ins *root)
 {
     if (rw->txn == TXN_OPEN)

@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "dump_syntax.h"
 #include "hash.h"
+#include "random.h"
 #include "tensor.h"
 
 #include <errno.h>
@@ -358,22 +359,6 @@ void dump_store_real(graft_type t, double d, void *at)
     }
 }
 
-void dump_store_int(graft_type t, int64_t v, void *at)
-{
-    switch (t) {
-    case GRAFT_BOOL: { uint8_t x = v != 0; memcpy(at, &x, 1); break; }
-    case GRAFT_UINT8: { uint8_t x = (uint8_t)v; memcpy(at, &x, 1); break; }
-    case GRAFT_INT8: { int8_t x = (int8_t)v; memcpy(at, &x, 1); break; }
-    case GRAFT_UINT16: { uint16_t x = (uint16_t)v; memcpy(at, &x, 2); break; }
-    case GRAFT_INT16: { int16_t x = (int16_t)v; memcpy(at, &x, 2); break; }
-    case GRAFT_UINT32: { uint32_t x = (uint32_t)v; memcpy(at, &x, 4); break; }
-    case GRAFT_INT32: { int32_t x = (int32_t)v; memcpy(at, &x, 4); break; }
-    case GRAFT_UINT64:
-    case GRAFT_INT64: memcpy(at, &v, 8); break;
-    default: break;
-    }
-}
-
 bool dump_int_fits(graft_type t, int64_t v)
 {
     switch (t) {
@@ -407,7 +392,7 @@ static bool store_value(builder *b, graft_type t, const dump_value *v, void *at)
         return true;
     }
     if (t == GRAFT_BOOL && v->kind == DUMP_WORD && (span_is(v->tok, "true") || span_is(v->tok, "false"))) {
-        dump_store_int(t, span_is(v->tok, "true"), at);
+        tensor_store_integer_bits(t, at, span_is(v->tok, "true"));
         return true;
     }
     if (v->kind != DUMP_INT)
@@ -429,17 +414,8 @@ static bool store_value(builder *b, graft_type t, const dump_value *v, void *at)
     }
     if (errno == ERANGE || *end || !int_fits(t, x, big))
         return fail_at(b, v->tok, "value %s is out of range for %s", buf, type_name(t));
-    dump_store_int(t, x, at);
+    tensor_store_integer_bits(t, at, x);
     return true;
-}
-
-/* splitmix64: the generator behind elided literal data. */
-static uint64_t next_random(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
 }
 
 void dump_fill_generated(const shape *sh, uint64_t state, void *data)
@@ -447,14 +423,14 @@ void dump_fill_generated(const shape *sh, uint64_t state, void *data)
     int64_t space = shape_element_space(sh);
     size_t size = type_size(sh->type);
     for (int64_t k = 0; k < space; k++) {
-        uint64_t r = next_random(&state);
+        uint64_t r = random_next(&state);
         void *at = (char *)data + (size_t)k * size;
         if (type_is_float(sh->type))
             dump_store_real(sh->type, (double)((int)(r >> 56) - 128) / 128.0, at);
         else if (sh->type == GRAFT_BOOL)
-            dump_store_int(sh->type, (int64_t)(r >> 63), at);
+            tensor_store_integer_bits(sh->type, at, (int64_t)(r >> 63));
         else
-            dump_store_int(sh->type, (int64_t)(r >> 62), at);
+            tensor_store_integer_bits(sh->type, at, (int64_t)(r >> 62));
     }
 }
 

@@ -189,11 +189,11 @@ bool dump_is_word(const char *s, size_t len);
  * one of those). */
 bool dump_is_param_name(const char *s, size_t len);
 
-/* Stores a number into one element of type t (rounding to nearest even for
- * half and bf16; integers are truncated to the type's width). Shared by the
- * reader and by the writer's check that a value reads back exactly. */
+/* Stores a number into one element of a float type t (rounding to nearest
+ * even for half and bf16; integer elements: tensor_store_integer_bits).
+ * Shared by the reader and by the writer's check that a value reads back
+ * exactly. */
 void dump_store_real(graft_type t, double d, void *at);
-void dump_store_int(graft_type t, int64_t v, void *at);
 /* Whether the integer v is a value of type t: 0 or 1 for bool, within range
  * for the integer types; any for the float types. Shared by the dump reader
  * and the MIGraphX importers' literal checks. */

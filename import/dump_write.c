@@ -85,7 +85,7 @@ static bool element_text(graft_type t, const unsigned char *p, char *buf, size_t
     case GRAFT_BF16: { uint16_t h; memcpy(&h, p, 2); return shortest_real(bf16_to_float(h), t, buf, size); }
     case GRAFT_FLOAT: { float f; memcpy(&f, p, 4); return shortest_real(f, t, buf, size); }
     case GRAFT_DOUBLE: { double d; memcpy(&d, p, 8); return shortest_real(d, t, buf, size); }
-    case GRAFT_BOOL: snprintf(buf, size, "%d", p[0] ? 1 : 0); dump_store_int(t, p[0] != 0, back); break;
+    case GRAFT_BOOL: snprintf(buf, size, "%d", p[0] ? 1 : 0); tensor_store_integer_bits(t, back, p[0] != 0); break;
     case GRAFT_UINT8: snprintf(buf, size, "%u", (unsigned)p[0]); return true;
     case GRAFT_INT8: snprintf(buf, size, "%d", (int)(int8_t)p[0]); return true;
     case GRAFT_UINT16: { uint16_t v; memcpy(&v, p, 2); snprintf(buf, size, "%u", (unsigned)v); return true; }

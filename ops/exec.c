@@ -25,6 +25,7 @@
 #include "exec.h"
 
 #include "kernels.h"
+#include "random.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,14 +87,6 @@ const named_tensor *tensor_list_find(const tensor_list *l, const char *name)
 
 /* ---- random inputs ---- */
 
-static uint64_t splitmix64(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15u);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
-    return z ^ (z >> 31);
-}
-
 static int random_bits_for(graft_type t)
 {
     switch (t) {
@@ -122,7 +115,7 @@ bool exec_random_inputs(const module *m, uint64_t seed, tensor_list *out, graft_
         if (ok) {
             int bits = random_bits_for(t.sh.type);
             for (int64_t e = 0; e < n; e++) {
-                uint64_t x = splitmix64(&state);
+                uint64_t x = random_next(&state);
                 if (bits)
                     fv[e] = -1 + ldexp((double)(x >> (64 - bits)), 1 - bits);
                 else

@@ -151,18 +151,18 @@ static int64_t saturate_to_integer(graft_type t, double v)
     return (int64_t)v;
 }
 
-static void store_integer_bits(graft_type t, char *p, int64_t v)
+void tensor_store_integer_bits(graft_type t, void *at, int64_t v)
 {
     switch (t) {
-    case GRAFT_BOOL: { uint8_t x = v != 0; memcpy(p, &x, 1); break; }
-    case GRAFT_UINT8: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-    case GRAFT_INT8: { int8_t x = (int8_t)v; memcpy(p, &x, 1); break; }
-    case GRAFT_UINT16: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-    case GRAFT_INT16: { int16_t x = (int16_t)v; memcpy(p, &x, 2); break; }
-    case GRAFT_INT32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
-    case GRAFT_UINT32: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-    case GRAFT_INT64: memcpy(p, &v, 8); break;
-    case GRAFT_UINT64: { uint64_t x = (uint64_t)v; memcpy(p, &x, 8); break; }
+    case GRAFT_BOOL: { uint8_t x = v != 0; memcpy(at, &x, 1); break; }
+    case GRAFT_UINT8: { uint8_t x = (uint8_t)v; memcpy(at, &x, 1); break; }
+    case GRAFT_INT8: { int8_t x = (int8_t)v; memcpy(at, &x, 1); break; }
+    case GRAFT_UINT16: { uint16_t x = (uint16_t)v; memcpy(at, &x, 2); break; }
+    case GRAFT_INT16: { int16_t x = (int16_t)v; memcpy(at, &x, 2); break; }
+    case GRAFT_INT32: { int32_t x = (int32_t)v; memcpy(at, &x, 4); break; }
+    case GRAFT_UINT32: { uint32_t x = (uint32_t)v; memcpy(at, &x, 4); break; }
+    case GRAFT_INT64: memcpy(at, &v, 8); break;
+    case GRAFT_UINT64: { uint64_t x = (uint64_t)v; memcpy(at, &x, 8); break; }
     default: break;
     }
 }
@@ -223,7 +223,7 @@ static void store_f64(graft_type t, char *p, double v)
     case GRAFT_FLOAT: { float f = (float)v; memcpy(p, &f, 4); break; }
     case GRAFT_DOUBLE: memcpy(p, &v, 8); break;
     case GRAFT_BOOL: { uint8_t x = v != 0; memcpy(p, &x, 1); break; }
-    default: store_integer_bits(t, p, saturate_to_integer(t, v)); break;
+    default: tensor_store_integer_bits(t, p, saturate_to_integer(t, v)); break;
     }
 }
 
@@ -233,7 +233,7 @@ static void store_i64(graft_type t, char *p, int64_t v)
     case GRAFT_HALF: case GRAFT_BF16: case GRAFT_FLOAT: case GRAFT_DOUBLE:
         store_f64(t, p, (double)v);
         break;
-    default: store_integer_bits(t, p, v); break;
+    default: tensor_store_integer_bits(t, p, v); break;
     }
 }
 

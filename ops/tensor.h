@@ -41,6 +41,11 @@ void tensor_store_f64(tensor *t, const double *v);
 void tensor_store_i64(tensor *t, const int64_t *v);
 void tensor_store_f32(tensor *t, const float *v);
 
+/* Stores v as one integer element of type t at `at`: its low bits, so a
+ * narrower type wraps; bool stores 1 for anything nonzero. For a float type
+ * nothing is stored. */
+void tensor_store_integer_bits(graft_type t, void *at, int64_t v);
+
 /* Copies src's elements into dst in row-major order of each one's lens
  * (layouts may differ; lens may differ too, as for a reshape, as long as the
  * element counts agree). Same type only: false if types or counts differ. */

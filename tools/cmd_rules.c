@@ -12,6 +12,7 @@
 
 #include "cli_util.h"
 #include "compile.h"
+#include "fileio.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,7 @@ int cmd_rules(int argc, char **argv)
 
     graft_error err = {0};
     size_t len;
-    char *text = dsl_read_file(path, &len, &err);
+    char *text = read_file_all(path, &len, &err);
     if (!text)
         return cli_report("rules", &err);
     dsl_file *f = dsl_check(path, text, len, &err);
