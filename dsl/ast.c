@@ -70,16 +70,23 @@ void *dsl_alloc(dsl_file *f, size_t size) { return arena_alloc(&f->mem, size ? s
 
 const char *dsl_strndup(dsl_file *f, const char *s, size_t n) { return arena_strndup(&f->mem, s, n); }
 
+/* An array of n pointers with room for *cap, given room for one more: a
+ * copy twice as large (first_cap to start) in f's arena when it is full. */
+static void *room_for_one_more(dsl_file *f, void *items, int n, int *cap, int first_cap)
+{
+    if (n < *cap)
+        return items;
+    int bigger = *cap ? *cap * 2 : first_cap;
+    void **copy = dsl_alloc(f, sizeof *copy * (size_t)bigger);
+    if (n)
+        memcpy(copy, items, sizeof *copy * (size_t)n);
+    *cap = bigger;
+    return copy;
+}
+
 void dsl_file_add_rule(dsl_file *f, dsl_rule *r)
 {
-    if (f->nrules == f->rules_cap) {
-        int cap = f->rules_cap ? f->rules_cap * 2 : 16;
-        dsl_rule **items = dsl_alloc(f, sizeof *items * (size_t)cap);
-        if (f->nrules)
-            memcpy(items, f->rules, sizeof *items * (size_t)f->nrules);
-        f->rules = items;
-        f->rules_cap = cap;
-    }
+    f->rules = room_for_one_more(f, f->rules, f->nrules, &f->rules_cap, 16);
     r->index = f->nrules;
     f->rules[f->nrules++] = r;
 }
@@ -88,14 +95,7 @@ dsl_list *dsl_list_new(dsl_file *f) { return dsl_alloc(f, sizeof(dsl_list)); }
 
 void dsl_list_push(dsl_file *f, dsl_list *l, void *item)
 {
-    if (l->n == l->cap) {
-        int cap = l->cap ? l->cap * 2 : 4;
-        void **items = dsl_alloc(f, sizeof *items * (size_t)cap);
-        if (l->n)
-            memcpy(items, l->items, sizeof *items * (size_t)l->n);
-        l->items = items;
-        l->cap = cap;
-    }
+    l->items = room_for_one_more(f, l->items, l->n, &l->cap, 4);
     l->items[l->n++] = item;
 }
 
