@@ -29,10 +29,16 @@ INCLUDES = -Iinclude $(addprefix -I,$(LIB_DIRS)) -I$(BUILD)/gen -Itests
 WARN     = -Wall -Wextra -Werror -Wno-unused-function
 # The plain build is a release build (NDEBUG: no self-checks in the driver's
 # hot path); the sanitizer build is the debug build, so `make test` runs the
-# suite both ways.
+# suite both ways. SAN=thread is ThreadSanitizer (clang), for the library
+# and the threads test only (check-thread).
 DEBUGFLAGS = -DNDEBUG
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT      = -O1
+DEBUGFLAGS =
+endif
+ifeq ($(SAN),thread)
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 OPT      = -O1
 DEBUGFLAGS =
 endif
@@ -58,7 +64,7 @@ TOOL_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c))
 TEST_SRCS = $(wildcard tests/unit/*.c)
 TEST_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps test demo bench install clean check-unit fuzz
+.PHONY: all deps test demo bench install clean check-unit check-thread fuzz
 all: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so
 
 deps:
@@ -148,11 +154,21 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libgraft_internal.a
 	@echo "  build $@"
 	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft_internal.a $(LDFLAGS) $(LDLIBS)
 
-# The whole suite, then again under AddressSanitizer + UBSan.
+# graft.h on 8 threads at once under ThreadSanitizer: only the library and
+# tests/unit/test_public_threads.c are built (build/tsan), which keeps the
+# cost of `make test` to one more library build; tests/run.sh runs the
+# programs of a build directory that has no graft command and skips its
+# command-line tests.
+check-thread:
+	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread CC=clang build/tsan/tests/test_public_threads
+
+# The whole suite, then again under AddressSanitizer + UBSan, and the
+# threads test under ThreadSanitizer.
 test: deps
 	@$(MAKE) --no-print-directory all check-unit
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 CC=clang all check-unit
-	@sh tests/run.sh build build/san
+	@$(MAKE) --no-print-directory check-thread
+	@sh tests/run.sh build build/san build/tsan
 
 demo: deps all
 	@sh examples/demo.sh $(BUILD)/graft

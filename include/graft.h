@@ -105,6 +105,12 @@ typedef struct graft_tensor {
     void *data;
 } graft_tensor;
 
+/* Describes the main module's parameters, in order: name (pointing into g),
+ * type, rank and lens; data is NULL. Fills at most max entries of params
+ * (params may be NULL when max is 0) and returns how many parameters there
+ * are. */
+GRAFT_API int graft_graph_params(const graft_graph *g, graft_tensor *params, int max);
+
 /* Runs the main module. inputs are matched to parameters by name. On success
  * *outputs holds *noutputs tensors allocated by graft: release them with
  * graft_tensors_free. */

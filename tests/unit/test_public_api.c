@@ -61,6 +61,21 @@ static void test_optimize_removes_transposes(void)
     graft_graph_free(g);
 }
 
+static void test_params_are_described(void)
+{
+    graft_graph *g = read_chain();
+    CHECK_INT(graft_graph_params(g, NULL, 0), 1);
+    graft_tensor p[2];
+    CHECK_INT(graft_graph_params(g, p, 2), 1);
+    CHECK_STR(p[0].name, "x");
+    CHECK_INT(p[0].type, GRAFT_FLOAT);
+    CHECK_INT(p[0].rank, 2);
+    CHECK_INT(p[0].lens[0], 2);
+    CHECK_INT(p[0].lens[1], 3);
+    CHECK(p[0].data == NULL);
+    graft_graph_free(g);
+}
+
 static void test_errors_are_reported(void)
 {
     graft_graph *g = read_chain();
@@ -82,6 +97,7 @@ int main(void)
 {
     RUN(test_run_computes_relu);
     RUN(test_optimize_removes_transposes);
+    RUN(test_params_are_described);
     RUN(test_errors_are_reported);
     return tests_finish();
 }
