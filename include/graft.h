@@ -9,6 +9,22 @@
  * and returns false or NULL on failure with a message there. The library never
  * prints, never exits and never aborts on bad input. A graft_graph owns all the
  * memory of its modules and instructions; graft_graph_free releases it.
+ *
+ * Threads: graft keeps no mutable global state (tables it builds once are
+ * built under pthread_once). Any number of threads may call graft at the same
+ * time on different graphs: reading, optimising, running, printing, freeing.
+ * Several threads may also read one graph at the same time (graft_graph_run,
+ * graft_graph_to_string, graft_graph_write_file, graft_graph_verify,
+ * graft_graph_params, graft_graph_instruction_count); a graph that is being
+ * optimised or freed must not be used by any other thread meanwhile.
+ * Statistics, compute_shape_calls included, count only the call that returns
+ * them. User rule files may be compiled and loaded on several threads at
+ * once (loading is serialised inside graft). graft reads PATH, GRAFT_CC,
+ * XDG_CACHE_HOME and HOME when it compiles a user's rules: do not change the
+ * environment on another thread meanwhile.
+ *
+ * Symbols: libgraft.a and libgraft.so define only the graft_* functions
+ * declared here; nothing else of graft's can clash with a host program.
  */
 #ifndef GRAFT_H
 #define GRAFT_H
