@@ -145,7 +145,15 @@ $(PUBLIC_TESTS): $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(BUILD)/libgraf
 	@echo "  build $@"
 	@$(CC) $(PUBLIC_CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
 
-check-unit: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so $(TEST_BINS)
+# The same host program against the shipped libgraft.so.
+$(BUILD)/tests/test_public_clash_shared: tests/unit/test_public_clash.c tests/check.h $(BUILD)/libgraft.so
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@$(CC) $(PUBLIC_CFLAGS) -fvisibility=default -o $@ $< -L$(BUILD) -lgraft \
+	    -Wl,-rpath,$(abspath $(BUILD)) $(LDFLAGS) $(LDLIBS)
+
+check-unit: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so $(TEST_BINS) \
+            $(BUILD)/tests/test_public_clash_shared
 
 # Benchmark programs (bench/NAME.c), built like the unit tests; bench/run.sh
 # asks for them.

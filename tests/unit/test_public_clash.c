@@ -1,6 +1,7 @@
 /* test_public_clash.c: a host program that has its own functions named like
  * graft's internals links with the shipped libgraft.a (built with graft.h
- * alone on the include path) and keeps them, while graft keeps its own.
+ * alone on the include path) and keeps them, while graft keeps its own. The
+ * Makefile also links it with libgraft.so (test_public_clash_shared).
  *
  * libgraft.a is one object whose only global symbols are graft.h's entry
  * points, so the link below would fail with "multiple definition of
