@@ -16,6 +16,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -303,6 +304,57 @@ static void test_compiler_in_key(void)
     free(saved);
 }
 
+/* Several threads compile the same file into an empty cache at once: each
+ * builds in its own directory, one publishes, all load; one entry and no
+ * build directory is left. */
+typedef struct loader {
+    pthread_t thread;
+    const char *cache;
+    bool ok;
+    char error[300];
+} loader;
+
+static void *load_in_thread(void *arg)
+{
+    loader *l = arg;
+    loaded_rules r;
+    graft_error err = {0};
+    l->ok = dsl_load_rules(rules, l->cache, &r, &err) && r.set && r.set->nrules == 1;
+    if (!l->ok)
+        snprintf(l->error, sizeof l->error, "%.280s", err.message);
+    else
+        dsl_unload_rules(&r);
+    return NULL;
+}
+
+static void test_concurrent_first_compile(void)
+{
+    if (!have_cc)
+        return;
+    char cache[300], entry[1024], cmd[1200];
+    snprintf(cache, sizeof cache, "%s/concurrent", tmp);
+    sh("mkdir -m 700 '%s'", cache);
+    enum { N = 4 };
+    loader l[N];
+    for (int k = 0; k < N; k++) {
+        memset(&l[k], 0, sizeof l[k]);
+        l[k].cache = cache;
+        CHECK(pthread_create(&l[k].thread, NULL, load_in_thread, &l[k]) == 0);
+    }
+    for (int k = 0; k < N; k++) {
+        pthread_join(l[k].thread, NULL);
+        CHECK(l[k].ok);
+        if (!l[k].ok)
+            printf("# %s\n", l[k].error);
+    }
+    if (!entry_of(cache, entry, sizeof entry))
+        return;
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s')\" = \"%s\"", cache, strrchr(entry, '/') + 1);
+    CHECK(system(cmd) == 0);
+    loaded_rules r = load(cache, NULL);
+    CHECK(r.from_cache);
+}
+
 static void test_unsafe_root_refused(void)
 {
     if (!have_cc)
@@ -358,6 +410,7 @@ int main(void)
     RUN(test_planted_object_never_runs);
     RUN(test_stale_object_recompiled);
     RUN(test_compiler_in_key);
+    RUN(test_concurrent_first_compile);
     RUN(test_unsafe_root_refused);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0)
