@@ -5,10 +5,18 @@
 # generated into $(BUILD)/gen first; tools/*.c make the graft command;
 # tests/unit/*.c are one test program each. Generated code never leaves
 # $(BUILD).
+#
+# Two archives: $(BUILD)/libgraft.a (and libgraft.so), what `make install`
+# ships, defines only the graft_* entry points of include/graft.h as global
+# symbols (tools/exports.sh); $(BUILD)/libgraft_internal.a keeps every
+# symbol, for the graft command, the unit tests and the benchmarks, which
+# call internal functions.
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
 CC      ?= cc
+LD      ?= ld
+OBJCOPY ?= objcopy
 SAN     ?=
 OPT     ?= -O2
 
@@ -21,10 +29,16 @@ INCLUDES = -Iinclude $(addprefix -I,$(LIB_DIRS)) -I$(BUILD)/gen -Itests
 WARN     = -Wall -Wextra -Werror -Wno-unused-function
 # The plain build is a release build (NDEBUG: no self-checks in the driver's
 # hot path); the sanitizer build is the debug build, so `make test` runs the
-# suite both ways.
+# suite both ways. SAN=thread is ThreadSanitizer (clang), for the library
+# and the threads test only (check-thread).
 DEBUGFLAGS = -DNDEBUG
 ifeq ($(SAN),1)
 SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+OPT      = -O1
+DEBUGFLAGS =
+endif
+ifeq ($(SAN),thread)
+SANFLAGS = -fsanitize=thread -fno-omit-frame-pointer
 OPT      = -O1
 DEBUGFLAGS =
 endif
@@ -50,7 +64,7 @@ TOOL_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c))
 TEST_SRCS = $(wildcard tests/unit/*.c)
 TEST_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps test demo bench install clean check-unit fuzz
+.PHONY: all deps test demo bench install clean check-unit check-thread fuzz
 all: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so
 
 deps:
@@ -84,38 +98,85 @@ $(BUILD)/obj/%.o: %.c $(GEN_H)
 	@echo "  build $@"
 	@$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/libgraft.a: $(LIB_OBJS)
+# The public symbols, from include/graft.h's GRAFT_API declarations.
+$(BUILD)/gen/exports.txt $(BUILD)/gen/exports.map: $(BUILD)/gen/exports.%: include/graft.h tools/exports.sh
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@sh tools/exports.sh $(if $(filter txt,$*),list,map) include/graft.h > $@.tmp && mv $@.tmp $@
+
+# Every symbol: for the graft command, tests, benchmarks.
+$(BUILD)/libgraft_internal.a: $(LIB_OBJS)
 	@rm -f $@
 	@echo "  build $@"
 	@ar rcs $@ $^
 
-$(BUILD)/libgraft.so: $(LIB_OBJS)
+# One relocatable object of the whole library in which every global symbol
+# but graft.h's entry points is made local: the shipped static library.
+$(BUILD)/obj/libgraft_public.o: $(LIB_OBJS) $(BUILD)/gen/exports.txt
 	@echo "  build $@"
-	@$(CC) -shared -o $@ $^ $(LDFLAGS) $(LDLIBS)
+	@$(LD) -r -o $@.tmp.o $(filter %.o,$^)
+	@$(OBJCOPY) --keep-global-symbols=$(BUILD)/gen/exports.txt $@.tmp.o $@
+	@rm -f $@.tmp.o
 
-$(BUILD)/graft: $(TOOL_OBJS) $(BUILD)/libgraft.a
+$(BUILD)/libgraft.a: $(BUILD)/obj/libgraft_public.o
+	@rm -f $@
 	@echo "  build $@"
-	@$(CC) -o $@ $(TOOL_OBJS) $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@ar rcs $@ $<
 
-$(BUILD)/tests/%: tests/unit/%.c tests/check.h $(wildcard tests/unit/*.h) $(BUILD)/libgraft.a
+$(BUILD)/libgraft.so: $(LIB_OBJS) $(BUILD)/gen/exports.map
+	@echo "  build $@"
+	@$(CC) -shared -Wl,--version-script=$(BUILD)/gen/exports.map -o $@ $(filter %.o,$^) $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/graft: $(TOOL_OBJS) $(BUILD)/libgraft_internal.a
+	@echo "  build $@"
+	@$(CC) -o $@ $(TOOL_OBJS) $(BUILD)/libgraft_internal.a $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/unit/%.c tests/check.h $(wildcard tests/unit/*.h) $(BUILD)/libgraft_internal.a
 	@mkdir -p $(@D)
 	@echo "  build $@"
-	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft_internal.a $(LDFLAGS) $(LDLIBS)
 
-check-unit: $(BUILD)/graft $(TEST_BINS)
+# Tests of the library as a user sees it (tests/unit/test_public_*.c):
+# graft.h alone on the include path, linked with the shipped libgraft.a.
+PUBLIC_CFLAGS = $(filter-out -I%,$(CFLAGS)) -Iinclude -Itests
+PUBLIC_TESTS  = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_public_*.c))
+$(PUBLIC_TESTS): $(BUILD)/tests/%: tests/unit/%.c tests/check.h $(BUILD)/libgraft.a
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@$(CC) $(PUBLIC_CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+
+# The same host program against the shipped libgraft.so.
+$(BUILD)/tests/test_public_clash_shared: tests/unit/test_public_clash.c tests/check.h $(BUILD)/libgraft.so
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@$(CC) $(PUBLIC_CFLAGS) -fvisibility=default -o $@ $< -L$(BUILD) -lgraft \
+	    -Wl,-rpath,$(abspath $(BUILD)) $(LDFLAGS) $(LDLIBS)
+
+check-unit: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so $(TEST_BINS) \
+            $(BUILD)/tests/test_public_clash_shared
 
 # Benchmark programs (bench/NAME.c), built like the unit tests; bench/run.sh
 # asks for them.
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libgraft.a
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libgraft_internal.a
 	@mkdir -p $(@D)
 	@echo "  build $@"
-	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft.a $(LDFLAGS) $(LDLIBS)
+	@$(CC) $(CFLAGS) -fvisibility=default -o $@ $< $(BUILD)/libgraft_internal.a $(LDFLAGS) $(LDLIBS)
 
-# The whole suite, then again under AddressSanitizer + UBSan.
+# graft.h on 8 threads at once under ThreadSanitizer: only the library and
+# tests/unit/test_public_threads.c are built (build/tsan), which keeps the
+# cost of `make test` to one more library build; tests/run.sh runs the
+# programs of a build directory that has no graft command and skips its
+# command-line tests.
+check-thread:
+	@$(MAKE) --no-print-directory BUILD=build/tsan SAN=thread CC=clang build/tsan/tests/test_public_threads
+
+# The whole suite, then again under AddressSanitizer + UBSan, and the
+# threads test under ThreadSanitizer.
 test: deps
 	@$(MAKE) --no-print-directory all check-unit
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 CC=clang all check-unit
-	@sh tests/run.sh build build/san
+	@$(MAKE) --no-print-directory check-thread
+	@sh tests/run.sh build build/san build/tsan
 
 demo: deps all
 	@sh examples/demo.sh $(BUILD)/graft
@@ -133,9 +194,9 @@ SECONDS ?= 60
 FUZZ_SAN = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=build/fuzz CC=clang OPT=-O1 \
-	    SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzz/libgraft.a
+	    SANFLAGS="-fsanitize=fuzzer-no-link $(FUZZ_SAN)" build/fuzz/libgraft_internal.a
 	clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(INCLUDES:$(BUILD)/gen=build/fuzz/gen) \
-	    -o build/fuzz/fuzz_$(FUZZ) tests/fuzz/fuzz_$(FUZZ).c build/fuzz/libgraft.a $(LDLIBS)
+	    -o build/fuzz/fuzz_$(FUZZ) tests/fuzz/fuzz_$(FUZZ).c build/fuzz/libgraft_internal.a $(LDLIBS)
 	@mkdir -p build/fuzz/corpus_$(FUZZ)
 	build/fuzz/fuzz_$(FUZZ) -max_total_time=$(SECONDS) -timeout=10 \
 	    $(if $(wildcard tests/fuzz/$(FUZZ).dict),-dict=tests/fuzz/$(FUZZ).dict) \
@@ -198,7 +259,7 @@ $(BUILD)/gen/rules_registry.c: $(BUILD)/gen/rules_list.txt tools/rules_registry.
 	@echo "  build $@"
 	@sh tools/rules_registry.sh $(RULE_NAMES) > $@.tmp && mv $@.tmp $@
 
-$(BUILD)/libgraft.a $(BUILD)/libgraft.so: $(DSL_CORE_OBJS) $(RULE_OBJS)
+$(BUILD)/libgraft_internal.a $(BUILD)/obj/libgraft_public.o $(BUILD)/libgraft.so: $(DSL_CORE_OBJS) $(RULE_OBJS)
 
 .PHONY: FORCE
 FORCE:

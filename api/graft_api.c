@@ -28,3 +28,23 @@ char *graft_graph_to_string(const graft_graph *g, graft_error *err)
 {
     return dump_write(g, NULL, err);
 }
+
+int graft_graph_params(const graft_graph *g, graft_tensor *params, int max)
+{
+    const module *m = g ? graph_main(g) : NULL;
+    int n = 0;
+    for (const ins *i = m ? m->first : NULL; i; i = i->next) {
+        if (!i->param)
+            continue;
+        if (n < max) {
+            graft_tensor *t = &params[n];
+            memset(t, 0, sizeof *t);
+            t->name = i->param;
+            t->type = i->sh.type;
+            t->rank = i->sh.rank < GRAFT_MAX_RANK ? i->sh.rank : GRAFT_MAX_RANK;
+            memcpy(t->lens, i->sh.lens, sizeof t->lens[0] * (size_t)t->rank);
+        }
+        n++;
+    }
+    return n;
+}

@@ -9,6 +9,7 @@
 #include "load.h"
 #include "pipeline.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -103,7 +104,7 @@ bool graft_graph_run(const graft_graph *g, const graft_tensor *inputs, int ninpu
         ok = exec_run(m, &in, &out, err);
     if (ok && out.n) {
         graft_tensor *res = calloc((size_t)out.n, sizeof *res);
-        ok = res != NULL;
+        ok = res != NULL || error_set(err, "out of memory");
         for (int k = 0; ok && k < out.n; k++) {
             const tensor *t = &out.items[k].t;
             size_t bytes = shape_bytes(&t->sh);
@@ -111,8 +112,13 @@ bool graft_graph_run(const graft_graph *g, const graft_tensor *inputs, int ninpu
             res[k].type = t->sh.type;
             res[k].rank = t->sh.rank;
             memcpy(res[k].lens, t->sh.lens, sizeof t->sh.lens[0] * (size_t)t->sh.rank);
-            res[k].data = malloc(bytes ? bytes : 1);
-            if (!res[k].name || !res[k].data) {
+            char what[300];
+            snprintf(what, sizeof what, "output '%.200s'", out.items[k].name);
+            if (!res[k].name) {
+                ok = error_set(err, "out of memory");
+                break;
+            }
+            if (!(res[k].data = exec_alloc(&t->sh, false, what, err))) {
                 ok = false;
                 break;
             }
@@ -123,7 +129,6 @@ bool graft_graph_run(const graft_graph *g, const graft_tensor *inputs, int ninpu
             *noutputs = out.n;
         } else {
             graft_tensors_free(res, out.n);
-            error_set(err, "out of memory");
         }
     }
     tensor_list_free(&in);

@@ -169,6 +169,7 @@ static bool visit(ins *i, changes *c, shapes_stats *st, graft_error *err)
     shape sh;
     graft_error sub;
     st->recomputed++;
+    i->mod->g->shape_calls++;
     bool accepted = op_compute_shape(&call, &sh, &sub);
     if (inputs != small)
         free(inputs);

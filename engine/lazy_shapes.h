@@ -31,7 +31,7 @@
  *     (strides).
  * So each instruction costs at most one compute_shape call, and only where a
  * shape really changed upstream.
- * Calls to compute_shape are counted in op_compute_shape_calls (ir/op.h).
+ * Calls to compute_shape are counted in the graph (graph.shape_calls, ir.h).
  */
 #ifndef GRAFT_LAZY_SHAPES_H
 #define GRAFT_LAZY_SHAPES_H

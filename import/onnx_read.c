@@ -14,10 +14,13 @@
 #include "dump.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 bool onnx_type_to_graft(int32_t onnx_type, graft_type *out)
 {
@@ -80,9 +83,81 @@ static void store_from_int32(graft_type t, char *dst, int32_t v)
     }
 }
 
+/* Where an open file really is: /proc/self/fd names the very file that was
+ * opened (no window for a link to change between a check and the open);
+ * without /proc, the path resolved. */
+static bool opened_path(int fd, const char *path, char *out, size_t size)
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, out, size - 1);
+    if (n > 0 && (size_t)n < size - 1) {
+        out[n] = '\0';
+        return true;
+    }
+    char *real = realpath(path, NULL);
+    if (!real)
+        return false;
+    snprintf(out, size, "%s", real);
+    bool fits = strlen(real) < size;
+    free(real);
+    return fits;
+}
+
+/* Opens an external data file for tp, refusing anything that is not a
+ * regular file inside the model's directory once symbolic links are
+ * followed (a link in the model's directory may point anywhere). */
+static FILE *open_external(const Onnx__TensorProto *tp, const char *model_dir, const char *location,
+                           graft_error *err)
+{
+    const char *name = tp->name ? tp->name : "";
+    const char *dir = model_dir && *model_dir ? model_dir : ".";
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, location);
+    char *real_dir = realpath(dir, NULL);
+    if (!real_dir) {
+        error_set(err, "tensor '%s': cannot resolve the model's directory %s: %s", name, dir,
+                  strerror(errno));
+        return NULL;
+    }
+    /* O_NONBLOCK: opening a FIFO must not hang; it is refused below. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    char real[PATH_MAX];
+    struct stat st;
+    if (fd < 0) {
+        error_set(err, "tensor '%s': cannot open external data %s: %s", name, path,
+                  strerror(errno));
+    } else if (!opened_path(fd, path, real, sizeof real)) {
+        error_set(err, "tensor '%s': cannot resolve external data %s: %s", name, path,
+                  strerror(errno));
+    } else if (!(strcmp(real_dir, "/") == 0 ||
+                 (strncmp(real, real_dir, strlen(real_dir)) == 0 && real[strlen(real_dir)] == '/'))) {
+        error_set(err,
+                  "tensor '%s': external data location '%s' resolves to %s, outside the model's "
+                  "directory %s",
+                  name, location, real, real_dir);
+    } else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        error_set(err, "tensor '%s': external data %s is not a regular file", name, path);
+    } else {
+        free(real_dir);
+        fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        FILE *f = fdopen(fd, "rb");
+        if (!f) {
+            error_set(err, "tensor '%s': cannot open external data %s: %s", name, path,
+                      strerror(errno));
+            close(fd);
+        }
+        return f;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(real_dir);
+    return NULL;
+}
+
 /* Reads an external data file: location relative to model_dir, optional
  * offset and length. Paths that climb out of the model's directory are
- * refused. */
+ * refused, and so is a location that gets out through a symbolic link. */
 static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, char *dst,
                           size_t want, graft_error *err)
 {
@@ -118,12 +193,11 @@ static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, ch
     if (length >= 0 && (size_t)length != want)
         return error_set(err, "tensor '%s': external data length %lld, but dims need %zu bytes",
                          tp->name ? tp->name : "", length, want);
+    FILE *f = open_external(tp, model_dir, location, err);
+    if (!f)
+        return false;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", model_dir && *model_dir ? model_dir : ".", location);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return error_set(err, "tensor '%s': cannot open external data %s: %s",
-                         tp->name ? tp->name : "", path, strerror(errno));
     bool ok = fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(dst, 1, want, f) == want;
     fclose(f);
     if (!ok)

@@ -9,6 +9,22 @@
  * and returns false or NULL on failure with a message there. The library never
  * prints, never exits and never aborts on bad input. A graft_graph owns all the
  * memory of its modules and instructions; graft_graph_free releases it.
+ *
+ * Threads: graft keeps no mutable global state (tables it builds once are
+ * built under pthread_once). Any number of threads may call graft at the same
+ * time on different graphs: reading, optimising, running, printing, freeing.
+ * Several threads may also read one graph at the same time (graft_graph_run,
+ * graft_graph_to_string, graft_graph_write_file, graft_graph_verify,
+ * graft_graph_params, graft_graph_instruction_count); a graph that is being
+ * optimised or freed must not be used by any other thread meanwhile.
+ * Statistics, compute_shape_calls included, count only the call that returns
+ * them. User rule files may be compiled and loaded on several threads at
+ * once (loading is serialised inside graft). graft reads PATH, GRAFT_CC,
+ * XDG_CACHE_HOME and HOME when it compiles a user's rules: do not change the
+ * environment on another thread meanwhile.
+ *
+ * Symbols: libgraft.a and libgraft.so define only the graft_* functions
+ * declared here; nothing else of graft's can clash with a host program.
  */
 #ifndef GRAFT_H
 #define GRAFT_H
@@ -104,6 +120,12 @@ typedef struct graft_tensor {
     int64_t lens[GRAFT_MAX_RANK];
     void *data;
 } graft_tensor;
+
+/* Describes the main module's parameters, in order: name (pointing into g),
+ * type, rank and lens; data is NULL. Fills at most max entries of params
+ * (params may be NULL when max is 0) and returns how many parameters there
+ * are. */
+GRAFT_API int graft_graph_params(const graft_graph *g, graft_tensor *params, int max);
 
 /* Runs the main module. inputs are matched to parameters by name. On success
  * *outputs holds *noutputs tensors allocated by graft: release them with

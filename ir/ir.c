@@ -443,9 +443,11 @@ void ins_op_call(const ins *i, op_call *call, shape *inputs)
     call->nmodules = i->nmods;
 }
 
-static bool compute_into(const op_def *op, const attr *attrs, ins *const *args, int nargs,
-                         module *const *mods, int nmods, shape *out, graft_error *err)
+static bool compute_into(graph *g, const op_def *op, const attr *attrs, ins *const *args,
+                         int nargs, module *const *mods, int nmods, shape *out, graft_error *err)
 {
+    if (g) /* NULL: graph_verify, which reads a const graph and counts nothing */
+        g->shape_calls++;
     shape small[8];
     shape *inputs = nargs <= 8 ? small : malloc((size_t)nargs * sizeof *inputs);
     if (!inputs)
@@ -497,7 +499,7 @@ static ins *insert_known(module *m, ins *pos, const op_def *op, const attr *attr
         }
     }
     shape sh;
-    if (!compute_into(op, norm, args, nargs, owned, nmods, &sh, err))
+    if (!compute_into(m->g, op, norm, args, nargs, owned, nmods, &sh, err))
         return NULL;
     ins *i = new_ins(m, pos, op, args, nargs);
     if (!i) {
@@ -698,7 +700,7 @@ bool ins_recompute_shape(ins *i, graft_error *err)
     if (i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))
         return true;
     shape sh;
-    if (!compute_into(i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh, err))
+    if (!compute_into(i->mod->g, i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh, err))
         return false;
     i->sh = sh;
     return true;
@@ -861,7 +863,7 @@ bool graph_verify(const graph *g, graft_error *err)
             if (!(i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))) {
                 shape sh;
                 graft_error sub;
-                if (!compute_into(i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh,
+                if (!compute_into(NULL, i->op, i->attrs, i->args, i->nargs, i->mods, i->nmods, &sh,
                                   &sub))
                     return verify_fail(g, i, err, "%s", sub.message);
                 if (!shape_equal(&sh, &i->sh)) {

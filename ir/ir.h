@@ -84,6 +84,9 @@ struct graph {
     int nmodules;
     uint32_t next_id;
     const char *source;   /* file it was read from, or NULL */
+    uint64_t shape_calls; /* shape rules run for this graph's instructions
+                             (building, ins_recompute_shape, shape
+                             resolution); --stats reports the difference */
 };
 
 /* ---- graphs and modules ---- */

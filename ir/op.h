@@ -112,9 +112,8 @@ int op_enum_value(const attr_spec *spec, const char *name, size_t len);
 void op_enum_names_text(const attr_spec *spec, char *buf, size_t size);
 void op_attr_names_text(const op_def *op, char *buf, size_t size);
 
-/* Computes the shape of `call`; on failure err names the mismatch. Counts
- * calls in op_compute_shape_calls (for --stats). */
+/* Computes the shape of `call`; on failure err names the mismatch. Pure: no
+ * state, safe on any thread (the IR counts calls per graph, ir.h). */
 bool op_compute_shape(const op_call *call, shape *out, graft_error *err);
-extern uint64_t op_compute_shape_calls;
 
 #endif

@@ -52,6 +52,33 @@ static size_t buffer_size(const shape *s)
     return bytes ? bytes : 1;
 }
 
+static void print_type_lens(const shape *s, char *buf, size_t size)
+{
+    int n = snprintf(buf, size, "%s ", type_name(s->type));
+    if (n >= 0 && (size_t)n < size)
+        ints_print(s->lens, s->rank, buf + n, size - (size_t)n);
+}
+
+void *exec_alloc(const shape *sh, bool zero, const char *what, graft_error *err)
+{
+    size_t bytes = buffer_size(sh);
+    void *p = tensor_alloc(bytes, zero);
+    if (p)
+        return p;
+    uint64_t limit = tensor_memory_available();
+    char desc[300];
+    print_type_lens(sh, desc, sizeof desc);
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    if ((uint64_t)bytes > limit)
+        error_set(err, "%s (%s) needs %zu bytes (%.1f GiB), more than the memory available "
+                       "(%.1f GiB)",
+                  what, desc, bytes, (double)bytes / gib, (double)limit / gib);
+    else
+        error_set(err, "%s (%s) needs %zu bytes (%.1f GiB): out of memory", what, desc, bytes,
+                  (double)bytes / gib);
+    return NULL;
+}
+
 bool tensor_list_add(tensor_list *l, const char *name, const tensor *t, graft_error *err)
 {
     if (shape_is_tuple(&t->sh))
@@ -63,14 +90,35 @@ bool tensor_list_add(tensor_list *l, const char *name, const tensor *t, graft_er
     l->items = items;
     named_tensor *item = &items[l->n];
     item->t.sh = shape_as_standard(&t->sh);
-    item->t.data = malloc(buffer_size(&item->t.sh));
+    char what[300];
+    snprintf(what, sizeof what, "tensor '%.200s'", name);
+    item->t.data = exec_alloc(&item->t.sh, false, what, err);
+    if (!item->t.data)
+        return false;
     item->name = strdup(name);
-    if (!item->t.data || !item->name) {
+    if (!item->name) {
         free(item->t.data);
-        free((char *)item->name);
         return error_set(err, "out of memory");
     }
     tensor_copy(&item->t, t);
+    l->n++;
+    return true;
+}
+
+/* Appends t (standard layout, its data malloc'd) without copying: the list
+ * owns t.data from here, and frees it on failure too. */
+static bool tensor_list_take(tensor_list *l, const char *name, tensor *t, graft_error *err)
+{
+    named_tensor *items = realloc(l->items, (size_t)(l->n + 1) * sizeof *items);
+    char *copy = items ? strdup(name) : NULL;
+    if (items)
+        l->items = items;
+    if (!copy) {
+        free(t->data);
+        return error_set(err, "out of memory");
+    }
+    items[l->n].name = copy;
+    items[l->n].t = *t;
     l->n++;
     return true;
 }
@@ -108,31 +156,34 @@ bool exec_random_inputs(const module *m, uint64_t seed, tensor_list *out, graft_
         k++;
         tensor t = {shape_as_standard(&i->sh), NULL};
         int64_t n = shape_elements(&t.sh);
-        t.data = malloc(buffer_size(&t.sh));
-        double *fv = malloc((size_t)(n > 0 ? n : 1) * sizeof *fv);
-        int64_t *iv = malloc((size_t)(n > 0 ? n : 1) * sizeof *iv);
-        bool ok = t.data && fv && iv;
-        if (ok) {
-            int bits = random_bits_for(t.sh.type);
-            for (int64_t e = 0; e < n; e++) {
+        char what[300];
+        snprintf(what, sizeof what, "input '%.200s'", i->param);
+        t.data = exec_alloc(&t.sh, false, what, err);
+        if (!t.data)
+            return false;
+        /* Values are made a chunk at a time and stored into the standard
+         * layout's consecutive elements, so no full-size staging is needed. */
+        enum { CHUNK = 4096 };
+        double fv[CHUNK];
+        int64_t iv[CHUNK];
+        int bits = random_bits_for(t.sh.type);
+        size_t esize = type_size(t.sh.type);
+        for (int64_t at = 0; at < n; at += CHUNK) {
+            int64_t len = n - at < CHUNK ? n - at : CHUNK;
+            for (int64_t e = 0; e < len; e++) {
                 uint64_t x = random_next(&state);
                 if (bits)
                     fv[e] = -1 + ldexp((double)(x >> (64 - bits)), 1 - bits);
                 else
                     iv[e] = t.sh.type == GRAFT_BOOL ? (int64_t)(x >> 63) : (int64_t)(x >> 62);
             }
+            tensor part = {shape_standard(t.sh.type, 1, &len), t.data + (size_t)at * esize};
             if (bits)
-                tensor_store_f64(&t, fv);
+                tensor_store_f64(&part, fv);
             else
-                tensor_store_i64(&t, iv);
-            ok = tensor_list_add(out, i->param, &t, err);
-        } else {
-            error_set(err, "out of memory");
+                tensor_store_i64(&part, iv);
         }
-        free(t.data);
-        free(fv);
-        free(iv);
-        if (!ok)
+        if (!tensor_list_take(out, i->param, &t, err))
             return false;
     }
     return true;
@@ -201,13 +252,6 @@ static const char *ins_label(const ins *i, int position, char *buf, size_t size)
     return buf;
 }
 
-static void print_type_lens(const shape *s, char *buf, size_t size)
-{
-    int n = snprintf(buf, size, "%s ", type_name(s->type));
-    if (n >= 0 && (size_t)n < size)
-        ints_print(s->lens, s->rank, buf + n, size - (size_t)n);
-}
-
 static bool run_param(run_state *s, const ins *i, int p, const tensor_list *inputs,
                       graft_error *err)
 {
@@ -227,9 +271,11 @@ static bool run_param(run_state *s, const ins *i, int p, const tensor_list *inpu
         t.data = given->t.data;
         b = new_buffer(s, t.data, false);
     } else {
-        t.data = malloc(buffer_size(&i->sh));
+        char what[300];
+        snprintf(what, sizeof what, "input '%.200s'", i->param);
+        t.data = exec_alloc(&i->sh, false, what, err);
         if (!t.data)
-            return error_set(err, "input '%s': out of memory", i->param);
+            return false;
         tensor_copy(&t, &given->t);
         b = new_buffer(s, t.data, true);
     }
@@ -279,10 +325,12 @@ static bool run_region(const ins *i, const tensor *inputs, tensor *out, graft_er
         return error_set(err, "region %s gave %d outputs, its shape has %d", body->name, outs.n,
                          want);
     }
-    out->data = calloc(1, buffer_size(&i->sh));
+    char what[300];
+    snprintf(what, sizeof what, "the value of region %.200s", body->name);
+    out->data = exec_alloc(&i->sh, true, what, err);
     if (!out->data) {
         tensor_list_free(&outs);
-        return error_set(err, "out of memory for region %s", body->name);
+        return false;
     }
     for (int k = 0; ok && k < want; k++) {
         tensor dst = {tuple ? i->sh.tuple[k] : i->sh,
@@ -322,11 +370,13 @@ bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *
         return error_set(err, "out of memory");
     op_call call;
     ins_op_call(i, &call, shapes);
-    /* calloc: an output layout with gaps (never written by the kernel) reads as zeros. */
-    if (!view && !(out->data = calloc(1, buffer_size(&i->sh)))) {
+    /* zeroed: an output layout with gaps (never written by the kernel) reads as zeros. */
+    char what[300];
+    snprintf(what, sizeof what, "the result of %.200s", i->op->name);
+    if (!view && !(out->data = exec_alloc(&i->sh, true, what, err))) {
         if (shapes != few)
             free(shapes);
-        return error_set(err, "out of memory for %s", i->op->name);
+        return false;
     }
     bool ok = kernel(&call, inputs, out, err);
     if (shapes != few)

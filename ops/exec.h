@@ -30,6 +30,14 @@ void tensor_list_free(tensor_list *l);
 bool tensor_list_add(tensor_list *l, const char *name, const tensor *t, graft_error *err);
 const named_tensor *tensor_list_find(const tensor_list *l, const char *name);
 
+/* A buffer for a value of shape sh (tensor_tuple_bytes for a tuple; at least
+ * one byte), zeroed when zero is true. NULL when it cannot be had, with err
+ * naming the value (`what`: "input 'x'", "output 'output0'", ...), its type
+ * and lens and the bytes it needed. A size beyond the machine's memory and
+ * swap is refused without trying: under overcommit such a request can
+ * succeed and the process be killed once it touches the pages. */
+void *exec_alloc(const shape *sh, bool zero, const char *what, graft_error *err);
+
 /* Seeded random values for every @param of module m: floats uniform in
  * [-1, 1), integers in [0, 4), bools 0/1. Same seed, same values. */
 bool exec_random_inputs(const module *m, uint64_t seed, tensor_list *out, graft_error *err);

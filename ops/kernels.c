@@ -71,9 +71,25 @@ kernel_fn kernel_for(const op_def *op)
 
 /* ---- helpers ---- */
 
+/* Names the largest operand and what one copy of its elements takes: the
+ * working copies need at least that much. */
 bool kernel_out_of_memory(const op_call *call, graft_error *err)
 {
-    return error_set(err, "%s: out of memory", call->op->name);
+    const shape *big = NULL;
+    for (int k = 0; k < call->ninputs; k++)
+        if (!big || shape_elements(&call->inputs[k]) > shape_elements(big))
+            big = &call->inputs[k];
+    if (!big || shape_is_tuple(big))
+        return error_set(err, "%s: out of memory", call->op->name);
+    char lens[200];
+    ints_print(big->lens, big->rank, lens, sizeof lens);
+    int64_t n = shape_elements(big);
+    double bytes = (double)n * (double)type_size(big->type);
+    return error_set(err,
+                     "%s: out of memory for working copies of %lld elements (%s %s: at least %.0f "
+                     "bytes, %.1f GiB)",
+                     call->op->name, (long long)n, type_name(big->type), lens, bytes,
+                     bytes / (1024.0 * 1024.0 * 1024.0));
 }
 
 const char *kernel_attr_enum_name(const op_call *call, const char *name)

@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 /* ---- helpers (kernels.c) ---- */
-/* "<op>: out of memory"; returns false. */
+/* "<op>: out of memory for working copies of N elements (type lens: at
+ * least B bytes)", N and the shape those of the largest operand; returns
+ * false. */
 bool kernel_out_of_memory(const op_call *call, graft_error *err);
 /* The name of an enum attribute's value ("spatial"), whatever form it was
  * kept in; NULL if the value has no name. Kernels compare names, so the

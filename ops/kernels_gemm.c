@@ -19,7 +19,7 @@
 
 static void *alloc_elements(int64_t n, size_t size)
 {
-    return malloc(n > 0 ? (size_t)n * size : 1);
+    return tensor_alloc(n > 0 ? (size_t)n * size : 1, false);
 }
 
 /* ---- integer matrix product, exact (wrapping) ---- */

@@ -232,8 +232,8 @@ bool kernel_gather(const op_call *call, const tensor *inputs, tensor *out, graft
     tensor dense_in = {shape_as_standard(&data->sh), NULL};
     tensor dense_out = {shape_as_standard(&out->sh), NULL};
     int64_t nin = shape_elements(&data->sh), nout = shape_elements(&out->sh);
-    dense_in.data = malloc(nin > 0 ? (size_t)nin * esize : 1);
-    dense_out.data = malloc(nout > 0 ? (size_t)nout * esize : 1);
+    dense_in.data = tensor_alloc(nin > 0 ? (size_t)nin * esize : 1, false);
+    dense_out.data = tensor_alloc(nout > 0 ? (size_t)nout * esize : 1, false);
     bool ok = indices && dense_in.data && dense_out.data;
     if (!ok) {
         kernel_out_of_memory(call, err);

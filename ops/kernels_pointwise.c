@@ -256,7 +256,8 @@ static bool pointwise_f32(const op_call *call, const pointwise_fn *fn, double al
     const float *x = kernel_f32_input(&inputs[0], &owned[0]);
     const float *y = call->ninputs > 1 ? kernel_f32_input(&inputs[1], &owned[1]) : NULL;
     bool direct = shape_standard_p(&out->sh);
-    float *r = direct ? (float *)(void *)out->data : malloc(n > 0 ? (size_t)n * sizeof *r : 1);
+    float *r = direct ? (float *)(void *)out->data
+                      : tensor_alloc(n > 0 ? (size_t)n * sizeof *r : 1, false);
     bool ok = x && (call->ninputs < 2 || y) && r;
     if (ok) {
         if (fn->unary) {

@@ -6,16 +6,16 @@
  * ops_region.c). This file gathers
  * them once into a name-sorted index so that op_find is a binary search (the
  * dump reader calls it for every instruction), and it owns
- * op_compute_shape: the arity check, the tuple check and the call counter
- * every shape computation goes through.
+ * op_compute_shape: the arity check and the tuple check every shape
+ * computation goes through. Calls are counted per graph by the IR
+ * (graph.shape_calls), not here: two graphs optimised on two threads at once
+ * each get exact counts.
  */
 #include "ops_util.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-
-uint64_t op_compute_shape_calls;
 
 enum { OPS_MAX = 256 };
 
@@ -248,7 +248,6 @@ static bool check_no_tuples(const op_call *call, graft_error *err)
 
 bool op_compute_shape(const op_call *call, shape *out, graft_error *err)
 {
-    op_compute_shape_calls++;
     if (!call || !call->op || !out)
         return error_set(err, "op_compute_shape: no op given");
     if (!check_arity(call, err) || !check_no_tuples(call, err))

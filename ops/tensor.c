@@ -19,6 +19,7 @@
 #include "tensor_walk.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---- half and bf16 ---- */
@@ -282,10 +283,60 @@ static size_t dense_count(const tensor *t)
     return n > 0 ? (size_t)n : 0;
 }
 
-/* malloc that never returns NULL for a zero-size request that succeeded. */
+/* The first number in a small file (a cgroup's memory.max); false when
+ * there is none ("max"). */
+static bool read_number(const char *path, uint64_t *out)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return false;
+    unsigned long long v;
+    bool ok = fscanf(f, "%llu", &v) == 1;
+    fclose(f);
+    *out = v;
+    return ok;
+}
+
+uint64_t tensor_memory_available(void)
+{
+    uint64_t avail = UINT64_MAX, swap = 0;
+    FILE *f = fopen("/proc/meminfo", "re");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f)) {
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+                avail = (uint64_t)kb * 1024;
+            else if (sscanf(line, "SwapFree: %llu kB", &kb) == 1)
+                swap = (uint64_t)kb * 1024;
+        }
+        fclose(f);
+        if (avail != UINT64_MAX)
+            avail += swap;
+    }
+    uint64_t max, current;
+    if (read_number("/sys/fs/cgroup/memory.max", &max) &&
+        read_number("/sys/fs/cgroup/memory.current", &current))
+        avail = current < max && max - current < avail ? max - current : avail;
+    return avail;
+}
+
+void *tensor_alloc(size_t bytes, bool zero)
+{
+    if (bytes == 0)
+        bytes = 1;
+    /* Large requests only: reading /proc costs microseconds. */
+    if (bytes >= TENSOR_ALLOC_CHECKED && (uint64_t)bytes > tensor_memory_available())
+        return NULL;
+    return zero ? calloc(1, bytes) : malloc(bytes);
+}
+
+/* n elements of size bytes each, at least one byte; NULL on overflow. */
 static void *dense_alloc(size_t n, size_t size)
 {
-    return malloc(n ? n * size : 1);
+    if (size && n > SIZE_MAX / size)
+        return NULL;
+    return tensor_alloc(n * size, false);
 }
 
 double *tensor_dense_f64(const tensor *t)

@@ -45,6 +45,17 @@ void tensor_store_f32(tensor *t, const float *v);
  * narrower type wraps; bool stores 1 for anything nonzero. For a float type
  * nothing is stored. */
 void tensor_store_integer_bits(graft_type t, void *at, int64_t v);
+/* Memory for tensor data and kernels' working copies: at least one byte,
+ * zeroed when zero is true. A request of TENSOR_ALLOC_CHECKED bytes or more
+ * that exceeds tensor_memory_available() gets NULL without trying: under
+ * Linux overcommit it could succeed and the process be killed once it
+ * touches the pages. */
+#define TENSOR_ALLOC_CHECKED ((size_t)256 << 20)
+void *tensor_alloc(size_t bytes, bool zero);
+/* Bytes this process could still get: MemAvailable plus SwapFree
+ * (/proc/meminfo), or less when a cgroup (v2, as a container sees it) limits
+ * it. UINT64_MAX when unknown. */
+uint64_t tensor_memory_available(void);
 
 /* Copies src's elements into dst in row-major order of each one's lens
  * (layouts may differ; lens may differ too, as for a reshape, as long as the

@@ -591,6 +591,33 @@ static void test_deep_chain_sorts_without_recursion(void)
     graph_free(g);
 }
 
+/* Shape rules run for a graph's instructions are counted in that graph:
+ * building and ins_recompute_shape count (failed calls too), graph_verify
+ * (which reads a const graph) does not, and another graph's count is its own. */
+static void test_shape_calls_per_graph(void)
+{
+    graph *g = graph_new(), *h = graph_new();
+    graft_error err = {0};
+    module *m = graph_add_module(g, "main", &err), *n = graph_add_module(h, "main", &err);
+    shape sh = float_2x3();
+    ins *x = module_add_param(m, "x", &sh);
+    ins *y = module_add_param(n, "y", &sh);
+    CHECK_INT(g->shape_calls, 0);
+    ins *r = unary(m, "relu", x);
+    ins *args[] = {x, x};
+    CHECK(module_add_op(m, "relu", NULL, 0, args, 2, &err) == NULL);
+    CHECK_INT(g->shape_calls, 2);
+    CHECK(r && ins_recompute_shape(r, &err));
+    CHECK_INT(g->shape_calls, 3);
+    CHECK(graph_verify(g, &err));
+    CHECK_INT(g->shape_calls, 3);
+    unary(n, "neg", y);
+    CHECK_INT(h->shape_calls, 1);
+    CHECK_INT(g->shape_calls, 3);
+    graph_free(g);
+    graph_free(h);
+}
+
 int main(void)
 {
     RUN(test_builder);
@@ -614,5 +641,6 @@ int main(void)
     RUN(test_graph_sort_is_stable);
     RUN(test_graph_sort_finds_cycle);
     RUN(test_deep_chain_sorts_without_recursion);
+    RUN(test_shape_calls_per_graph);
     return tests_finish();
 }

@@ -719,6 +719,87 @@ static void test_external_data(void)
 }
 
 /* Softmax before opset 13 flattens to 2-D at axis. */
+/* A model at dir/model.onnx whose initializer v [3] lives in external data
+ * at `location` (12 bytes at offset 4). */
+static bool write_external_model(const char *dir, const char *location)
+{
+    model_builder b;
+    builder_init(&b, 13);
+    int64_t xl[1] = {3}, vl[1] = {3};
+    add_input(&b, "x", 1, xl);
+    Onnx__TensorProto *t = add_float_init(&b, "v", 1, vl, NULL, 0);
+    static Onnx__StringStringEntryProto kv[3] = {ONNX__STRING_STRING_ENTRY_PROTO__INIT,
+                                                ONNX__STRING_STRING_ENTRY_PROTO__INIT,
+                                                ONNX__STRING_STRING_ENTRY_PROTO__INIT};
+    static Onnx__StringStringEntryProto *kvp[3] = {&kv[0], &kv[1], &kv[2]};
+    kv[0].key = "location";
+    kv[0].value = (char *)location;
+    kv[1].key = "offset";
+    kv[1].value = "4";
+    kv[2].key = "length";
+    kv[2].value = "12";
+    t->n_external_data = 3;
+    t->external_data = kvp;
+    t->has_data_location = true;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    add_node(&b, "Mul", "mul", "x", "v", NULL, "y");
+    add_output(&b, "y");
+    size_t len;
+    unsigned char *bytes = pack_model(&b, &len);
+    char path[600];
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    write_bytes(path, bytes, len);
+    free(bytes);
+    return true;
+}
+
+/* External data reached through a symbolic link: inside the model's
+ * directory it is read; pointing outside (to a file, or through a linked
+ * directory) it is refused with the tensor's name and where it leads; a
+ * FIFO is refused without hanging. */
+static void test_external_data_symlink(void)
+{
+    char dir[600], path[700], target[700], cmd[2000];
+    snprintf(dir, sizeof dir, "%s/linked_model", tmpdir);
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/sub' '%s/outside'", dir, tmpdir);
+    CHECK(system(cmd) == 0);
+    char blob[16] = {0};
+    float v[3] = {1, 2, 4};
+    memcpy(blob + 4, v, sizeof v);
+    snprintf(target, sizeof target, "%s/outside/secret.bin", tmpdir);
+    write_bytes(target, blob, sizeof blob);
+    snprintf(path, sizeof path, "%s/sub/inside.bin", dir);
+    write_bytes(path, blob, sizeof blob);
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && ln -sf '%s' escape.bin && ln -sf sub/inside.bin ok.bin && "
+             "ln -sfn '%s/outside' linkdir && rm -f fifo.bin && mkfifo fifo.bin",
+             dir, target, tmpdir);
+    CHECK(system(cmd) == 0);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+
+    graft_error err = {0};
+    write_external_model(dir, "ok.bin");
+    graph *g = onnx_import_file(path, NULL, &err);
+    CHECK(g != NULL);
+    if (!g)
+        printf("# %s\n", err.message);
+    graph_free(g);
+
+    write_external_model(dir, "escape.bin");
+    CHECK(onnx_import_file(path, NULL, &err) == NULL);
+    CHECK_CONTAINS(err.message, "tensor 'v': external data location 'escape.bin' resolves to ");
+    CHECK_CONTAINS(err.message, "/outside/secret.bin, outside the model's directory ");
+    CHECK_CONTAINS(err.message, "/linked_model");
+
+    write_external_model(dir, "linkdir/secret.bin");
+    CHECK(onnx_import_file(path, NULL, &err) == NULL);
+    CHECK_CONTAINS(err.message, "tensor 'v': external data location 'linkdir/secret.bin' resolves to ");
+
+    write_external_model(dir, "fifo.bin");
+    CHECK(onnx_import_file(path, NULL, &err) == NULL);
+    CHECK_CONTAINS(err.message, "is not a regular file");
+}
+
 static void test_softmax_old_opset(void)
 {
     model_builder b;
@@ -959,6 +1040,7 @@ int main(int argc, char **argv)
     RUN(test_shape_contradiction);
     RUN(test_constant_folding);
     RUN(test_external_data);
+    RUN(test_external_data_symlink);
     RUN(test_softmax_old_opset);
     RUN(test_op_coverage);
     if (!corpus_dir)

@@ -61,6 +61,21 @@ static void test_optimize_removes_transposes(void)
     graft_graph_free(g);
 }
 
+static void test_params_are_described(void)
+{
+    graft_graph *g = read_chain();
+    CHECK_INT(graft_graph_params(g, NULL, 0), 1);
+    graft_tensor p[2];
+    CHECK_INT(graft_graph_params(g, p, 2), 1);
+    CHECK_STR(p[0].name, "x");
+    CHECK_INT(p[0].type, GRAFT_FLOAT);
+    CHECK_INT(p[0].rank, 2);
+    CHECK_INT(p[0].lens[0], 2);
+    CHECK_INT(p[0].lens[1], 3);
+    CHECK(p[0].data == NULL);
+    graft_graph_free(g);
+}
+
 static void test_errors_are_reported(void)
 {
     graft_graph *g = read_chain();
@@ -78,10 +93,37 @@ static void test_errors_are_reported(void)
     CHECK_CONTAINS(graft_error_format(&err, buf, sizeof buf), "/nonexistent/graph.txt");
 }
 
+/* A value too large for any machine: the error names it and its bytes. */
+static void test_huge_value_is_named(void)
+{
+    const char *text = "module: \"main\"\n"
+                       "x = @param:x -> float_type, {10000000, 1}, {1, 1}\n"
+                       "@1 = multibroadcast[out_lens={10000000, 10000000}](x)\n"
+                       "@2 = neg(@1)\n"
+                       "@3 = contiguous(@2)\n"
+                       "@4 = @return(@3)\n";
+    graft_error err;
+    graft_graph *g = graft_graph_read_dump(text, strlen(text), "huge.txt", &err);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    static float x[10000000];
+    graft_tensor in = {.name = "x", .type = GRAFT_FLOAT, .rank = 2, .lens = {10000000, 1}, .data = x};
+    graft_tensor *out = NULL;
+    int n = 0;
+    CHECK(!graft_graph_run(g, &in, 1, &out, &n, &err));
+    CHECK_CONTAINS(err.message, "(float_type {10000000, 10000000}");
+    CHECK_CONTAINS(err.message, "400000000000000 bytes");
+    CHECK(out == NULL && n == 0);
+    graft_graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_run_computes_relu);
     RUN(test_optimize_removes_transposes);
+    RUN(test_params_are_described);
     RUN(test_errors_are_reported);
+    RUN(test_huge_value_is_named);
     return tests_finish();
 }

@@ -1,0 +1,114 @@
+/* sha256.c: SHA-256 as FIPS 180-4 specifies it (section 6.2): 512-bit
+ * blocks, a 64-round compression per block, the message padded with a 1 bit,
+ * zeros and its bit length as a 64-bit big-endian number.
+ */
+#include "sha256.h"
+
+#include <string.h>
+
+/* The first 32 bits of the fractional parts of the cube roots of the first
+ * 64 primes (FIPS 180-4, 4.2.2). */
+static const uint32_t K[64] = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+static void compress(uint32_t h[8], const unsigned char *p)
+{
+    uint32_t w[64];
+    for (int t = 0; t < 16; t++)
+        w[t] = (uint32_t)p[4 * t] << 24 | (uint32_t)p[4 * t + 1] << 16 |
+               (uint32_t)p[4 * t + 2] << 8 | (uint32_t)p[4 * t + 3];
+    for (int t = 16; t < 64; t++) {
+        uint32_t s0 = rotr(w[t - 15], 7) ^ rotr(w[t - 15], 18) ^ (w[t - 15] >> 3);
+        uint32_t s1 = rotr(w[t - 2], 17) ^ rotr(w[t - 2], 19) ^ (w[t - 2] >> 10);
+        w[t] = w[t - 16] + s0 + w[t - 7] + s1;
+    }
+    uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], k = h[7];
+    for (int t = 0; t < 64; t++) {
+        uint32_t t1 = k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + w[t];
+        uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+        k = g;
+        g = f;
+        f = e;
+        e = d + t1;
+        d = c;
+        c = b;
+        b = a;
+        a = t1 + t2;
+    }
+    h[0] += a;
+    h[1] += b;
+    h[2] += c;
+    h[3] += d;
+    h[4] += e;
+    h[5] += f;
+    h[6] += g;
+    h[7] += k;
+}
+
+void sha256_init(sha256_ctx *c)
+{
+    /* The first 32 bits of the fractional parts of the square roots of the
+     * first 8 primes (FIPS 180-4, 5.3.3). */
+    static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                   0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+    memcpy(c->h, h0, sizeof h0);
+    c->bytes = 0;
+    c->used = 0;
+}
+
+void sha256_update(sha256_ctx *c, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    c->bytes += n;
+    if (c->used) {
+        size_t take = 64 - c->used < n ? 64 - c->used : n;
+        memcpy(c->block + c->used, p, take);
+        c->used += take;
+        p += take;
+        n -= take;
+        if (c->used < 64)
+            return;
+        compress(c->h, c->block);
+        c->used = 0;
+    }
+    for (; n >= 64; p += 64, n -= 64)
+        compress(c->h, p);
+    memcpy(c->block, p, n);
+    c->used = n;
+}
+
+void sha256_final(sha256_ctx *c, unsigned char digest[32])
+{
+    uint64_t bits = c->bytes * 8;
+    unsigned char pad[72] = {0x80};
+    size_t npad = (c->used < 56 ? 56 : 120) - c->used;
+    for (int k = 0; k < 8; k++)
+        pad[npad + (size_t)k] = (unsigned char)(bits >> (56 - 8 * k));
+    sha256_update(c, pad, npad + 8);
+    for (int k = 0; k < 8; k++) {
+        digest[4 * k] = (unsigned char)(c->h[k] >> 24);
+        digest[4 * k + 1] = (unsigned char)(c->h[k] >> 16);
+        digest[4 * k + 2] = (unsigned char)(c->h[k] >> 8);
+        digest[4 * k + 3] = (unsigned char)c->h[k];
+    }
+}
+
+void sha256_hex(const unsigned char digest[32], char hex[65])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (int k = 0; k < 32; k++) {
+        hex[2 * k] = digits[digest[k] >> 4];
+        hex[2 * k + 1] = digits[digest[k] & 15];
+    }
+    hex[64] = '\0';
+}
