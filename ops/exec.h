@@ -3,8 +3,9 @@
  * Runs a module instruction by instruction on the CPU with the op table's
  * reference kernels. It is the oracle every rewrite is checked against, so it
  * favours clarity and exactness over speed, except that dot and convolution
- * go through OpenBLAS so that real models run in seconds. Buffers are freed as
- * soon as their last user has run.
+ * go through a blocked matrix product (ops/gemm.c) so that real models run
+ * in seconds; like every kernel's, its results do not depend on the CPU.
+ * Buffers are freed as soon as their last user has run.
  */
 #ifndef GRAFT_EXEC_H
 #define GRAFT_EXEC_H

@@ -1,10 +1,14 @@
 /* kernels_gemm.c: dot, quant_dot, convolution and quant_convolution.
  *
  * These carry almost all the arithmetic of a real model, so they go through
- * OpenBLAS: float, half and bf16 operands are read as float32 and multiplied
- * with cblas_sgemm (half and bf16 round once, on store), double with
- * cblas_dgemm. Integer operands (quant_dot, quant_convolution: int8 in,
- * int32 out) are multiplied exactly in int64 by plain loops.
+ * graft's own blocked matrix product (gemm.c), whose every output element is
+ * summed in one documented order, k = 0, 1, ..., with no fused multiply-add:
+ * the same bits on every CPU and in every position of a tile (BLAS libraries
+ * choose their kernel per CPU and do not promise that; see gemm.c). Float,
+ * half and bf16 operands are read as float32 and multiplied with gemm_f32
+ * (half and bf16 round once, on store), double with gemm_f64. Integer
+ * operands (quant_dot, quant_convolution: int8 in, int32 out) are multiplied
+ * exactly in int64 by plain loops.
  *
  * Convolution is im2col followed by one matrix product per (batch, group):
  * the column matrix has one row per (input channel, kernel position) and one
@@ -12,9 +16,9 @@
  * kernel with stride 1 and no padding needs no column matrix at all: the
  * input slice already is one. Any number of spatial axes is supported.
  */
+#include "gemm.h"
 #include "kernels_common.h"
 
-#include <cblas.h>
 #include <string.h>
 
 static void *alloc_elements(int64_t n, size_t size)
@@ -80,19 +84,10 @@ static bool dot_float(const op_call *call, const dot_dims *d, const tensor *inpu
     float *c = direct ? (float *)(void *)out->data : alloc_elements(d->batch * d->m * d->n, 4);
     bool ok = a && b && c;
     if (ok) {
-        for (int64_t t = 0; t < d->batch; t++) {
-            float *ct = c + t * d->m * d->n;
-            if (d->m == 0 || d->n == 0)
-                continue;
-            if (d->k == 0) {
-                memset(ct, 0, (size_t)(d->m * d->n) * sizeof *ct);
-                continue;
-            }
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d->m, (int)d->n,
-                        (int)d->k, 1.0f, a + t * d->m * d->k, (int)d->k, b + t * d->k * d->n,
-                        (int)d->n, 0.0f, ct, (int)d->n);
-        }
-        if (!direct)
+        for (int64_t t = 0; t < d->batch && ok; t++)
+            ok = gemm_f32(d->m, d->n, d->k, a + t * d->m * d->k, d->k, b + t * d->k * d->n, d->n,
+                          c + t * d->m * d->n, d->n);
+        if (ok && !direct)
             tensor_store_f32(out, c);
     }
     if (!direct)
@@ -110,19 +105,11 @@ static bool dot_double(const op_call *call, const dot_dims *d, const tensor *inp
     double *c = alloc_elements(d->batch * d->m * d->n, sizeof(double));
     bool ok = a && b && c;
     if (ok) {
-        for (int64_t t = 0; t < d->batch; t++) {
-            double *ct = c + t * d->m * d->n;
-            if (d->m == 0 || d->n == 0)
-                continue;
-            if (d->k == 0) {
-                memset(ct, 0, (size_t)(d->m * d->n) * sizeof *ct);
-                continue;
-            }
-            cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)d->m, (int)d->n,
-                        (int)d->k, 1.0, a + t * d->m * d->k, (int)d->k, b + t * d->k * d->n,
-                        (int)d->n, 0.0, ct, (int)d->n);
-        }
-        tensor_store_f64(out, c);
+        for (int64_t t = 0; t < d->batch && ok; t++)
+            ok = gemm_f64(d->m, d->n, d->k, a + t * d->m * d->k, d->k, b + t * d->k * d->n, d->n,
+                          c + t * d->m * d->n, d->n);
+        if (ok)
+            tensor_store_f64(out, c);
     }
     free(a);
     free(b);
@@ -318,23 +305,18 @@ static void im2col(const conv_geometry *g, int64_t channels, const char *input, 
 
 typedef enum conv_domain { CONV_F32, CONV_F64, CONV_I64 } conv_domain;
 
-/* One (batch, group) product: result[features_g x out_size] = weights x col. */
-static void conv_gemm(conv_domain domain, int64_t m, int64_t n, int64_t k, const void *w,
+/* One (batch, group) product: result[features_g x out_size] = weights x col.
+ * False when gemm's scratch memory cannot be allocated. */
+static bool conv_gemm(conv_domain domain, int64_t m, int64_t n, int64_t k, const void *w,
                       const void *col, void *result)
 {
-    if (m == 0 || n == 0)
-        return;
     if (domain == CONV_I64) {
         gemm_i64(m, n, k, w, col, result);
-    } else if (k == 0) {
-        memset(result, 0, (size_t)(m * n) * (domain == CONV_F32 ? 4 : 8));
-    } else if (domain == CONV_F32) {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0f, w,
-                    (int)k, col, (int)n, 0.0f, result, (int)n);
-    } else {
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)m, (int)n, (int)k, 1.0, w,
-                    (int)k, col, (int)n, 0.0, result, (int)n);
+        return true;
     }
+    if (domain == CONV_F32)
+        return gemm_f32(m, n, k, w, k, col, n, result, n);
+    return gemm_f64(m, n, k, w, k, col, n, result, n);
 }
 
 bool kernel_convolution(const op_call *call, const tensor *inputs, tensor *out, graft_error *err)
@@ -373,8 +355,8 @@ bool kernel_convolution(const op_call *call, const tensor *inputs, tensor *out, 
     void *col = pointwise ? NULL : alloc_elements(rows * g.out_size, esize);
     bool ok = x && w && result && (pointwise || col);
     if (ok) {
-        for (int64_t b = 0; b < g.batch; b++)
-            for (int64_t grp = 0; grp < g.groups; grp++) {
+        for (int64_t b = 0; b < g.batch && ok; b++)
+            for (int64_t grp = 0; grp < g.groups && ok; grp++) {
                 const char *slice =
                     (const char *)x + (size_t)((b * g.channels + grp * cg) * g.in_size) * esize;
                 const void *columns = slice;
@@ -385,8 +367,10 @@ bool kernel_convolution(const op_call *call, const tensor *inputs, tensor *out, 
                 const char *wg = (const char *)w + (size_t)(grp * fg * rows) * esize;
                 char *rg = (char *)result +
                            (size_t)((b * g.features + grp * fg) * g.out_size) * esize;
-                conv_gemm(domain, fg, g.out_size, rows, wg, columns, rg);
+                ok = conv_gemm(domain, fg, g.out_size, rows, wg, columns, rg);
             }
+    }
+    if (ok) {
         if (domain == CONV_F32 && !direct)
             tensor_store_f32(out, result);
         else if (domain == CONV_F64)

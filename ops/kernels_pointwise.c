@@ -9,11 +9,18 @@
  * overflowing, and integer division or remainder by zero gives 0: C leaves
  * both undefined, the reference executor must not.
  *
+ * exp, log, pow, the trigonometric and hyperbolic functions and erf come
+ * from detmath.c, not libm: glibc picks other variants of them on CPUs with
+ * FMA, whose double results differ in the last bit (detmath.h), and the
+ * reference executor's results must not depend on the CPU. sqrt, fmod,
+ * nearbyint and fabs are exact and stay libm's.
+ *
  * Fast path: when every operand and the output are float32, values are read
  * straight from standard operands (dense float copies otherwise) and written
  * straight into a standard output, without any double arrays. The scalar
  * functions are the same, so both paths give the same bits.
  */
+#include "detmath.h"
 #include "kernels_common.h"
 
 #include <math.h>
@@ -22,27 +29,27 @@
 /* ---- scalar functions: double ---- */
 
 static double f_relu(double x, double a, double b) { (void)a, (void)b; return x > 0 ? x : 0; }
-static double f_sigmoid(double x, double a, double b) { (void)a, (void)b; return 1 / (1 + exp(-x)); }
-static double f_tanh(double x, double a, double b) { (void)a, (void)b; return tanh(x); }
-static double f_exp(double x, double a, double b) { (void)a, (void)b; return exp(x); }
-static double f_log(double x, double a, double b) { (void)a, (void)b; return log(x); }
-static double f_log2(double x, double a, double b) { (void)a, (void)b; return log2(x); }
+static double f_sigmoid(double x, double a, double b) { (void)a, (void)b; return 1 / (1 + det_exp(-x)); }
+static double f_tanh(double x, double a, double b) { (void)a, (void)b; return det_tanh(x); }
+static double f_exp(double x, double a, double b) { (void)a, (void)b; return det_exp(x); }
+static double f_log(double x, double a, double b) { (void)a, (void)b; return det_log(x); }
+static double f_log2(double x, double a, double b) { (void)a, (void)b; return det_log2(x); }
 static double f_sqrt(double x, double a, double b) { (void)a, (void)b; return sqrt(x); }
 static double f_rsqrt(double x, double a, double b) { (void)a, (void)b; return 1 / sqrt(x); }
-static double f_erf(double x, double a, double b) { (void)a, (void)b; return erf(x); }
+static double f_erf(double x, double a, double b) { (void)a, (void)b; return det_erf(x); }
 static double f_neg(double x, double a, double b) { (void)a, (void)b; return -x; }
 static double f_abs(double x, double a, double b) { (void)a, (void)b; return fabs(x); }
-static double f_sin(double x, double a, double b) { (void)a, (void)b; return sin(x); }
-static double f_cos(double x, double a, double b) { (void)a, (void)b; return cos(x); }
-static double f_tan(double x, double a, double b) { (void)a, (void)b; return tan(x); }
-static double f_asin(double x, double a, double b) { (void)a, (void)b; return asin(x); }
-static double f_acos(double x, double a, double b) { (void)a, (void)b; return acos(x); }
-static double f_atan(double x, double a, double b) { (void)a, (void)b; return atan(x); }
-static double f_sinh(double x, double a, double b) { (void)a, (void)b; return sinh(x); }
-static double f_cosh(double x, double a, double b) { (void)a, (void)b; return cosh(x); }
-static double f_asinh(double x, double a, double b) { (void)a, (void)b; return asinh(x); }
-static double f_acosh(double x, double a, double b) { (void)a, (void)b; return acosh(x); }
-static double f_atanh(double x, double a, double b) { (void)a, (void)b; return atanh(x); }
+static double f_sin(double x, double a, double b) { (void)a, (void)b; return det_sin(x); }
+static double f_cos(double x, double a, double b) { (void)a, (void)b; return det_cos(x); }
+static double f_tan(double x, double a, double b) { (void)a, (void)b; return det_tan(x); }
+static double f_asin(double x, double a, double b) { (void)a, (void)b; return det_asin(x); }
+static double f_acos(double x, double a, double b) { (void)a, (void)b; return det_acos(x); }
+static double f_atan(double x, double a, double b) { (void)a, (void)b; return det_atan(x); }
+static double f_sinh(double x, double a, double b) { (void)a, (void)b; return det_sinh(x); }
+static double f_cosh(double x, double a, double b) { (void)a, (void)b; return det_cosh(x); }
+static double f_asinh(double x, double a, double b) { (void)a, (void)b; return det_asinh(x); }
+static double f_acosh(double x, double a, double b) { (void)a, (void)b; return det_acosh(x); }
+static double f_atanh(double x, double a, double b) { (void)a, (void)b; return det_atanh(x); }
 static double f_floor(double x, double a, double b) { (void)a, (void)b; return floor(x); }
 static double f_ceil(double x, double a, double b) { (void)a, (void)b; return ceil(x); }
 static double f_round(double x, double a, double b) { (void)a, (void)b; return nearbyint(x); }
@@ -53,23 +60,23 @@ static double f_not(double x, double a, double b) { (void)a, (void)b; return x =
 static double f_isnan(double x, double a, double b) { (void)a, (void)b; return isnan(x) != 0; }
 static double f_isinf(double x, double a, double b) { (void)a, (void)b; return isinf(x) != 0; }
 static double f_softsign(double x, double a, double b) { (void)a, (void)b; return x / (1 + fabs(x)); }
-static double f_gelu(double x, double a, double b) { (void)a, (void)b; return 0.5 * x * (1 + erf(x / sqrt(2.0))); }
-static double f_mish(double x, double a, double b) { (void)a, (void)b; return x * tanh(log1p(exp(x))); }
+static double f_gelu(double x, double a, double b) { (void)a, (void)b; return 0.5 * x * (1 + det_erf(x / sqrt(2.0))); }
+static double f_mish(double x, double a, double b) { (void)a, (void)b; return x * det_tanh(det_log1p(det_exp(x))); }
 static double f_leaky_relu(double x, double a, double b) { (void)b; return x > 0 ? x : a * x; }
-static double f_elu(double x, double a, double b) { (void)b; return x > 0 ? x : a * (exp(x) - 1); }
+static double f_elu(double x, double a, double b) { (void)b; return x > 0 ? x : a * (det_exp(x) - 1); }
 static double f_hard_sigmoid(double x, double a, double b) { return fmax(0.0, fmin(1.0, a * x + b)); }
 
 static double f_add(double x, double y) { return x + y; }
 static double f_sub(double x, double y) { return x - y; }
 static double f_mul(double x, double y) { return x * y; }
 static double f_div(double x, double y) { return x / y; }
-static double f_pow(double x, double y) { return pow(x, y); }
+static double f_pow(double x, double y) { return det_pow(x, y); }
 static double f_sqdiff(double x, double y) { return (x - y) * (x - y); }
 static double f_max(double x, double y) { return fmax(x, y); }
 static double f_min(double x, double y) { return fmin(x, y); }
 static double f_mod(double x, double y) { return fmod(fmod(x, y) + y, y); }
 static double f_fmod(double x, double y) { return fmod(x, y); }
-static double f_atan2(double x, double y) { return atan2(x, y); }
+static double f_atan2(double x, double y) { return det_atan2(x, y); }
 static double f_equal(double x, double y) { return x == y; }
 static double f_greater(double x, double y) { return x > y; }
 static double f_less(double x, double y) { return x < y; }

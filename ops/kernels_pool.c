@@ -10,8 +10,10 @@
  * input, or, with count_include_pad, by those inside the padded input
  * [-pad_begin, len + pad_end) (a ceil_mode window's overhang past the end
  * padding is never counted), as ONNX defines it. Values are computed in
- * double and rounded once on store.
+ * double, in window order, and rounded once on store; lpnorm's pow is
+ * detmath.c's (the same bits on every CPU).
  */
+#include "detmath.h"
 #include "kernels_common.h"
 
 #include <math.h>
@@ -148,13 +150,13 @@ bool kernel_pooling(const op_call *call, const tensor *inputs, tensor *out, graf
                 else if (mode == POOL_AVERAGE)
                     acc += v;
                 else
-                    acc += pow(fabs(v), p);
+                    acc += det_pow(fabs(v), p);
             }
             if (mode == POOL_AVERAGE) {
                 int64_t divisor = include_pad ? padded : inside;
                 acc = divisor ? acc / (double)divisor : 0;
             } else if (mode == POOL_LPNORM) {
-                acc = pow(acc, 1 / p);
+                acc = det_pow(acc, 1 / p);
             }
             res[op] = acc;
             for (int d = k - 1; d >= 0; d--) {

@@ -6,8 +6,11 @@
  * output element o reduces in[kept[o] + reduced[r]] over r; no per-element
  * index arithmetic. Float inputs accumulate in double and round once on
  * store; integer inputs accumulate exactly in int64 (wrapping on overflow),
- * and an integer reduce_mean truncates toward zero.
+ * and an integer reduce_mean truncates toward zero. Every accumulation runs
+ * in one fixed order; softmax's exp and log and lrn's pow are detmath.c's,
+ * so no result depends on the CPU.
  */
+#include "detmath.h"
 #include "kernels_common.h"
 
 #include <math.h>
@@ -162,10 +165,10 @@ bool kernel_softmax(const op_call *call, const tensor *inputs, tensor *out, graf
             for (int64_t r = 0; r < sp.nreduced; r++)
                 max = fmax(max, x[base + sp.reduced[r]]);
             for (int64_t r = 0; r < sp.nreduced; r++)
-                sum += exp(x[base + sp.reduced[r]] - max);
+                sum += det_exp(x[base + sp.reduced[r]] - max);
             for (int64_t r = 0; r < sp.nreduced; r++) {
                 double *v = &x[base + sp.reduced[r]];
-                *v = log_form ? *v - max - log(sum) : exp(*v - max) / sum;
+                *v = log_form ? *v - max - det_log(sum) : det_exp(*v - max) / sum;
             }
         }
         tensor_store_f64(out, x);
@@ -285,7 +288,7 @@ bool kernel_lrn(const op_call *call, const tensor *inputs, tensor *out, graft_er
                 double v = x[i + (k - c) * inner];
                 square_sum += v * v;
             }
-            y[i] = x[i] / pow(bias + alpha / (double)size * square_sum, beta);
+            y[i] = x[i] / det_pow(bias + alpha / (double)size * square_sum, beta);
         }
         tensor_store_f64(out, y);
     }

@@ -2,7 +2,7 @@
  *
  * The reference kernels never index a tensor's memory themselves: they ask
  * for a row-major dense copy in a compute type (double for float types,
- * int64 for integers and bool, float for the BLAS paths), compute, and store
+ * int64 for integers and bool, float for dot and convolution), compute, and store
  * the row-major result back through the output's strides. This file owns
  * those conversions, the half and bf16 encodings, and layout-changing copies.
  *
