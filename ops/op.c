@@ -32,7 +32,7 @@ static int compare_names(const char *a, size_t alen, const char *b)
     return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
 
-static void add_family(const op_def *table, int count)
+static void add_family(op_def *table, int count)
 {
     for (int i = 0; i < count && sorted_count < OPS_MAX; i++) {
         const op_def *d = &table[i];
@@ -56,6 +56,10 @@ static void build_index(void)
     add_family(ops_move_table, ops_move_count);
     add_family(ops_pending_table, ops_pending_count);
     add_family(ops_region_table, ops_region_count);
+    /* The tables are written only here, once (pthread_once): every op_def
+     * pointer anyone holds came from op_find or op_all, after this. */
+    for (int i = 0; i < sorted_count; i++)
+        ((op_def *)sorted_ops[i])->code = i + 1;
 }
 
 const op_def *op_find_n(const char *name, size_t len)
@@ -85,6 +89,12 @@ const op_def *const *op_all(int *count)
     if (count)
         *count = sorted_count;
     return sorted_ops;
+}
+
+const op_def *op_by_code(int code)
+{
+    pthread_once(&sorted_once, build_index);
+    return code >= 1 && code <= sorted_count ? sorted_ops[code - 1] : NULL;
 }
 
 /* ---- the opaque def ---- */
