@@ -9,16 +9,24 @@
  * run with the same file costs a dlopen. Static errors come out of the rule
  * compiler with file:line:col before any compiler runs; a missing compiler is
  * named as such, and a compiler failure quotes its first lines.
+ *
+ * Threads may load rule files at the same time, the same file included:
+ * every file this writes goes to a name of its own (pid and a per-process
+ * counter) and is renamed into place, so two builds of one file race only
+ * to rename identical results. The cache key also covers the op table and
+ * the helper registry, whose numbering generated code bakes in (dsl/emit.c).
  */
 #include "load.h"
 
 #include "api.h"
 #include "compile.h"
+#include "helpers.h"
 
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +43,34 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
         h ^= s[i];
         h *= 0x100000001b3ull;
     }
+    return h;
+}
+
+/* A suffix no other write of this process uses: "<pid>.<n>". */
+static atomic_uint temp_counter;
+
+static void temp_suffix(char *out, size_t size)
+{
+    unsigned n = atomic_fetch_add_explicit(&temp_counter, 1, memory_order_relaxed);
+    snprintf(out, size, "%ld.%u", (long)getpid(), n);
+}
+
+/* What generated code's constants depend on: every op's name, code (its
+ * position) and attribute names, and every helper's name and position. */
+static uint64_t hash_numbering(uint64_t h)
+{
+    int nops;
+    const op_def *const *ops = op_all(&nops);
+    for (int k = 0; k < nops; k++) {
+        h = fnv1a(h, ops[k]->name, strlen(ops[k]->name) + 1);
+        for (int a = 0; a < ops[k]->nattrs; a++)
+            h = fnv1a(h, ops[k]->attrs[a].name, strlen(ops[k]->attrs[a].name) + 1);
+        h = fnv1a(h, "\n", 1);
+    }
+    int nhelpers;
+    const rule_helper *helpers = rule_helpers(&nhelpers);
+    for (int k = 0; k < nhelpers; k++)
+        h = fnv1a(h, helpers[k].name, strlen(helpers[k].name) + 1);
     return h;
 }
 
@@ -75,8 +111,9 @@ static bool default_cache_dir(char *out, size_t size, graft_error *err)
 
 static bool write_file(const char *path, const char *text, graft_error *err)
 {
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    char tmp[4200], suffix[64];
+    temp_suffix(suffix, sizeof suffix);
+    snprintf(tmp, sizeof tmp, "%s.%s.tmp", path, suffix);
     FILE *fp = fopen(tmp, "w");
     if (!fp)
         return error_set(err, "cannot write %s: %s", tmp, strerror(errno));
@@ -119,13 +156,16 @@ static bool find_compiler(char *out, size_t size)
     return false;
 }
 
-/* Runs the compiler; on failure err quotes the start of its output. */
+/* Runs the compiler; on failure err quotes the start of its output, which
+ * stays in DIR/compile.log. */
 static bool run_compiler(const char *cc, const char *dir, const char *c_path, const char *so_tmp,
                          graft_error *err)
 {
-    char include[4200], log_path[4200];
+    char include[4200], log_path[4300], final_log[4300], suffix[64];
     snprintf(include, sizeof include, "-I%s", dir);
-    snprintf(log_path, sizeof log_path, "%s/compile.log", dir);
+    temp_suffix(suffix, sizeof suffix);
+    snprintf(log_path, sizeof log_path, "%s/compile.%s.log", dir, suffix);
+    snprintf(final_log, sizeof final_log, "%s/compile.log", dir);
     char *argv[] = {(char *)cc, "-std=c11", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
                     "-w", include, "-o", (char *)so_tmp, (char *)c_path, NULL};
     posix_spawn_file_actions_t fa;
@@ -139,10 +179,14 @@ static bool run_compiler(const char *cc, const char *dir, const char *c_path, co
         return error_set(err, "cannot run %s: %s", cc, strerror(rc));
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            unlink(log_path);
             return error_set(err, "waiting for %s: %s", cc, strerror(errno));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        unlink(log_path);
         return true;
+    }
     char first[600] = "";
     FILE *fp = fopen(log_path, "r");
     if (fp) {
@@ -150,7 +194,9 @@ static bool run_compiler(const char *cc, const char *dir, const char *c_path, co
         first[n] = '\0';
         fclose(fp);
     }
-    return error_set(err, "%s failed to build the generated rules (%s): %s", cc, log_path, first);
+    if (rename(log_path, final_log) != 0)
+        snprintf(final_log, sizeof final_log, "%s", log_path);
+    return error_set(err, "%s failed to build the generated rules (%s): %s", cc, final_log, first);
 }
 
 bool dsl_load_rules(const char *path, const char *cache_dir, loaded_rules *out, graft_error *err)
@@ -174,6 +220,7 @@ bool dsl_load_rules(const char *path, const char *cache_dir, loaded_rules *out, 
     h = fnv1a(h, text, len);
     h = fnv1a(h, path, strlen(path) + 1);
     h = fnv1a(h, GRAFT_VERSION, sizeof GRAFT_VERSION);
+    h = hash_numbering(h);
     int nheaders;
     const embedded_header *headers = graft_embedded_headers(&nheaders);
     for (int k = 0; k < nheaders; k++) {
@@ -207,7 +254,9 @@ bool dsl_load_rules(const char *path, const char *cache_dir, loaded_rules *out, 
         } else if ((ok = make_dirs(dir, err))) {
             char c_path[4300], so_tmp[4400];
             snprintf(c_path, sizeof c_path, "%s/rules.c", dir);
-            snprintf(so_tmp, sizeof so_tmp, "%s/rules.so.%ld.tmp", dir, (long)getpid());
+            char suffix[64];
+            temp_suffix(suffix, sizeof suffix);
+            snprintf(so_tmp, sizeof so_tmp, "%s/rules.so.%s.tmp", dir, suffix);
             for (int k = 0; ok && k < nheaders; k++) {
                 char hp[4400];
                 snprintf(hp, sizeof hp, "%s/%s", dir, headers[k].name);
