@@ -1406,6 +1406,17 @@ static const char *support =
 /* The named constants and what the entry function checks them against. */
 static void emit_constants(emitter *e, buf *b)
 {
+    /* attributes by op code, then slot */
+    for (int i = 1; i < e->nattrs; i++) {
+        named_attr a = e->attrs[i];
+        int j = i;
+        while (j > 0 && (e->attrs[j - 1].op->code > a.op->code ||
+                         (e->attrs[j - 1].op->code == a.op->code && e->attrs[j - 1].index > a.index))) {
+            e->attrs[j] = e->attrs[j - 1];
+            j--;
+        }
+        e->attrs[j] = a;
+    }
     int nops = 0;
     for (int c = 1; c <= e->nall_ops; c++)
         nops += e->op_name[c] != NULL;
