@@ -19,10 +19,13 @@
  *     helper, a fold or a shape rule fails. Leaves that differ only in such
  *     constants (the rule, an op, an attribute slot, a helper, a number) are
  *     one function taking the ones that differ as parameters;
- *   - `apply`: a switch on the root's op code with each root's decision
- *     tree, where runs of operand-op tests become nested switches; ops that
- *     only class rules apply to are reached by one test of the class after
- *     the switch (tree.c decides which), not by a copy of the tree per op;
+ *   - one `match_*` function per decision tree, where a run of operand-op
+ *     tests becomes a switch on the op code behind a test of the set of its
+ *     case ops (OPSET_*: one well-predicted branch for the usual operand that
+ *     no case wants);
+ *   - `apply`, which only dispatches: a switch on the root's op code, then,
+ *     for the ops that only class rules apply to, one test of the class
+ *     (tree.c decides which), not a copy of the tree per op;
  *   - the entry function, which checks each constant against the graft it
  *     runs in and publishes the API table with one atomic store.
  * Every branch carries a comment naming its rules and their file:line, so a
@@ -149,6 +152,13 @@ typedef struct named_literal {
     const char *name;
 } named_literal;
 
+/* The ops one operand switch has cases for, as a bit per op code. */
+typedef struct op_set {
+    uint64_t *bits;
+    int nwords;
+    const char *name;
+} op_set;
+
 /* One leaf function: the code of one or more rule variants that emitted the
  * same text up to their constants (holes). */
 typedef struct leaf {
@@ -173,8 +183,7 @@ typedef struct emitter {
     /* names handed out */
     const char **used;
     int nused, capused;
-    const op_def *const *all_ops;
-    int nall_ops;
+    int nall_ops;              /* op codes run 1..nall_ops */
     const char **op_name;      /* by op code */
     named_attr *attrs;
     int nattrs, capattrs;
@@ -183,6 +192,8 @@ typedef struct emitter {
     const char **rule_name;    /* by rule index */
     named_literal *lits;
     int nlits, caplits;
+    op_set *sets;              /* the case ops of operand switches */
+    int nsets, capsets;
     /* leaves */
     leaf *leaves;
     int nleaves, capleaves;
@@ -203,6 +214,18 @@ static bool name_used(const emitter *e, const char *name)
         if (strcmp(e->used[i], name) == 0)
             return true;
     return false;
+}
+
+/* name, or name_2, name_3, ... if taken: an identifier of the file's own. */
+static const char *unique_name(emitter *e, const char *name)
+{
+    char unique[320];
+    snprintf(unique, sizeof unique, "%s", name);
+    for (int k = 2; name_used(e, unique); k++)
+        snprintf(unique, sizeof unique, "%s_%d", name, k);
+    e->used = grow(e->f, e->used, e->nused, &e->capused, sizeof *e->used);
+    e->used[e->nused] = dsl_strndup(e->f, unique, strlen(unique));
+    return e->used[e->nused++];
 }
 
 /* A fresh C identifier: prefix + source name with every character that
@@ -227,18 +250,12 @@ static const char *fresh_name(emitter *e, const char *prefix, const char *source
     base[n] = '\0';
     if (!lower)
         snprintf(base + n, sizeof base - n, "_%lld", value);
-    char name[300];
-    snprintf(name, sizeof name, "%s", base);
-    for (int k = 2; name_used(e, name); k++)
-        snprintf(name, sizeof name, "%s_%d", base, k);
-    e->used = grow(e->f, e->used, e->nused, &e->capused, sizeof *e->used);
-    e->used[e->nused] = dsl_strndup(e->f, name, strlen(name));
-    return e->used[e->nused++];
+    return unique_name(e, base);
 }
 
 static const char *op_const(emitter *e, const op_def *op)
 {
-    if (op->code <= 0 || op->code > e->nall_ops || e->all_ops[op->code - 1] != op) {
+    if (op->code <= 0 || op->code > e->nall_ops || op_by_code(op->code) != op) {
         e->failed = true; /* not an op of the table: cannot happen after sema */
         error_set(e->err, "%s: op '%s' is not in graft's op table", e->f->path, op->name);
         return "0";
@@ -314,13 +331,33 @@ static const char *literal_const(emitter *e, const attr_value *v)
     /* LIT_ names collide with nothing in the headers: no `_value` needed. */
     char name[160];
     snprintf(name, sizeof name, "LIT_%s", source);
-    char unique[200];
-    snprintf(unique, sizeof unique, "%s", name);
-    for (int k = 2; name_used(e, unique); k++)
-        snprintf(unique, sizeof unique, "%s_%d", name, k);
-    e->used = grow(e->f, e->used, e->nused, &e->capused, sizeof *e->used);
-    e->used[e->nused++] = l->name = dsl_strndup(e->f, unique, strlen(unique));
+    l->name = unique_name(e, name);
     return l->name;
+}
+
+/* The named bit set of the case ops of items [from, to) of n (one per
+ * distinct set). */
+static const char *op_set_const(emitter *e, const dsl_tnode *n, int from, int to)
+{
+    int nwords = e->nall_ops / 64 + 1;
+    uint64_t *bits = dsl_alloc(e->f, sizeof *bits * (size_t)nwords);
+    memset(bits, 0, sizeof *bits * (size_t)nwords);
+    for (int k = from; k < to; k++) {
+        int code = n->items[k].child->test.op->code;
+        op_const(e, n->items[k].child->test.op); /* named, so checked at entry */
+        bits[code / 64] |= 1ull << (code % 64);
+    }
+    for (int i = 0; i < e->nsets; i++)
+        if (memcmp(e->sets[i].bits, bits, sizeof *bits * (size_t)nwords) == 0)
+            return e->sets[i].name;
+    e->sets = grow(e->f, e->sets, e->nsets, &e->capsets, sizeof *e->sets);
+    op_set *set = &e->sets[e->nsets];
+    set->bits = bits;
+    set->nwords = nwords;
+    char name[32];
+    snprintf(name, sizeof name, "OPSET_%d", e->nsets++);
+    set->name = unique_name(e, name);
+    return set->name;
 }
 
 static void emit_literal_definition(buf *b, const named_literal *l)
@@ -1230,8 +1267,13 @@ static void emit_items(emitter *e, buf *b, const dsl_tnode *n, int depth)
                    !op_in_run(n, i, j, n->items[j].child->test.op))
                 j++;
         if (j - i >= 2) {
+            /* The set test first: an op none of the cases wants (the usual
+             * case) takes one predictable branch, whatever its code. */
             char p[256];
             dsl_path_c(&t->path, p, sizeof p);
+            indent(b, depth);
+            out(b, "if (op_in(%s, %s->op->code)) {\n", op_set_const(e, n, i, j), p);
+            depth++;
             indent(b, depth);
             out(b, "switch (%s->op->code) {\n", p);
             for (int k = i; k < j; k++) {
@@ -1250,6 +1292,9 @@ static void emit_items(emitter *e, buf *b, const dsl_tnode *n, int depth)
             out(b, "default:\n");
             indent(b, depth + 1);
             out(b, "break;\n");
+            indent(b, depth);
+            out(b, "}\n");
+            depth--;
             indent(b, depth);
             out(b, "}\n");
             i = j - 1;
@@ -1384,6 +1429,12 @@ static const char *support =
     "    return A->compare(A->attr_get(a, ka), RULE_OP_EQ, A->attr_get(b, kb), &eq) && eq.u.i;\n"
     "}\n"
     "\n"
+    "/* Whether op code c is in set. */\n"
+    "__attribute__((unused)) static bool op_in(const uint64_t *set, int c)\n"
+    "{\n"
+    "    return (unsigned)c < 64u * OP_SET_WORDS && (set[(unsigned)c / 64] >> ((unsigned)c % 64) & 1u) != 0;\n"
+    "}\n"
+    "\n"
     "/* An ints attribute equal to a list literal (attr_value_equal for ints). */\n"
     "__attribute__((unused)) static bool ints_equal(const attr_value *v, const int64_t *lit, int n)\n"
     "{\n"
@@ -1456,7 +1507,7 @@ static void emit_constants(emitter *e, buf *b)
         for (int c = 1; c <= e->nall_ops; c++)
             if (e->op_name[c]) {
                 out(b, "    {");
-                c_string(b, e->all_ops[c - 1]->name);
+                c_string(b, op_by_code(c)->name);
                 out(b, ", %s},\n", e->op_name[c]);
             }
         out(b, "};\n");
@@ -1486,6 +1537,18 @@ static void emit_constants(emitter *e, buf *b)
         out(b, "\n/* The list and string values patterns compare attributes with. */\n");
         for (int i = 0; i < e->nlits; i++)
             emit_literal_definition(b, &e->lits[i]);
+    }
+    out(b, "\n/* Sets of ops, a bit per op code (op_in). */\nenum { OP_SET_WORDS = %d };\n",
+        e->nall_ops / 64 + 1);
+    for (int i = 0; i < e->nsets; i++) {
+        out(b, "static const uint64_t %s[OP_SET_WORDS] = {", e->sets[i].name);
+        for (int w = 0; w < e->sets[i].nwords; w++)
+            out(b, "%s0x%" PRIx64 "ull", w ? ", " : "", e->sets[i].bits[w]);
+        out(b, "}; /*");
+        for (int c = 1; c <= e->nall_ops; c++)
+            if (e->sets[i].bits[c / 64] >> (c % 64) & 1)
+                out(b, " %s", e->op_name[c]);
+        out(b, " */\n");
     }
     out(b, "\n");
 }
@@ -1557,7 +1620,7 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
     }
     e->f = f;
     e->err = err;
-    e->all_ops = op_all(&e->nall_ops);
+    op_all(&e->nall_ops);
     e->op_name = dsl_alloc(f, sizeof(char *) * (size_t)(e->nall_ops + 1));
     memset(e->op_name, 0, sizeof(char *) * (size_t)(e->nall_ops + 1));
     rule_helpers(&e->nregistry);
@@ -1571,7 +1634,8 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
     /* The file's own identifiers first, then the rules in file order. */
     static const char *const reserved[] = {"API",        "SET",        "RULES",     "OP_REFS",
                                            "ATTR_REFS",  "HELPER_REFS", "apply",    "same_attr",
-                                           "same_shape", "ints_equal", "RULE_MAX_OPERANDS"};
+                                           "same_shape", "ints_equal", "RULE_MAX_OPERANDS",
+                                           "op_in",      "OP_SET_WORDS"};
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
         e->used = grow(f, e->used, e->nused, &e->capused, sizeof *e->used);
         e->used[e->nused++] = reserved[i];

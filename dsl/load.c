@@ -59,12 +59,11 @@ static void temp_suffix(char *out, size_t size)
  * position) and attribute names, and every helper's name and position. */
 static uint64_t hash_numbering(uint64_t h)
 {
-    int nops;
-    const op_def *const *ops = op_all(&nops);
-    for (int k = 0; k < nops; k++) {
-        h = fnv1a(h, ops[k]->name, strlen(ops[k]->name) + 1);
-        for (int a = 0; a < ops[k]->nattrs; a++)
-            h = fnv1a(h, ops[k]->attrs[a].name, strlen(ops[k]->attrs[a].name) + 1);
+    const op_def *op;
+    for (int code = 1; (op = op_by_code(code)) != NULL; code++) {
+        h = fnv1a(h, op->name, strlen(op->name) + 1);
+        for (int a = 0; a < op->nattrs; a++)
+            h = fnv1a(h, op->attrs[a].name, strlen(op->attrs[a].name) + 1);
         h = fnv1a(h, "\n", 1);
     }
     int nhelpers;

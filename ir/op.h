@@ -72,10 +72,10 @@ typedef struct op_def {
     bool commutative;              /* binary ops whose operands may swap */
     compute_shape_fn compute_shape;
     const char *point_op;          /* pointwise ops: C expression with ${0}, ${1} */
-    int code;                      /* 1 + the op's position in the name-sorted table, set
-                                      when the table is first used (op_find, op_all);
-                                      0 for the opaque def: dense, what generated rules
-                                      switch on (dsl/emit.c) */
+    int code;                      /* 1..number of ops, in op-family order (ops/op.c),
+                                      set when the table is first used (op_find,
+                                      op_all, op_by_code); 0 for the opaque def. Dense:
+                                      what generated rules switch on (dsl/emit.c) */
 } op_def;
 
 /* Looks an op up by name (e.g. "convolution", "@param"). NULL if unknown. */

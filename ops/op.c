@@ -5,7 +5,10 @@
  * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c, ops_pending.c,
  * ops_region.c). This file gathers
  * them once into a name-sorted index so that op_find is a binary search (the
- * dump reader calls it for every instruction), and it owns
+ * dump reader calls it for every instruction), numbers the ops in family
+ * order (op_def.code, what generated rule code switches on: the ops of a
+ * family get neighbouring codes, so a switch over related ops is one dense
+ * jump table; op_by_code is the way back), and it owns
  * op_compute_shape: the arity check, the tuple check and the call counter
  * every shape computation goes through.
  */
@@ -20,6 +23,7 @@ uint64_t op_compute_shape_calls;
 enum { OPS_MAX = 256 };
 
 static const op_def *sorted_ops[OPS_MAX];
+static const op_def *coded_ops[OPS_MAX]; /* by code - 1 */
 static int sorted_count;
 static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
 
@@ -32,10 +36,16 @@ static int compare_names(const char *a, size_t alen, const char *b)
     return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
 
+/* Numbers the family's ops after those already added and files them in
+ * the name index. The tables are written only here, once (pthread_once):
+ * every op_def pointer anyone holds came from op_find, op_all or
+ * op_by_code, after this. */
 static void add_family(op_def *table, int count)
 {
     for (int i = 0; i < count && sorted_count < OPS_MAX; i++) {
-        const op_def *d = &table[i];
+        op_def *d = &table[i];
+        d->code = sorted_count + 1;
+        coded_ops[sorted_count] = d;
         int at = sorted_count;
         while (at > 0 && compare_names(d->name, strlen(d->name), sorted_ops[at - 1]->name) < 0) {
             sorted_ops[at] = sorted_ops[at - 1];
@@ -56,10 +66,6 @@ static void build_index(void)
     add_family(ops_move_table, ops_move_count);
     add_family(ops_pending_table, ops_pending_count);
     add_family(ops_region_table, ops_region_count);
-    /* The tables are written only here, once (pthread_once): every op_def
-     * pointer anyone holds came from op_find or op_all, after this. */
-    for (int i = 0; i < sorted_count; i++)
-        ((op_def *)sorted_ops[i])->code = i + 1;
 }
 
 const op_def *op_find_n(const char *name, size_t len)
@@ -94,7 +100,7 @@ const op_def *const *op_all(int *count)
 const op_def *op_by_code(int code)
 {
     pthread_once(&sorted_once, build_index);
-    return code >= 1 && code <= sorted_count ? sorted_ops[code - 1] : NULL;
+    return code >= 1 && code <= sorted_count ? coded_ops[code - 1] : NULL;
 }
 
 /* ---- the opaque def ---- */

@@ -160,6 +160,7 @@ static void test_tree_shares_and_switches(void)
         dsl_emit_options opt = {"t", "entry_t", false};
         char *c = dsl_emit(f, t, &opt, &err);
         CHECK(c != NULL);
+        CHECK_CONTAINS(c, "if (op_in(OPSET_0, r->args[0]->op->code)) {");
         CHECK_CONTAINS(c, "switch (r->args[0]->op->code) {");
         CHECK_CONTAINS(c, "case OP_exp: {");
         CHECK_CONTAINS(c, "/* rule r3 at t.rules:10 */");
