@@ -13,6 +13,7 @@
 #include "const_fold.h"
 #include "helpers.h"
 
+#include <pthread.h>
 #include <string.h>
 
 static rule_value value_of_attr(attr_value v)
@@ -245,12 +246,38 @@ static rule_helper_fn api_helper_find(const char *name)
     return h ? h->fn : NULL;
 }
 
+/* The registry's functions by index, for generated code to call in one
+ * load (graft_rule_api.helpers). Filled once, before any rule set can see
+ * the table: graft_rule_api_get and helper_at run the fill first. */
+enum { API_HELPERS_MAX = 1024 };
+static rule_helper_fn helper_fns[API_HELPERS_MAX];
+static int helper_fns_count;
+static pthread_once_t helper_fns_once = PTHREAD_ONCE_INIT;
+
+static void fill_helper_fns(void)
+{
+    int n;
+    const rule_helper *all = rule_helpers(&n);
+    for (int i = 0; i < n && i < API_HELPERS_MAX; i++)
+        helper_fns[i] = all[i].fn;
+    helper_fns_count = n < API_HELPERS_MAX ? n : API_HELPERS_MAX;
+}
+
+static rule_helper_fn api_helper_at(int index)
+{
+    pthread_once(&helper_fns_once, fill_helper_fns);
+    return index >= 0 && index < helper_fns_count ? helper_fns[index] : NULL;
+}
+
 static const graft_rule_api api_table = {
     .version = GRAFT_RULE_API_VERSION,
     .size = sizeof(graft_rule_api),
     .op_find = op_find,
     .op_attr_index = op_attr_index,
     .helper_find = api_helper_find,
+    .op_by_code = op_by_code,
+    .helper_at = api_helper_at,
+    .helpers = helper_fns,
     .attempt = rw_attempt,
     .insert = rw_insert,
     .literal = rw_literal,
@@ -272,4 +299,8 @@ static const graft_rule_api api_table = {
     .replace_region = rw_replace_region,
 };
 
-const graft_rule_api *graft_rule_api_get(void) { return &api_table; }
+const graft_rule_api *graft_rule_api_get(void)
+{
+    pthread_once(&helper_fns_once, fill_helper_fns);
+    return &api_table;
+}

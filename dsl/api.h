@@ -23,10 +23,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRAFT_RULE_API_VERSION 1
+#define GRAFT_RULE_API_VERSION 2
 
-/* The kinds of values guard expressions compute; the numbering equals the
- * rule compiler's dsl_type (TY_BOOL = 1, ...). */
+/* The kinds of values guard expressions compute. The rule compiler's
+ * dsl_type (dsl/ast.h) is defined from these (TY_BOOL = RV_BOOL, ...). */
 typedef enum rule_value_kind {
     RV_BOOL = 1,
     RV_INT,
@@ -68,7 +68,9 @@ enum rule_field {
     RULE_FIELD_ELEMENTS,
 };
 
-/* Binary operators of the expression language. */
+/* Binary operators of the expression language. The rule compiler's
+ * dsl_binop (dsl/ast.h) is defined from these (DSL_OP_EQ = RULE_OP_EQ, ...);
+ * && and || (1 and 2) never reach the API. */
 enum rule_operator {
     RULE_OP_EQ = 3, RULE_OP_NE, RULE_OP_LT, RULE_OP_LE, RULE_OP_GT, RULE_OP_GE,
     RULE_OP_ADD, RULE_OP_SUB, RULE_OP_MUL, RULE_OP_DIV,
@@ -78,10 +80,20 @@ typedef struct graft_rule_api {
     int version;     /* GRAFT_RULE_API_VERSION */
     size_t size;     /* sizeof(graft_rule_api) */
 
-    /* ---- lookups, done once when a rule set is initialised ---- */
+    /* ---- lookups ---- */
+    /* Generated code names ops by code (op_def.code), attributes by their
+     * index in the op's declaration and helpers by their index in the
+     * registry, as constants fixed when the rules were compiled; the entry
+     * function checks each against these lookups before handing out its
+     * rule set, so a rule set never runs against a graft numbered otherwise. */
     const op_def *(*op_find)(const char *name);
     int (*op_attr_index)(const op_def *op, const char *name);
     rule_helper_fn (*helper_find)(const char *name);
+    const op_def *(*op_by_code)(int code);          /* NULL if none */
+    rule_helper_fn (*helper_at)(int index);         /* NULL if none */
+    /* The registry's functions by index: helpers[i] is helper_at(i) for
+     * every i where that is not NULL (the entry function checks its own). */
+    const rule_helper_fn *helpers;
 
     /* ---- engine/rewrite.h ---- */
     bool (*attempt)(rewriter *rw, int rule, ins *root);

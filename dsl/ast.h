@@ -11,6 +11,7 @@
 #ifndef GRAFT_DSL_AST_H
 #define GRAFT_DSL_AST_H
 
+#include "api.h"
 #include "arena.h"
 #include "attr.h"
 #include "error.h"
@@ -24,17 +25,19 @@ typedef struct dsl_loc {
 } dsl_loc;
 
 /* ---- types of guard and attribute expressions ---- */
+/* The kinds of values generated code computes with (dsl/api.h), so that a
+ * type is its value kind: one definition, no table between them. */
 typedef enum dsl_type {
-    TY_ERROR,  /* already reported */
-    TY_BOOL,
-    TY_INT,
-    TY_FLOAT,
-    TY_INTS,
-    TY_FLOATS,
-    TY_TYPE,   /* element type: float_type, ... */
-    TY_SHAPE,
-    TY_INS,    /* an instruction (operand or captured instruction) */
-    TY_STRING,
+    TY_ERROR = 0, /* already reported */
+    TY_BOOL = RV_BOOL,
+    TY_INT = RV_INT,
+    TY_FLOAT = RV_FLOAT,
+    TY_INTS = RV_INTS,
+    TY_FLOATS = RV_FLOATS,
+    TY_TYPE = RV_TYPE,     /* element type: float_type, ... */
+    TY_SHAPE = RV_SHAPE,
+    TY_INS = RV_INS,       /* an instruction (operand or captured instruction) */
+    TY_STRING = RV_STRING,
 } dsl_type;
 
 const char *dsl_type_name(dsl_type t);
@@ -110,10 +113,24 @@ typedef enum dsl_expr_kind {
     EX_BINARY, /* op: one of the DSL_OP_* codes */
 } dsl_expr_kind;
 
+/* Comparisons and arithmetic are the API's operators (dsl/api.h), which
+ * generated code passes to graft_rule_api.compare and .arith by name; && and
+ * || are compiled to branches and never reach the API. */
 enum dsl_binop {
-    DSL_OP_OR = 1, DSL_OP_AND, DSL_OP_EQ, DSL_OP_NE, DSL_OP_LT, DSL_OP_LE, DSL_OP_GT, DSL_OP_GE,
-    DSL_OP_ADD, DSL_OP_SUB, DSL_OP_MUL, DSL_OP_DIV,
+    DSL_OP_OR = 1, DSL_OP_AND = 2,
+    DSL_OP_EQ = RULE_OP_EQ, DSL_OP_NE = RULE_OP_NE, DSL_OP_LT = RULE_OP_LT, DSL_OP_LE = RULE_OP_LE,
+    DSL_OP_GT = RULE_OP_GT, DSL_OP_GE = RULE_OP_GE,
+    DSL_OP_ADD = RULE_OP_ADD, DSL_OP_SUB = RULE_OP_SUB, DSL_OP_MUL = RULE_OP_MUL,
+    DSL_OP_DIV = RULE_OP_DIV,
 };
+/* sema.c and emit.c rely on this order: OR, AND, then the comparisons
+ * EQ..GE, then the arithmetic ADD..DIV, each run without gaps. */
+_Static_assert(RULE_OP_EQ == DSL_OP_AND + 1 && RULE_OP_NE == RULE_OP_EQ + 1 &&
+                   RULE_OP_LT == RULE_OP_NE + 1 && RULE_OP_LE == RULE_OP_LT + 1 &&
+                   RULE_OP_GT == RULE_OP_LE + 1 && RULE_OP_GE == RULE_OP_GT + 1 &&
+                   RULE_OP_ADD == RULE_OP_GE + 1 && RULE_OP_SUB == RULE_OP_ADD + 1 &&
+                   RULE_OP_MUL == RULE_OP_SUB + 1 && RULE_OP_DIV == RULE_OP_MUL + 1,
+               "dsl_binop's order (dsl/ast.h) must follow rule_operator's (dsl/api.h)");
 
 /* What a name in an expression or replacement refers to (sema). */
 typedef enum dsl_sym_kind {

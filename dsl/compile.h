@@ -91,13 +91,26 @@ struct dsl_tnode {
     int nitems, cap;
 };
 
+/* One decision tree and the root ops that share it: ops to which exactly
+ * the same rule variants apply get one tree, reached in one of two ways. */
 typedef struct dsl_root {
-    const op_def *op;
+    const op_def **ops;  /* the root ops, in op-table order */
+    int nops;
+    int nvariants;       /* rule variants that apply to these ops */
+    /* by_class: reached by a class test in the default branch of the switch
+     * on the root's op code, `(op->classes & m) != 0` for each of masks
+     * (ANDed); classes roots are tested in order, and the first that holds
+     * is the op's tree (dsl_build_trees checks this over the whole op
+     * table). Otherwise the ops are case labels of that switch. */
+    bool by_class;
+    unsigned *masks;
+    int nmasks;
     dsl_tnode tree;
 } dsl_root;
 
 typedef struct dsl_trees {
-    dsl_root *roots;     /* one per root op, in op-table order */
+    dsl_root *roots;     /* case-label roots in op-table order, then class
+                            roots in the order they are tested */
     int nroots;
     dsl_variant **variants;
     int nvariants;

@@ -3,9 +3,10 @@
  *
  * The rule compiler type-checks every call against this table (name, argument
  * kinds, result kind) so that a wrong call is a compile-time error at the
- * call's line and column, not a crash at run time. Generated code finds the
- * implementation by name through graft_rule_api.helper_find when a rule set
- * is initialised. A helper is fallible when it may refuse its inputs (a
+ * call's line and column, not a crash at run time. Generated code calls a
+ * helper by its index in this table (graft_rule_api.helpers), which the rule
+ * set's entry function checks against the name (helper_find). A helper is
+ * fallible when it may refuse its inputs (a
  * padding it cannot add, a literal it cannot read): the rule then does not
  * fire. Adding a helper is one function and one row in helpers.c.
  */

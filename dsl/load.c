@@ -25,6 +25,11 @@
  * What the checks cannot stop: someone running as the same user can write a
  * matching record too; the cache trusts its owner, as ~/.bashrc does.
  *
+ * The build id also covers the numbering generated code bakes in as
+ * constants (op codes, attribute slots, helper indices; dsl/emit.c), so a
+ * changed op table gives new entries rather than objects whose entry
+ * function refuses this graft.
+ *
  * Threads: loading is serialised by one mutex (dlopen, the entry function
  * that fills the set's tables, dlclose); compiling is not (every build has
  * its own directory).
@@ -34,6 +39,7 @@
 #include "api.h"
 #include "compile.h"
 #include "fileio.h"
+#include "helpers.h"
 #include "sha256.h"
 
 #include <dirent.h>
@@ -43,6 +49,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <spawn.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +88,23 @@ static void key_field(sha256_ctx *c, const void *p, size_t n)
 
 static void key_string(sha256_ctx *c, const char *s) { key_field(c, s, strlen(s)); }
 
+/* What generated code's constants depend on: every op's name, code (its
+ * position) and attribute names, and every helper's name and position. */
+static void key_numbering(sha256_ctx *c)
+{
+    const op_def *op;
+    for (int code = 1; (op = op_by_code(code)) != NULL; code++) {
+        key_string(c, op->name);
+        for (int a = 0; a < op->nattrs; a++)
+            key_string(c, op->attrs[a].name);
+        key_string(c, "\n");
+    }
+    int nhelpers;
+    const rule_helper *helpers = rule_helpers(&nhelpers);
+    for (int k = 0; k < nhelpers; k++)
+        key_string(c, helpers[k].name);
+}
+
 void dsl_rules_build_id(char hex[65])
 {
     sha256_ctx c;
@@ -96,6 +120,7 @@ void dsl_rules_build_id(char hex[65])
         key_string(&c, headers[k].name);
         key_string(&c, headers[k].text);
     }
+    key_numbering(&c);
     unsigned char d[32];
     sha256_final(&c, d);
     sha256_hex(d, hex);
@@ -447,10 +472,14 @@ static bool run_compiler(const char *cc, const char *dir, graft_error *err)
         return error_set(err, "cannot run %s: %s", cc, strerror(rc));
     int status;
     while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
+        if (errno != EINTR) {
+            unlink(log_path);
             return error_set(err, "waiting for %s: %s", cc, strerror(errno));
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        unlink(log_path);
         return true;
+    }
     char first[600] = "";
     int fd = open(log_path, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {

@@ -4,8 +4,12 @@
  * are not tried one after another. Each rule (and each operand order of its
  * :c nodes, a "variant") becomes a sequence of tests on paths from the root
  * (op at r->args[0], operand count, single use, attribute values, equal
- * captures). Variants are inserted into the tree of every op their root can
- * be, in file order, sharing a prefix of tests with earlier variants.
+ * captures). Variants are inserted, in file order, into the tree of every
+ * op their root can be, sharing a prefix of tests with earlier variants.
+ * Ops to which exactly the same variants apply share one tree (a root), so a
+ * <unary> rule makes one tree for the 37 unary ops, not 37 copies; a root
+ * whose ops are exactly those a class test picks out (after the ops with
+ * rules of their own) is reached by that one test instead of case labels.
  *
  * Two constraints, as in GCC's genmatch and ISLE's serializer:
  *   1. first match wins in file order: a variant is merged into an earlier
@@ -269,6 +273,8 @@ static void insert(dsl_file *f, dsl_tnode *node, const dsl_variant *v, int at)
     push_item(f, node)->leaf = v;
 }
 
+/* ---- roots ---- */
+
 /* Whether op can be at the root of rule r. */
 static bool root_matches(const dsl_pattern *p, const op_def *op)
 {
@@ -277,6 +283,152 @@ static bool root_matches(const dsl_pattern *p, const op_def *op)
     if (op->classes & (OPC_BUILTIN | OPC_OPAQUE))
         return false;
     return (op->classes & p->classes) != 0;
+}
+
+/* A root being built: the variants that apply to its ops, by index. */
+typedef struct group {
+    int *variants;
+    int nvariants;
+    bool specific;       /* some variant's root is an op, not a class */
+} group;
+
+static bool class_test_holds(const dsl_root *root, const op_def *op)
+{
+    for (int m = 0; m < root->nmasks; m++)
+        if ((op->classes & root->masks[m]) == 0)
+            return false;
+    return true;
+}
+
+/* The class root the class tests route op to, in test order; -1 if none. */
+static int routed_to(const dsl_trees *t, const int *order, int norder, const op_def *op)
+{
+    for (int k = 0; k < norder; k++)
+        if (t->roots[order[k]].by_class && class_test_holds(&t->roots[order[k]], op))
+            return order[k];
+    return -1;
+}
+
+/* Checks the class tests against every op of the table (and the opaque
+ * def): an op that is a case label never reaches them; any other op must be
+ * routed to its own root, or to none when no rule applies to it. Returns a
+ * root that must become case labels to fix a misrouting, or -1 when every
+ * op is routed right. */
+static int misrouted(const dsl_trees *t, const int *order, int norder, const int *root_of,
+                     const op_def *const *ops, int nops)
+{
+    for (int k = 0; k <= nops; k++) {
+        const op_def *op = k < nops ? ops[k] : op_opaque();
+        int own = k < nops ? root_of[k] : -1;
+        if (own >= 0 && !t->roots[own].by_class)
+            continue;
+        int got = routed_to(t, order, norder, op);
+        if (got != own)
+            return got >= 0 ? got : own;
+    }
+    return -1;
+}
+
+/* Groups the ops by the list of variants that apply to them, decides which
+ * groups a class test can reach, and inserts each group's variants into its
+ * tree once. */
+static bool build_roots(dsl_file *f, dsl_trees *t)
+{
+    int nops;
+    const op_def *const *ops = op_all(&nops);
+    group *groups = dsl_alloc(f, sizeof(group) * (size_t)(nops + 1));
+    int *root_of = dsl_alloc(f, sizeof(int) * (size_t)(nops + 1));
+    int *scratch = dsl_alloc(f, sizeof(int) * (size_t)(t->nvariants + 1));
+    t->roots = dsl_alloc(f, sizeof(dsl_root) * (size_t)(nops + 1));
+    t->nroots = 0;
+    for (int k = 0; k < nops; k++) {
+        int n = 0;
+        for (int i = 0; i < t->nvariants; i++)
+            if (root_matches(t->variants[i]->rule->pattern, ops[k]))
+                scratch[n++] = i;
+        root_of[k] = -1;
+        if (n == 0)
+            continue;
+        int g = 0;
+        while (g < t->nroots &&
+               (groups[g].nvariants != n || memcmp(groups[g].variants, scratch, sizeof(int) * (size_t)n) != 0))
+            g++;
+        if (g == t->nroots) {
+            groups[g].variants = dsl_alloc(f, sizeof(int) * (size_t)n);
+            memcpy(groups[g].variants, scratch, sizeof(int) * (size_t)n);
+            groups[g].nvariants = n;
+            groups[g].specific = false;
+            dsl_root *root = &t->roots[g];
+            memset(root, 0, sizeof *root);
+            root->ops = dsl_alloc(f, sizeof(const op_def *) * (size_t)nops);
+            root->nvariants = n;
+            root->masks = dsl_alloc(f, sizeof(unsigned) * (size_t)n);
+            for (int i = 0; i < n; i++) {
+                const dsl_pattern *p = t->variants[scratch[i]]->rule->pattern;
+                if (p->kind == PAT_OP) {
+                    groups[g].specific = true;
+                    continue;
+                }
+                bool dup = false;
+                for (int m = 0; m < root->nmasks; m++)
+                    dup = dup || root->masks[m] == p->classes;
+                if (!dup)
+                    root->masks[root->nmasks++] = p->classes;
+            }
+            root->by_class = !groups[g].specific;
+            t->nroots++;
+        }
+        t->roots[g].ops[t->roots[g].nops++] = ops[k];
+        root_of[k] = g;
+    }
+
+    /* Test order of the class roots: more variants first. An op every test
+     * of a root passes matches every class rule of that root, so its own
+     * list contains that root's list: testing longer lists first routes it
+     * to its own. misrouted() checks the result anyway. */
+    int *order = dsl_alloc(f, sizeof(int) * (size_t)(t->nroots + 1));
+    int norder = 0;
+    for (int g = 0; g < t->nroots; g++) {
+        int at = norder++;
+        while (at > 0 && t->roots[order[at - 1]].nvariants < t->roots[g].nvariants) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = g;
+    }
+    for (int bad; (bad = misrouted(t, order, norder, root_of, ops, nops)) >= 0;)
+        t->roots[bad].by_class = false;
+    /* Fewer tests where they still route every op right: <unary> rules next
+     * to <pointwise> ones need only the unary test. */
+    for (int g = 0; g < t->nroots; g++) {
+        dsl_root *root = &t->roots[g];
+        for (int m = 0; root->by_class && m < root->nmasks && root->nmasks > 1;) {
+            unsigned dropped = root->masks[m];
+            root->masks[m] = root->masks[root->nmasks - 1];
+            root->nmasks--;
+            if (misrouted(t, order, norder, root_of, ops, nops) < 0)
+                continue;
+            root->masks[root->nmasks++] = root->masks[m];
+            root->masks[m] = dropped;
+            m++;
+        }
+    }
+
+    for (int g = 0; g < t->nroots; g++)
+        for (int i = 0; i < groups[g].nvariants; i++)
+            insert(f, &t->roots[g].tree, t->variants[groups[g].variants[i]], 0);
+
+    /* Case-label roots first (op-table order), then class roots in test order. */
+    dsl_root *sorted = dsl_alloc(f, sizeof(dsl_root) * (size_t)(t->nroots + 1));
+    int n = 0;
+    for (int g = 0; g < t->nroots; g++)
+        if (!t->roots[g].by_class)
+            sorted[n++] = t->roots[g];
+    for (int k = 0; k < norder; k++)
+        if (t->roots[order[k]].by_class)
+            sorted[n++] = t->roots[order[k]];
+    t->roots = sorted;
+    return true;
 }
 
 dsl_trees *dsl_build_trees(dsl_file *f, graft_error *err)
@@ -305,21 +457,7 @@ dsl_trees *dsl_build_trees(dsl_file *f, graft_error *err)
             t->variants[t->nvariants++] = v;
         }
     }
-    int nops;
-    const op_def *const *ops = op_all(&nops);
-    t->roots = dsl_alloc(f, sizeof(dsl_root) * (size_t)(nops + 1));
-    for (int k = 0; k < nops; k++) {
-        dsl_root *root = NULL;
-        for (int i = 0; i < t->nvariants; i++) {
-            const dsl_variant *v = t->variants[i];
-            if (!root_matches(v->rule->pattern, ops[k]))
-                continue;
-            if (!root) {
-                root = &t->roots[t->nroots++];
-                root->op = ops[k];
-            }
-            insert(f, &root->tree, v, 0);
-        }
-    }
+    if (!build_roots(f, t))
+        return NULL;
     return t;
 }

@@ -80,6 +80,10 @@ typedef struct op_def {
     bool commutative;              /* binary ops whose operands may swap */
     compute_shape_fn compute_shape;
     const char *point_op;          /* pointwise ops: C expression with ${0}, ${1} */
+    int code;                      /* 1..number of ops, in op-family order (ops/op.c),
+                                      set when the table is first used (op_find,
+                                      op_all, op_by_code); 0 for the opaque def. Dense:
+                                      what generated rules switch on (dsl/emit.c) */
 } op_def;
 
 /* Looks an op up by name (e.g. "convolution", "@param"). NULL if unknown. */
@@ -87,6 +91,8 @@ const op_def *op_find(const char *name);
 const op_def *op_find_n(const char *name, size_t len);
 /* All ops, for listing and for the rule compiler. */
 const op_def *const *op_all(int *count);
+/* The op whose code is `code` (op_def.code), NULL if none. */
+const op_def *op_by_code(int code);
 /* The def used for unknown ops: any arity, no attrs, shape as given. */
 const op_def *op_opaque(void);
 

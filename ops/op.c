@@ -5,7 +5,10 @@
  * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c, ops_pending.c,
  * ops_region.c). This file gathers
  * them once into a name-sorted index so that op_find is a binary search (the
- * dump reader calls it for every instruction), and it owns
+ * dump reader calls it for every instruction), numbers the ops in family
+ * order (op_def.code, what generated rule code switches on: the ops of a
+ * family get neighbouring codes, so a switch over related ops is one dense
+ * jump table; op_by_code is the way back), and it owns
  * op_compute_shape: the arity check and the tuple check every shape
  * computation goes through. Calls are counted per graph by the IR
  * (graph.shape_calls), not here: two graphs optimised on two threads at once
@@ -20,6 +23,7 @@
 enum { OPS_MAX = 256 };
 
 static const op_def *sorted_ops[OPS_MAX];
+static const op_def *coded_ops[OPS_MAX]; /* by code - 1 */
 static int sorted_count;
 static pthread_once_t sorted_once = PTHREAD_ONCE_INIT;
 
@@ -32,10 +36,16 @@ static int compare_names(const char *a, size_t alen, const char *b)
     return alen < blen ? -1 : alen > blen ? 1 : 0;
 }
 
-static void add_family(const op_def *table, int count)
+/* Numbers the family's ops after those already added and files them in
+ * the name index. The tables are written only here, once (pthread_once):
+ * every op_def pointer anyone holds came from op_find, op_all or
+ * op_by_code, after this. */
+static void add_family(op_def *table, int count)
 {
     for (int i = 0; i < count && sorted_count < OPS_MAX; i++) {
-        const op_def *d = &table[i];
+        op_def *d = &table[i];
+        d->code = sorted_count + 1;
+        coded_ops[sorted_count] = d;
         int at = sorted_count;
         while (at > 0 && compare_names(d->name, strlen(d->name), sorted_ops[at - 1]->name) < 0) {
             sorted_ops[at] = sorted_ops[at - 1];
@@ -85,6 +95,12 @@ const op_def *const *op_all(int *count)
     if (count)
         *count = sorted_count;
     return sorted_ops;
+}
+
+const op_def *op_by_code(int code)
+{
+    pthread_once(&sorted_once, build_index);
+    return code >= 1 && code <= sorted_count ? coded_ops[code - 1] : NULL;
 }
 
 /* ---- the opaque def ---- */

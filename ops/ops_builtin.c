@@ -52,7 +52,7 @@ static const attr_spec get_tuple_elem_attrs[] = {
     {"index", ATTR_INT, OPS_DFLT_INT(0), false, NULL},
 };
 
-const op_def ops_builtin_table[] = {
+op_def ops_builtin_table[] = {
     {.name = "@param", .classes = OPC_BUILTIN, .min_args = 0, .max_args = 0,
      .compute_shape = given_shape},
     {.name = "@literal", .classes = OPC_BUILTIN, .min_args = 0, .max_args = 0,

@@ -327,7 +327,7 @@ static const attr_spec lrn_attrs[] = {
     {"size", ATTR_INT, OPS_DFLT_INT(1), false, NULL},
 };
 
-const op_def ops_compute_table[] = {
+op_def ops_compute_table[] = {
     {.name = "convolution", .classes = OPC_COMPUTE, .min_args = 2, .max_args = 2,
      .attrs = convolution_attrs, .nattrs = 5, .compute_shape = convolution_shape},
     {.name = "quant_convolution", .classes = OPC_COMPUTE, .min_args = 2, .max_args = 2,

@@ -143,7 +143,7 @@ static const attr_spec axis0_attrs[] = {
     {"axis", ATTR_INT, OPS_DFLT_INT(0), false, NULL},
 };
 
-const op_def ops_move_table[] = {
+op_def ops_move_table[] = {
     {.name = "contiguous", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = 1,
      .compute_shape = contiguous_shape},
     {.name = "layout", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = 1, .attrs = layout_attrs,

@@ -54,7 +54,7 @@ static const attr_spec pending_attrs[] = {
     {"permutation", ATTR_INTS, OPS_DFLT_NO_INTS, false, NULL},
 };
 
-const op_def ops_pending_table[] = {
+op_def ops_pending_table[] = {
     {.name = "pending_shape_change", .classes = 0, .min_args = 1, .max_args = 1,
      .attrs = pending_attrs, .nattrs = 3, .compute_shape = pending_shape},
 };

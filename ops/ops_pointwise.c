@@ -99,7 +99,7 @@ static const attr_spec hard_sigmoid_attrs[] = {
     {.name = nm, .classes = BINARY, .min_args = 2, .max_args = 2, .commutative = comm,            \
      .compute_shape = binary_shape, .point_op = expr}
 
-const op_def ops_pointwise_table[] = {
+op_def ops_pointwise_table[] = {
     BINARY_OP("add", true, "${0} + ${1}"),
     BINARY_OP("sub", false, "${0} - ${1}"),
     BINARY_OP("mul", true, "${0} * ${1}"),

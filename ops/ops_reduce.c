@@ -60,7 +60,7 @@ static const attr_spec arg_reduce_attrs[] = {
     {.name = nm, .classes = OPC_REDUCE, .min_args = 1, .max_args = 1, .attrs = reduce_attrs,      \
      .nattrs = 1, .compute_shape = reduce_shape}
 
-const op_def ops_reduce_table[] = {
+op_def ops_reduce_table[] = {
     REDUCE_OP("reduce_sum"),
     REDUCE_OP("reduce_mean"),
     REDUCE_OP("reduce_max"),

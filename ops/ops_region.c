@@ -94,7 +94,7 @@ static bool fused_shape(const op_call *call, shape *out, graft_error *err)
     return true;
 }
 
-const op_def ops_region_table[] = {
+op_def ops_region_table[] = {
     {.name = "fused", .classes = OPC_REGION, .min_args = 0, .max_args = -1,
      .compute_shape = fused_shape},
 };

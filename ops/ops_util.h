@@ -90,21 +90,21 @@ bool ops_check_same_type(const op_call *call, int first, int count, graft_error 
 bool ops_check_rank_at_least(const op_call *call, int input, int rank, graft_error *err);
 
 /* ---- the op family tables, gathered by op.c ---- */
-extern const op_def ops_builtin_table[];
+extern op_def ops_builtin_table[];
 extern const int ops_builtin_count;
-extern const op_def ops_pointwise_table[];
+extern op_def ops_pointwise_table[];
 extern const int ops_pointwise_count;
-extern const op_def ops_reduce_table[];
+extern op_def ops_reduce_table[];
 extern const int ops_reduce_count;
-extern const op_def ops_view_table[];
+extern op_def ops_view_table[];
 extern const int ops_view_count;
-extern const op_def ops_compute_table[];
+extern op_def ops_compute_table[];
 extern const int ops_compute_count;
-extern const op_def ops_move_table[];
+extern op_def ops_move_table[];
 extern const int ops_move_count;
-extern const op_def ops_pending_table[]; /* pending_shape_change (engine/lazy_shapes.h) */
+extern op_def ops_pending_table[]; /* pending_shape_change (engine/lazy_shapes.h) */
 extern const int ops_pending_count;
-extern const op_def ops_region_table[]; /* fused (ops_region.c) */
+extern op_def ops_region_table[]; /* fused (ops_region.c) */
 extern const int ops_region_count;
 
 #endif

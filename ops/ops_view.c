@@ -447,7 +447,7 @@ static const attr_spec slice_attrs[] = {
     {"ends", ATTR_INTS, OPS_DFLT_NO_INTS, true, NULL},
 };
 
-const op_def ops_view_table[] = {
+op_def ops_view_table[] = {
     {.name = "transpose", .classes = OPC_VIEW, .min_args = 1, .max_args = 1,
      .attrs = transpose_attrs, .nattrs = 1, .compute_shape = transpose_shape},
     {.name = "broadcast", .classes = OPC_VIEW, .min_args = 1, .max_args = 2,

@@ -79,8 +79,11 @@ int cmd_rules(int argc, char **argv)
         printf("%s:%d: rule %s%s\n", path, r->loc.line, r->name,
                r->flags & DSL_RULE_NONTERMINATING ? " (nonterminating)" : "");
     }
+    int nops = 0; /* ops with identical rule lists share a tree: count the ops */
+    for (int i = 0; i < trees->nroots; i++)
+        nops += trees->roots[i].nops;
     printf("%d rule%s, %d root op%s, %d variants (one per operand order of :c)\n", f->nrules, f->nrules == 1 ? "" : "s",
-           trees->nroots, trees->nroots == 1 ? "" : "s", trees->nvariants);
+           nops, nops == 1 ? "" : "s", trees->nvariants);
     if (emit_c) {
         FILE *fp = fopen(emit_c, "w");
         bool ok = fp && fputs(c, fp) >= 0;

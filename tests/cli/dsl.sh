@@ -38,7 +38,7 @@ done
 # --emit-c: the generated C names each rule and its file:line.
 if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&
     grep -q 'rule identity_transpose at rules/fold.rules:[0-9]' "$tmp/fold.c" &&
-    grep -q 'switch (op_case(r->op))' "$tmp/fold.c"; then
+    grep -q 'switch (r->op->code) {' "$tmp/fold.c"; then
     pass emit_c_names_rules
 else
     fail emit_c_names_rules "emitted C lacks rule comments or the root switch"

@@ -149,7 +149,9 @@ static void test_tree_shares_and_switches(void)
     CHECK(t != NULL);
     if (t) {
         CHECK_INT(t->nroots, 1);
-        CHECK(t->roots[0].op == op_find("relu"));
+        CHECK_INT(t->roots[0].nops, 1);
+        CHECK(t->roots[0].ops[0] == op_find("relu"));
+        CHECK(!t->roots[0].by_class);
         /* the shared arity test, then one child per operand op */
         const dsl_tnode *root = &t->roots[0].tree;
         CHECK_INT(root->nitems, 1);
@@ -158,7 +160,9 @@ static void test_tree_shares_and_switches(void)
         dsl_emit_options opt = {"t", "entry_t", false};
         char *c = dsl_emit(f, t, &opt, &err);
         CHECK(c != NULL);
-        CHECK_CONTAINS(c, "switch (op_case(r->args[0]->op))");
+        CHECK_CONTAINS(c, "if (op_in(OPSET_0, r->args[0]->op->code)) {");
+        CHECK_CONTAINS(c, "switch (r->args[0]->op->code) {");
+        CHECK_CONTAINS(c, "case OP_exp: {");
         CHECK_CONTAINS(c, "/* rule r3 at t.rules:10 */");
         CHECK_CONTAINS(c, "const rule_set *entry_t(const graft_rule_api *api)");
         free(c);
