@@ -10,6 +10,7 @@
  */
 #include "helpers.h"
 #include "helpers_reshape.h"
+#include "helpers_views.h"
 
 #include "ir.h"
 #include "lazy_shapes.h"
@@ -479,6 +480,49 @@ static const rule_helper helper_table[] = {
      "axes_in_common(lens, axes, c): the axes of c that the axes of lens split into"},
     {"splits_reduced_axes", RV_BOOL, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_splits_reduced_axes,
      "splits_reduced_axes(in_lens, out_lens, axes): a reduction over axes of out_lens covers part of an axis of in_lens"},
+    /* dsl/helpers_views.c: the view normal form */
+    {"absorbs_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_absorbs_transpose,
+     "absorbs_transpose(x, p): transpose[p] of x moves into x and disappears (into a dot, a transpose it cancels, a constant; through single-reader pointwise ops and reductions)"},
+    {"axes_of", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_axes_of,
+     "axes_of(p, a): {p[a0], p[a1], ...} sorted: the axes a reduction over axes a of transpose[p](x) covers in x"},
+    {"splits_axes", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_splits_axes,
+     "splits_axes(c, lens): c refines lens and splits an axis into several longer than 1 (adding or removing 1s is no split)"},
+    {"unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_unit_axes_only,
+     "unit_axes_only(a, b): a and b are equal but for length-1 axes"},
+    {"feeds_output", RV_BOOL, 1, {RV_INS}, false, helper_feeds_output,
+     "feeds_output(x): x is read by the @return, an opaque op or a region (which keep the shapes they read)"},
+    {"unit_reshape_lens", RV_INTS, 4, {RV_INTS, RV_INTS, RV_INTS, RV_INTS}, true, helper_unit_reshape_lens,
+     "unit_reshape_lens(z, dl, w, axes): for reshape[w](reduce[axes](reshape[z](y))) with dl and w equal but for 1s, the lens z2 of reduce[a2](reshape[z2](y))"},
+    {"unit_reshape_axes", RV_INTS, 4, {RV_INTS, RV_INTS, RV_INTS, RV_INTS}, true, helper_unit_reshape_axes,
+     "unit_reshape_axes(z, dl, w, axes): the reduced axes a2 of the same"},
+    {"reshaped_to", RV_INTS, 1, {RV_INS}, true, helper_reshaped_to,
+     "reshaped_to(b): the lens of the reshape b's value reaches through single-reader one-operand pointwise ops; fails otherwise"},
+    {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,
+     "strictly_standard(x): x's shape is exactly a reshape's (row-major strides, length-1 axes included)"},
+    {"settled", RV_BOOL, 1, {RV_INS}, false, helper_settled,
+     "settled(x): no reshape can still come out of x (it is not a shape op, a unary op of one, or a binary op of two)"},
+    {"moves_unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_moves_unit_axes_only,
+     "moves_unit_axes_only(p, lens): transpose[p] keeps the order of the axes of lens longer than 1"},
+    {"has_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_has_transpose,
+     "has_transpose(x, p): x is already read by a transpose with permutation p"},
+    {"canonical_unit_permutation", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_canonical_unit_permutation,
+     "canonical_unit_permutation(p, lens): the permutation with transpose[p]'s lens and order of longer axes that keeps the length-1 axes in order"},
+    {"cluster_lens", RV_INTS, 1, {RV_INS}, true, helper_cluster_lens,
+     "cluster_lens(v): the lens pointwise op v's cluster runs in (fewest reshapes at its boundary); fails for clusters reading a broadcast"},
+    {"in_reshape_cluster", RV_BOOL, 1, {RV_INS}, false, helper_in_reshape_cluster,
+     "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens)"},
+    {"broadcast_view_lens", RV_INTS, 2, {RV_INS, RV_INTS}, true, helper_broadcast_view_lens,
+     "broadcast_view_lens(m, lens): for a broadcast m of k that reshapes to lens as a view, kc with multibroadcast[lens](reshape[kc](k)) that view"},
+    {"takes_broadcast_layout", RV_BOOL, 1, {RV_INS}, false, helper_takes_broadcast_layout,
+     "takes_broadcast_layout(u): u's readers are pointwise ops whose result layout does not change if u's value is broadcast"},
+    {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
+     "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
+    {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,
+     "broadcast_axis_after(b, lens): the axis of one broadcast[axis, lens] equal to multibroadcast[lens](b) for b a broadcast; fails when none"},
+    {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,
+     "is_constant(x): x is a literal or an op of at most 4096 elements computed from literals only (constant folding turns it into one literal)"},
+    {"broadcast_axes", RV_INTS, 3, {RV_INS, RV_INTS, RV_INT}, true, helper_broadcast_axes,
+     "broadcast_axes(k, lens, axis): the axes of k holding stride-0 copies of a value of lens placed at axis (-1: aligned last); fails unless there are some and all have stride 0"},
 };
 
 const rule_helper *rule_helpers(int *count)

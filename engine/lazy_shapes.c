@@ -240,6 +240,16 @@ static ins *insert_op(ins *pos, const char *name, const attr *attrs, int nattrs,
     return module_insert(pos->mod, pos, op, attrs, nattrs, &x, 1, err);
 }
 
+static bool same_but_unit_strides(const shape *a, const shape *b)
+{
+    if (a->type != b->type || !shape_same_lens(a, b))
+        return false;
+    for (int k = 0; k < a->rank; k++)
+        if (a->lens[k] != 1 && a->strides[k] != b->strides[k])
+            return false;
+    return true;
+}
+
 /* Replaces pending op p by concrete ops: transpose, reshape, then a copy
  * into the target layout. */
 static bool materialise(ins *p, shapes_stats *st, graft_error *err)
@@ -257,7 +267,9 @@ static bool materialise(ins *p, shapes_stats *st, graft_error *err)
         if (!(cur = insert_op(p, "reshape", &a, 1, cur, err)))
             return false;
     }
-    if (!shape_equal(&cur->sh, target)) {
+    /* Strides of length-1 axes address nothing: a shape that differs from
+     * the target only there needs no copy (users' shapes are recomputed). */
+    if (!shape_equal(&cur->sh, target) && !same_but_unit_strides(&cur->sh, target)) {
         if (shape_packed_p(target) && !shape_broadcasted_p(target) &&
             !shape_standard_p(target)) {
             int order[SHAPE_MAX_RANK];

@@ -81,8 +81,24 @@ ins *rw_insert(rewriter *rw, ins *before, const op_def *op, const attr *attrs, i
         before = rw->txn_root;
     graft_error sub;
     ins *i = module_insert(before->mod, before, op, attrs, nattrs, args, nargs, &sub);
-    if (i)
-        note_inserted(rw, i);
+    if (!i)
+        return NULL;
+    /* A replacement that builds the same instruction twice (b(t(x), t(x)))
+     * gets one: the first, built earlier in this transaction. */
+    for (int k = 0; k < rw->ninserted; k++) {
+        ins *j = rw->inserted[k];
+        bool same = !(j->flags & INS_REMOVED) && j->op == i->op && j->mod == i->mod &&
+                    j->nargs == i->nargs && j->nattrs == i->nattrs && j->nmods == 0 && !j->data;
+        for (int a = 0; same && a < i->nargs; a++)
+            same = j->args[a] == i->args[a];
+        for (int a = 0; same && a < i->nattrs; a++)
+            same = attr_value_equal(j->attrs[a].v, i->attrs[a].v);
+        if (same) {
+            module_remove(i);
+            return j;
+        }
+    }
+    note_inserted(rw, i);
     return i;
 }
 

@@ -64,6 +64,26 @@ for seed in 1 2 3 4 5 6 7 8; do
 done
 if [ -z "$bad" ]; then pass seed001_any_order; else fail seed001_any_order "orders:$bad"; fi
 
+# ---- issue 7: eight seed-001 links in a chain keep no transpose ----
+# dot -> transpose -> relu -> transpose -> dot ... (examples/
+# chain8_dot_transpose_relu.txt): in program order and nine shuffled orders,
+# no transpose and no output_permutation is left (the provable minimum: every
+# link's two transposes cancel), the eight dot -> relu pairs stay, and the
+# values do not change.
+bad=""
+for seed in 0 1 2 3 4 5 6 7 8 9; do
+    if ! "$GRAFT" opt "$ex/chain8_dot_transpose_relu.txt" -p default --seed-order $seed --verify \
+        -o "$tmp/c8.txt" > /dev/null 2>&1; then
+        bad="$bad $seed(verify)"
+        continue
+    fi
+    grep -q transpose "$tmp/c8.txt" && bad="$bad $seed(transpose)"
+    grep -q output_permutation "$tmp/c8.txt" && bad="$bad $seed(output_permutation)"
+    [ "$(grep -c '= dot(' "$tmp/c8.txt")" = 8 ] && [ "$(grep -c '= relu(' "$tmp/c8.txt")" = 8 ] ||
+        bad="$bad $seed(ops)"
+done
+if [ -z "$bad" ]; then pass chain8_no_transpose_any_order; else fail chain8_no_transpose_any_order "orders:$bad"; fi
+
 # ---- seed 002: the foldable pads fold, with the right padding ----
 if opt seed002 "$ex/seed002_pad_conv.txt" default; then
     out="$tmp/seed002.txt"

@@ -108,6 +108,64 @@ static void test_zero_preserving_and_transparent(void)
     graph_free(g);
 }
 
+/* The view normal form's helpers (dsl/helpers_views.c). */
+static void test_view_helpers(void)
+{
+    graph *g = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    int64_t la[] = {2, 3}, lb[] = {3, 4};
+    shape sa = shape_standard(GRAFT_FLOAT, 2, la), sb = shape_standard(GRAFT_FLOAT, 2, lb);
+    ins *a = module_add_param(m, "a", &sa), *b = module_add_param(m, "b", &sb);
+    graft_error err = {0};
+    ins *ab[2] = {a, b};
+    ins *d = module_add_op(m, "dot", NULL, 0, ab, 2, &err);
+    ins *r = module_add_op(m, "relu", NULL, 0, &d, 1, &err);
+    ins *n = module_add_op(m, "neg", NULL, 0, &a, 1, &err);
+    CHECK(d && r && n);
+    static const int64_t swap[] = {1, 0};
+    attr pa = {"permutation", attr_ints(swap, 2)};
+    ins *tr = module_add_op(m, "transpose", &pa, 1, &r, 1, &err);
+    ins *t = module_add_op(m, "transpose", &pa, 1, &n, 1, &err);
+    CHECK(tr && t);
+    rule_value out, args[4] = {{RV_INS, 0, {.in = r}}, ints(swap, 2)};
+    /* relu(dot), read by the transpose alone, absorbs it (into the dot);
+     * neg(param) does not */
+    CHECK(call("absorbs_transpose", args, 2, &out) && out.u.i == 1);
+    args[0].u.in = n;
+    CHECK(call("absorbs_transpose", args, 2, &out) && out.u.i == 0);
+    /* a transpose the new one cancels absorbs it */
+    args[0].u.in = t;
+    CHECK(call("absorbs_transpose", args, 2, &out) && out.u.i == 1);
+    /* axes_of: sorted {p[a]} */
+    static const int64_t p3[] = {2, 0, 1}, a2[] = {0, 2}, want[] = {1, 2};
+    args[0] = ints(p3, 3);
+    args[1] = ints(a2, 2);
+    CHECK(call("axes_of", args, 2, &out) && ints_are(out, want, 2));
+    /* splits_axes: {2, 3, 4} splits {6, 4}; {1, 6, 4} only adds a 1 */
+    static const int64_t c1[] = {2, 3, 4}, c2[] = {1, 6, 4}, l[] = {6, 4};
+    args[0] = ints(c1, 3);
+    args[1] = ints(l, 2);
+    CHECK(call("splits_axes", args, 2, &out) && out.u.i == 1);
+    args[0] = ints(c2, 3);
+    CHECK(call("splits_axes", args, 2, &out) && out.u.i == 0);
+    CHECK(call("unit_axes_only", args, 2, &out) && out.u.i == 1);
+    /* reshape[w](reduce[2](reshape[z](y))) with w only adding a 1 */
+    static const int64_t z[] = {2, 3, 4}, dl[] = {2, 3, 1}, w[] = {2, 1, 3, 1}, ax[] = {2};
+    static const int64_t z2[] = {2, 1, 3, 4}, a3[] = {3};
+    args[0] = ints(z, 3);
+    args[1] = ints(dl, 3);
+    args[2] = ints(w, 4);
+    args[3] = ints(ax, 1);
+    CHECK(call("unit_reshape_lens", args, 4, &out) && ints_are(out, z2, 4));
+    CHECK(call("unit_reshape_axes", args, 4, &out) && ints_are(out, a3, 1));
+    /* the cluster of neg(a), read by a transpose: a's lens */
+    args[0].kind = RV_INS;
+    args[0].u.in = n;
+    CHECK(call("in_reshape_cluster", args, 1, &out) && out.u.i == 1);
+    CHECK(call("cluster_lens", args, 1, &out) && ints_are(out, la, 2));
+    graph_free(g);
+}
+
 int main(void)
 {
     arena_init(&mem);
@@ -115,6 +173,7 @@ int main(void)
     RUN(test_reduced_lens);
     RUN(test_reduce_axes_through);
     RUN(test_zero_preserving_and_transparent);
+    RUN(test_view_helpers);
     arena_free(&mem);
     return tests_finish();
 }

@@ -1,0 +1,899 @@
+/* helpers_views.c: the helpers of the view normal form (see helpers_views.h). */
+#include "helpers_views.h"
+#include "helpers_reshape.h"
+
+#include "lazy_shapes.h"
+#include "shape.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool is_op(const ins *i, const char *name) { return strcmp(i->op->name, name) == 0; }
+
+/* x is read by exactly one instruction (which may read it more than once,
+ * as mul(x, x)). */
+static bool one_reader(const ins *x)
+{
+    if (x->nusers < 1)
+        return false;
+    for (int k = 1; k < x->nusers; k++)
+        if (x->users[k] != x->users[0])
+            return false;
+    return true;
+}
+
+static bool constant(const ins *x, int depth)
+{
+    if (is_op(x, "@literal"))
+        return x->data != NULL;
+    unsigned fold = OPC_POINTWISE | OPC_VIEW | OPC_SHAPE | OPC_REDUCE | OPC_MOVE | OPC_COMPUTE;
+    if (depth > VIEW_CONSTANT_MAX_DEPTH || !(x->op->classes & fold) ||
+        (x->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || x->nmods > 0 || x->nargs < 1 ||
+        shape_is_tuple(&x->sh) || shape_elements(&x->sh) > VIEW_CONSTANT_MAX_ELEMENTS)
+        return false;
+    for (int k = 0; k < x->nargs; k++)
+        if (!constant(x->args[k], depth + 1))
+            return false;
+    return true;
+}
+
+bool view_is_constant(const ins *x) { return constant(x, 0); }
+
+/* transpose[r] of a value of lens `lens` does nothing: r is the identity,
+ * or moves only length-1 axes and keeps the lens. */
+static bool vanishes(const int64_t *r, int n, const int64_t *lens)
+{
+    int64_t last = -1;
+    for (int i = 0; i < n; i++) {
+        if (lens[r[i]] != lens[i])
+            return false;
+        if (lens[r[i]] != 1) {
+            if (r[i] < last)
+                return false;
+            last = r[i];
+        }
+    }
+    return true;
+}
+
+static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
+        return false;
+    if (is_op(x, "transpose") && x->nargs == 1) {
+        /* transpose[p](transpose[q](z)) is transpose[q o p](z): it vanishes,
+         * or (q's transpose read by nothing else) moves on into z */
+        const attr_value *q = ins_attr(x, "permutation");
+        const ins *z = x->args[0];
+        if (!q || q->n != n)
+            return false;
+        int64_t r[SHAPE_MAX_RANK];
+        for (int i = 0; i < n; i++) {
+            if (p[i] < 0 || p[i] >= n)
+                return false;
+            r[i] = q->u.ints[p[i]];
+        }
+        if (vanishes(r, n, z->sh.lens))
+            return true;
+        return one_reader(x) && absorbs(z, r, n, depth + 1);
+    }
+    if (constant(x, 0))
+        return true;
+    if (!one_reader(x) || x->nmods > 0)
+        return false;
+    if (is_op(x, "dot"))
+        return true;
+    unsigned c = x->op->classes;
+    if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
+        return absorbs(x->args[0], p, n, depth + 1);
+    if ((c & OPC_BINARY) && x->nargs == 2)
+        return absorbs(x->args[0], p, n, depth + 1) && absorbs(x->args[1], p, n, depth + 1);
+    return false;
+}
+
+bool view_absorbs_transpose(const ins *x, const int64_t *p, int n) { return absorbs(x, p, n, 0); }
+
+bool helper_absorbs_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_absorbs_transpose(a[0].u.in, a[1].u.ints, a[1].n));
+    return true;
+}
+
+bool helper_axes_of(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *p = a[0].u.ints, *ax = a[1].u.ints;
+    int np = a[0].n, k = a[1].n;
+    if (np > SHAPE_MAX_RANK || k > np)
+        return false;
+    bool on[SHAPE_MAX_RANK] = {false};
+    for (int i = 0; i < k; i++) {
+        int64_t j = ax[i] < 0 ? ax[i] + np : ax[i];
+        if (j < 0 || j >= np || p[j] < 0 || p[j] >= np)
+            return false;
+        on[p[j]] = true;
+    }
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(np > 0 ? np : 1));
+    if (!r)
+        return false;
+    int nr = 0;
+    for (int i = 0; i < np; i++)
+        if (on[i])
+            r[nr++] = i;
+    rule_value v = {RV_INTS, nr, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+bool helper_is_constant(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_is_constant(a[0].u.in));
+    return true;
+}
+
+/* broadcast_axes(k, lens, axis): see helpers_views.h. */
+bool helper_broadcast_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *k = a[0].u.in;
+    const int64_t *small = a[1].u.ints;
+    int ns = a[1].n, rank = k->sh.rank;
+    int64_t axis = a[2].u.i;
+    if (axis < 0)
+        axis = rank - ns;
+    if (ns > rank || axis < 0 || axis + ns > rank)
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
+    if (!r)
+        return false;
+    int nr = 0;
+    for (int i = 0; i < rank; i++) {
+        bool inside = i >= axis && i < axis + ns;
+        int64_t want = inside ? small[i - axis] : 1;
+        if (want == k->sh.lens[i])
+            continue;
+        if (want != 1 || k->sh.strides[i] != 0)
+            return false;
+        r[nr++] = i;
+    }
+    if (nr == 0)
+        return false;
+    rule_value v = {RV_INTS, nr, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+/* splits_axes(c, lens): see helpers_views.h. */
+bool helper_splits_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const int64_t *c = a[0].u.ints, *l = a[1].u.ints;
+    int nc = a[0].n, nl = a[1].n, bc = 0, bl = 0;
+    for (int i = 0; i < nc; i++)
+        bc += c[i] != 1;
+    for (int i = 0; i < nl; i++)
+        bl += l[i] != 1;
+    *out = rule_bool(bc > bl && refines(c, nc, l, nl));
+    return true;
+}
+
+/* unit_axes_only(a, b): see helpers_views.h. */
+bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const int64_t *x = a[0].u.ints, *y = a[1].u.ints;
+    int nx = a[0].n, ny = a[1].n, i = 0, j = 0;
+    bool same = true;
+    while (same) {
+        while (i < nx && x[i] == 1)
+            i++;
+        while (j < ny && y[j] == 1)
+            j++;
+        if (i == nx || j == ny) {
+            same = i == nx && j == ny;
+            break;
+        }
+        same = x[i++] == y[j++];
+    }
+    *out = rule_bool(same);
+    return true;
+}
+
+/* feeds_output(x): see helpers_views.h. */
+bool helper_feeds_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *u = x->users[k];
+        yes = (u->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || u->nmods > 0;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* The reduction d = reduce[axes](reshape to z) has lens dl (z with the
+ * reduced axes 1); a reshape from dl to w only inserts and removes 1s. The
+ * lens z2 that the reshape to z becomes when that reshape moves above the
+ * reduction, and the reduced axes of z2: w with each reduced axis of z
+ * given back its length. Within each run of 1s between two longer axes, the
+ * reduced axes of dl go, in order, to the 1s of w; false when w has too few
+ * there (the reshape removed a reduced axis) or dl and w differ in more
+ * than 1s. */
+static bool unit_reshape_above_reduce(const rule_value *a, int64_t *z2, int *nz2, int64_t *axes,
+                                      int *naxes)
+{
+    const int64_t *z = a[0].u.ints, *dl = a[1].u.ints, *w = a[2].u.ints, *ax = a[3].u.ints;
+    int nz = a[0].n, nd = a[1].n, nw = a[2].n, na = a[3].n;
+    if (nz != nd || nz > SHAPE_MAX_RANK || nw > SHAPE_MAX_RANK)
+        return false;
+    bool red[SHAPE_MAX_RANK] = {false};
+    for (int k = 0; k < na; k++) {
+        int64_t v = ax[k] < 0 ? ax[k] + nz : ax[k];
+        if (v < 0 || v >= nz || dl[v] != 1)
+            return false;
+        red[v] = true;
+    }
+    int i = 0, j = 0;
+    *nz2 = nw;
+    *naxes = 0;
+    for (;;) {
+        /* the reduced axes of this run of dl's 1s, matched to w's 1s */
+        int ri[SHAPE_MAX_RANK], nr = 0;
+        while (i < nd && dl[i] == 1) {
+            if (red[i])
+                ri[nr++] = i;
+            i++;
+        }
+        int wj[SHAPE_MAX_RANK], nw1 = 0;
+        while (j < nw && w[j] == 1)
+            wj[nw1++] = j++;
+        if (nr > nw1)
+            return false;
+        for (int k = 0; k < nw1; k++)
+            z2[wj[k]] = 1;
+        for (int k = 0; k < nr; k++) {
+            z2[wj[k]] = z[ri[k]];
+            axes[(*naxes)++] = wj[k];
+        }
+        if (i == nd || j == nw) {
+            if (i != nd || j != nw)
+                return false;
+            break;
+        }
+        if (dl[i] != w[j])
+            return false;
+        z2[j] = z[i];
+        i++, j++;
+    }
+    return true;
+}
+
+bool helper_unit_reshape_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nz2 > 0 ? nz2 : 1));
+    if (!r)
+        return false;
+    memcpy(r, z2, sizeof(int64_t) * (size_t)nz2);
+    rule_value v = {RV_INTS, nz2, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+bool helper_unit_reshape_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(naxes > 0 ? naxes : 1));
+    if (!r)
+        return false;
+    memcpy(r, axes, sizeof(int64_t) * (size_t)naxes);
+    rule_value v = {RV_INTS, naxes, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+/* reshaped_to(b): see helpers_views.h. */
+bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *b = a[0].u.in, *x = b;
+    const ins *last = NULL; /* the last shape op of the chain */
+    for (int depth = 0; depth < ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+        if (!one_reader(x))
+            break;
+        const ins *u = x->users[0];
+        bool through;
+        if (u->op->classes & OPC_SHAPE) {
+            through = u->nargs == 1;
+            if (through)
+                last = u;
+        } else if (last) {
+            break; /* the chain of shape ops ended */
+        } else {
+            through = (u->op->classes & OPC_UNARY) && u->nargs == 1;
+            if ((u->op->classes & OPC_BINARY) && u->nargs == 2)
+                through = u->args[0] == x ? view_is_constant(u->args[1])
+                                          : view_is_constant(u->args[0]);
+        }
+        if (!through)
+            break;
+        x = u;
+    }
+    if (!last || shape_same_lens(&last->sh, &b->sh))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(last->sh.rank > 0 ? last->sh.rank : 1));
+    if (!r)
+        return false;
+    memcpy(r, last->sh.lens, sizeof(int64_t) * (size_t)last->sh.rank);
+    rule_value v = {RV_INTS, last->sh.rank, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+/* settled(x): see helpers_views.h. */
+static bool is_shape_view(const ins *x) { return (x->op->classes & OPC_SHAPE) != 0; }
+
+bool helper_settled(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    unsigned c = x->op->classes;
+    bool moving = is_shape_view(x) ||
+                  ((c & OPC_UNARY) && x->nargs == 1 && is_shape_view(x->args[0])) ||
+                  ((c & OPC_BINARY) && x->nargs == 2 && is_shape_view(x->args[0]) &&
+                   is_shape_view(x->args[1]));
+    *out = rule_bool(!moving);
+    return true;
+}
+
+/* moves_unit_axes_only(p, lens): see helpers_views.h. */
+bool helper_moves_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const int64_t *p = a[0].u.ints, *l = a[1].u.ints;
+    int np = a[0].n, nl = a[1].n;
+    bool ok = np == nl;
+    int64_t last = -1;
+    for (int i = 0; ok && i < np; i++) {
+        if (p[i] < 0 || p[i] >= nl)
+            ok = false;
+        else if (l[p[i]] != 1) {
+            ok = p[i] > last;
+            last = p[i];
+        }
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
+/* has_transpose(x, p): see helpers_views.h. */
+bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *t = x->users[k];
+        if (!is_op(t, "transpose"))
+            continue;
+        const attr_value *v = ins_attr(t, "permutation");
+        yes = v && v->n == a[1].n;
+        for (int i = 0; yes && i < v->n; i++)
+            yes = v->u.ints[i] == a[1].u.ints[i];
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* canonical_unit_permutation(p, lens): see helpers_views.h. */
+bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *p = a[0].u.ints, *l = a[1].u.ints;
+    int np = a[0].n;
+    if (np != a[1].n || np > SHAPE_MAX_RANK)
+        return false;
+    /* Result axis i has length l[p[i]]. Give the length-1 result axes the
+     * operand's length-1 axes in increasing order, the others the operand's
+     * longer axes in the order p gives them. */
+    int64_t ones[SHAPE_MAX_RANK];
+    int nones = 0, next = 0;
+    for (int k = 0; k < np; k++)
+        if (l[k] == 1)
+            ones[nones++] = k;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(np > 0 ? np : 1));
+    if (!r)
+        return false;
+    for (int i = 0; i < np; i++) {
+        if (p[i] < 0 || p[i] >= np)
+            return false;
+        r[i] = l[p[i]] == 1 ? ones[next++] : p[i];
+    }
+    rule_value v = {RV_INTS, np, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+/* strictly_standard(x): see helpers_views.h. */
+bool helper_strictly_standard(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const shape *sh = &a[0].u.in->sh;
+    shape std = shape_standard(sh->type, sh->rank, sh->lens);
+    *out = rule_bool(!shape_is_tuple(sh) && shape_equal(sh, &std));
+    return true;
+}
+
+/* ---- pointwise clusters and their lens (cluster_lens) ---- */
+
+static bool is_cluster_op(const ins *x)
+{
+    unsigned c = x->op->classes;
+    return (((c & OPC_UNARY) && x->nargs == 1) || ((c & OPC_BINARY) && x->nargs == 2)) &&
+           x->nmods == 0 && !view_is_constant(x);
+}
+
+static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+
+/* A shape op (reshape, squeeze, ...: they all compose into reshapes). */
+static bool is_reshape(const ins *x) { return (x->op->classes & OPC_SHAPE) && x->nargs == 1; }
+
+/* Every reader of shape op r is a cluster op or a shape op inside too: the
+ * reshape is inside the cluster (its operand is what the cluster reads). */
+static bool reshape_inside_at(const ins *r, int depth)
+{
+    if (!is_reshape(r) || r->nusers < 1 || depth > VIEW_CLUSTER_MAX)
+        return false;
+    /* A reshape that a broadcast below it takes in (reshape_of_multibroadcast)
+     * is that broadcast in the reshape's lens: a leaf, not looked through. */
+    const ins *m = r->args[0];
+    int64_t kc[SHAPE_MAX_RANK];
+    if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && !view_is_constant(m->args[0]) &&
+        is_op(r, "reshape") && broadcast_view(m, r->sh.lens, r->sh.rank, kc))
+        return false;
+    for (int k = 0; k < r->nusers; k++)
+        if (!is_cluster_op(r->users[k]) && !reshape_inside_at(r->users[k], depth + 1))
+            return false;
+    return true;
+}
+
+static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
+
+typedef struct cluster {
+    const ins *ops[VIEW_CLUSTER_MAX];
+    int nops;
+    const ins *leaves[VIEW_CLUSTER_MAX]; /* distinct */
+    int nleaves;
+    int64_t sink[SHAPE_MAX_RANK];
+    int nsink;
+    const ins *root;
+    bool ok;
+} cluster;
+
+static bool cluster_has(const ins *const *v, int n, const ins *x)
+{
+    for (int k = 0; k < n; k++)
+        if (v[k] == x)
+            return true;
+    return false;
+}
+
+/* The value x a cluster op reads: through reshapes inside the cluster to a
+ * cluster op of one reader (added to the cluster) or a leaf. */
+static void cluster_collect(cluster *c, const ins *x, int depth)
+{
+    if (!c->ok)
+        return;
+    if (depth > VIEW_CLUSTER_MAX) {
+        c->ok = false;
+        return;
+    }
+    while (reshape_inside(x))
+        x = x->args[0];
+    if (is_cluster_op(x) && one_reader(x)) {
+        if (cluster_has(c->ops, c->nops, x))
+            return;
+        if (c->nops == VIEW_CLUSTER_MAX) {
+            c->ok = false;
+            return;
+        }
+        c->ops[c->nops++] = x;
+        for (int k = 0; k < x->nargs; k++)
+            cluster_collect(c, x->args[k], depth + 1);
+        return;
+    }
+    if (is_op(x, "multibroadcast") || is_op(x, "broadcast")) {
+        /* A cluster that reads a broadcast is where the common-dims rules
+         * move ops into finer lens (GroupNorm): it has no lens of its own. */
+        c->ok = false;
+        return;
+    }
+    if (ins_is_pending(x)) {
+        c->ok = false;
+        return;
+    }
+    if (view_is_constant(x) || cluster_has(c->leaves, c->nleaves, x))
+        return;
+    if (c->nleaves == VIEW_CLUSTER_MAX) {
+        c->ok = false;
+        return;
+    }
+    c->leaves[c->nleaves++] = x;
+}
+
+/* The cluster of pointwise op v: its root (up through single readers that
+ * are cluster ops or reshapes of one reader), the lens the root's value is
+ * reshaped to below it, its ops and its leaves. */
+static bool cluster_of(const ins *v, cluster *c)
+{
+    memset(c, 0, sizeof *c);
+    c->ok = true;
+    const ins *root = v;
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
+        const ins *x = root, *w = NULL;
+        /* through reshapes of one reader */
+        while (one_reader(x) && is_reshape(x->users[0]) && x->users[0] != x)
+            x = x->users[0];
+        if (one_reader(x) && is_cluster_op(x->users[0]))
+            w = x->users[0];
+        if (!w)
+            break;
+        /* w must read root only through reshapes inside the cluster */
+        root = w;
+    }
+    c->root = root;
+    const ins *s = root;
+    while (one_reader(s) && is_reshape(s->users[0]))
+        s = s->users[0];
+    c->nsink = s->sh.rank;
+    memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
+    cluster_collect(c, root, 0);
+    if (c->ok && c->nops < VIEW_CLUSTER_MAX && !cluster_has(c->ops, c->nops, root)) {
+        /* the root has several readers or none: it is still the cluster's */
+        c->ops[c->nops++] = root;
+        for (int k = 0; k < root->nargs; k++)
+            cluster_collect(c, root->args[k], 1);
+    }
+    return c->ok && cluster_has(c->ops, c->nops, v);
+}
+
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    if (na != nb)
+        return false;
+    for (int k = 0; k < na; k++)
+        if (a[k] != b[k])
+            return false;
+    return true;
+}
+
+/* Orders candidate lenses: fewer axes first, then by the lengths. */
+static bool lens_less(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    if (na != nb)
+        return na < nb;
+    for (int k = 0; k < na; k++)
+        if (a[k] != b[k])
+            return a[k] < b[k];
+    return false;
+}
+
+/* The lenses a cluster's ops may run in, and the cost table of the
+ * labelling below. */
+typedef struct labelling {
+    const cluster *c;
+    const int64_t *cand[VIEW_CLUSTER_MAX + 1];
+    int ncand_rank[VIEW_CLUSTER_MAX + 1];
+    int ncand;
+    int cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate] */
+    int label[VIEW_CLUSTER_MAX];
+} labelling;
+
+static int op_index(const cluster *c, const ins *x)
+{
+    for (int k = 0; k < c->nops; k++)
+        if (c->ops[k] == x)
+            return k;
+    return -1;
+}
+
+/* What operand a of a cluster op is: a cluster op (its index), a constant
+ * (-2: free in any lens) or a leaf (-1, lens in *leaf). */
+static int operand_kind(const cluster *c, const ins *a, const ins **leaf)
+{
+    while (reshape_inside(a))
+        a = a->args[0];
+    int k = op_index(c, a);
+    if (k >= 0)
+        return k;
+    if (view_is_constant(a))
+        return -2;
+    *leaf = a;
+    return -1;
+}
+
+static bool cand_is(const labelling *L, int k, const shape *sh)
+{
+    return lens_equal(L->cand[k], L->ncand_rank[k], sh->lens, sh->rank);
+}
+
+/* Post-order: cost[i][k] = the fewest reshapes below op i when it runs in
+ * candidate k. */
+static void label_costs(labelling *L, int i, int depth)
+{
+    const cluster *c = L->c;
+    const ins *x = c->ops[i];
+    for (int k = 0; k < L->ncand; k++)
+        L->cost[i][k] = 0;
+    for (int a = 0; a < x->nargs; a++) {
+        const ins *leaf = NULL;
+        int j = operand_kind(c, x->args[a], &leaf);
+        if (j == -2)
+            continue;
+        if (j >= 0 && depth < VIEW_CLUSTER_MAX)
+            label_costs(L, j, depth + 1);
+        for (int k = 0; k < L->ncand; k++) {
+            if (j == -1) {
+                L->cost[i][k] += !cand_is(L, k, &leaf->sh);
+                continue;
+            }
+            int best = 1 << 20;
+            for (int q = 0; q < L->ncand; q++) {
+                int v = L->cost[j][q] + (q != k);
+                if (v < best)
+                    best = v;
+            }
+            L->cost[i][k] += best;
+        }
+    }
+}
+
+static bool cand_less(const labelling *L, int a, int b)
+{
+    return lens_less(L->cand[a], L->ncand_rank[a], L->cand[b], L->ncand_rank[b]);
+}
+
+/* Pre-order: op i runs in label[i]; each operand op takes the cheapest lens
+ * given that, preferring its reader's (no reshape between), then the
+ * smallest. */
+static void label_assign(labelling *L, int i, int depth)
+{
+    const cluster *c = L->c;
+    const ins *x = c->ops[i];
+    int k = L->label[i];
+    for (int a = 0; a < x->nargs; a++) {
+        const ins *leaf = NULL;
+        int j = operand_kind(c, x->args[a], &leaf);
+        if (j < 0 || depth >= VIEW_CLUSTER_MAX)
+            continue;
+        int best = k;
+        for (int q = 0; q < L->ncand; q++) {
+            int vq = L->cost[j][q] + (q != k), vb = L->cost[j][best] + (best != k);
+            if (vq < vb || (vq == vb && best != k && q != k && cand_less(L, q, best)))
+                best = q;
+        }
+        L->label[j] = best;
+        label_assign(L, j, depth + 1);
+    }
+}
+
+bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
+{
+    cluster c;
+    if (!cluster_of(v, &c))
+        return false;
+    labelling *L = calloc(1, sizeof *L);
+    if (!L)
+        return false;
+    L->c = &c;
+    /* candidates: the sink's lens first, then the leaves' */
+    L->cand[0] = c.sink;
+    L->ncand_rank[0] = c.nsink;
+    L->ncand = 1;
+    for (int k = 0; k < c.nleaves; k++) {
+        const shape *sh = &c.leaves[k]->sh;
+        bool seen = false;
+        for (int q = 0; q < L->ncand && !seen; q++)
+            seen = cand_is(L, q, sh);
+        if (!seen && L->ncand <= VIEW_CLUSTER_MAX) {
+            L->cand[L->ncand] = sh->lens;
+            L->ncand_rank[L->ncand++] = sh->rank;
+        }
+    }
+    int root = op_index(&c, c.root);
+    bool ok = root >= 0;
+    if (ok) {
+        label_costs(L, root, 0);
+        /* the root: the cheapest with the reshape to the sink counted; ties
+         * to a leaf's lens (the smallest), the sink's (candidate 0) last:
+         * where the sink is depends on whether a reshape below has moved on
+         * past a reduction yet, where the leaves are does not */
+        int best = 0;
+        for (int k = 1; k < L->ncand; k++) {
+            int vk = L->cost[root][k] + 1, vb = L->cost[root][best] + (best != 0);
+            if (vk < vb || (vk == vb && (best == 0 || cand_less(L, k, best))))
+                best = k;
+        }
+        L->label[root] = best;
+        label_assign(L, root, 0);
+        int i = op_index(&c, v);
+        ok = i >= 0;
+        if (ok) {
+            *n = L->ncand_rank[L->label[i]];
+            memcpy(lens, L->cand[L->label[i]], sizeof(int64_t) * (size_t)*n);
+        }
+    }
+    free(L);
+    return ok;
+}
+
+bool helper_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t lens[SHAPE_MAX_RANK];
+    int nl;
+    if (!view_cluster_lens(a[0].u.in, lens, &nl))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nl > 0 ? nl : 1));
+    if (!r)
+        return false;
+    memcpy(r, lens, sizeof(int64_t) * (size_t)nl);
+    rule_value v = {RV_INTS, nl, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    cluster c;
+    *out = rule_bool(is_cluster_op(a[0].u.in) && cluster_of(a[0].u.in, &c));
+    return true;
+}
+
+/* broadcast_view_lens(m, lens): see helpers_views.h. The lens kc go to r
+ * (rank entries). */
+static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r)
+{
+    if (m->nargs < 1 || rank > SHAPE_MAX_RANK || rank < 1)
+        return false;
+    const shape *in = &m->sh;
+    /* m's memory seen with the new lens (as reshape_lazy sees it): groups of
+     * old axes with equal products must be contiguous among themselves. */
+    int64_t ol[SHAPE_MAX_RANK], os[SHAPE_MAX_RANK], strides[SHAPE_MAX_RANK];
+    int on = 0, nidx[SHAPE_MAX_RANK], nn = 0;
+    for (int k = 0; k < in->rank; k++)
+        if (in->lens[k] != 1) {
+            ol[on] = in->lens[k];
+            os[on++] = in->strides[k];
+        }
+    for (int k = 0; k < rank; k++)
+        if (lens[k] != 1)
+            nidx[nn++] = k;
+    int oi = 0, ni = 0;
+    while (oi < on && ni < nn) {
+        int64_t op = ol[oi], np = lens[nidx[ni]];
+        int oj = oi + 1, nj = ni + 1;
+        while (op != np) {
+            if (np < op) {
+                if (nj >= nn)
+                    return false;
+                np *= lens[nidx[nj++]];
+            } else {
+                if (oj >= on)
+                    return false;
+                op *= ol[oj++];
+            }
+        }
+        for (int k = oi; k + 1 < oj; k++)
+            if (os[k] != ol[k + 1] * os[k + 1])
+                return false;
+        strides[nidx[nj - 1]] = os[oj - 1];
+        for (int k = nj - 1; k > ni; k--)
+            strides[nidx[k - 1]] = strides[nidx[k]] * lens[nidx[k]];
+        oi = oj;
+        ni = nj;
+    }
+    if (oi != on || ni != nn)
+        return false;
+    /* The value broadcast: the new lens with every stride-0 axis 1. */
+    int64_t count = 1, zero = 0;
+    for (int k = 0; k < rank; k++) {
+        bool bc = lens[k] != 1 && strides[k] == 0;
+        r[k] = bc ? 1 : lens[k];
+        count *= r[k];
+        zero += bc;
+    }
+    return zero && count == shape_elements(&m->args[0]->sh);
+}
+
+bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int rank = a[1].n;
+    int64_t kc[SHAPE_MAX_RANK];
+    if (!broadcast_view(a[0].u.in, a[1].u.ints, rank, kc))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)rank);
+    if (!r)
+        return false;
+    memcpy(r, kc, sizeof(int64_t) * (size_t)rank);
+    rule_value v = {RV_INTS, rank, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+/* takes_broadcast_layout(u): see helpers_views.h. */
+bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in;
+    bool ok = u->nusers > 0;
+    for (int k = 0; k < u->nusers && ok; k++) {
+        const ins *r = u->users[k];
+        unsigned c = r->op->classes;
+        if (((c & OPC_UNARY) && r->nargs == 1) || is_op(r, "multibroadcast") || is_op(r, "broadcast"))
+            continue;
+        ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
+        if (ok) {
+            const ins *other = r->args[0] == u ? r->args[1] : r->args[0];
+            ok = shape_standard_p(&other->sh) && !shape_broadcasted_p(&other->sh);
+        }
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
+/* duplicated_transpose(t): see helpers_views.h. */
+bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = false;
+    if (is_op(t, "transpose") && t->nargs == 1) {
+        const ins *x = t->args[0];
+        const attr_value *p = ins_attr(t, "permutation");
+        for (int k = 0; k < x->nusers && !yes && p; k++) {
+            const ins *o = x->users[k];
+            if (o == t || !is_op(o, "transpose"))
+                continue;
+            const attr_value *q = ins_attr(o, "permutation");
+            yes = q && attr_value_equal(*p, *q);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* broadcast_axis_after(b, lens): see helpers_views.h. */
+bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in;
+    const int64_t *l = a[1].u.ints;
+    int nl = a[1].n;
+    const attr_value *axv = ins_attr(b, "axis");
+    if (!is_op(b, "broadcast") || b->nargs != 1 || !axv || nl < b->sh.rank)
+        return false;
+    const ins *x = b->args[0];
+    int64_t axis = axv->u.i + (nl - b->sh.rank);
+    if (axis < 0 || axis + x->sh.rank > nl)
+        return false;
+    for (int i = 0; i < x->sh.rank; i++)
+        if (l[axis + i] != x->sh.lens[i] || b->sh.lens[axv->u.i + i] != x->sh.lens[i])
+            return false;
+    *out = rule_int(axis);
+    return true;
+}

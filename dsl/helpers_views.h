@@ -1,0 +1,185 @@
+/* helpers_views.h: the rule helpers of the view normal form (the headers of
+ * the rule files and docs/rules.md, "The view normal form").
+ *
+ * Views move through pointwise ops and reductions in one canonical direction
+ * each, so that the visiting order cannot change the final graph. For a
+ * transpose the direction depends on what is above it: absorbs_transpose(x)
+ * says whether a transpose of x can move into x and disappear there (into
+ * the output_permutation of a dot, into another transpose, into a literal),
+ * through single-use pointwise ops and reductions. Such a transpose rises;
+ * every other transpose sinks toward its users, where transposes merge at
+ * binary ops and cancel.
+ *
+ * The helpers are registered in dsl/helpers.c's table; the functions are
+ * exposed here for tests/unit/test_rule_helpers.c.
+ */
+#ifndef GRAFT_DSL_HELPERS_VIEWS_H
+#define GRAFT_DSL_HELPERS_VIEWS_H
+
+#include "api.h"
+#include "ir.h"
+
+#include <stdbool.h>
+
+/* How far absorbs_transpose looks up a chain of single-use ops. Deeper
+ * chains answer "does not absorb" (the transpose then sinks). */
+enum { ABSORBS_TRANSPOSE_MAX_DEPTH = 64 };
+
+/* The largest literal a transpose folds into (fold_constant_view's bound). */
+enum { ABSORBS_TRANSPOSE_MAX_LITERAL = 4096 };
+
+/* True when transpose[p] (n entries) of x can move into x and disappear:
+ * x is a transpose whose permutation composed with p does nothing (or, x
+ * read by nothing else, whose operand absorbs the composition), a constant
+ * (constant folding takes it; see view_is_constant), or x has exactly one
+ * reader and is a dot (its output_permutation takes it), a one-operand
+ * pointwise op or a reduction of a value that absorbs it, or a two-operand
+ * pointwise op both of whose operands absorb it. */
+bool view_absorbs_transpose(const ins *x, const int64_t *p, int n);
+
+/* What is_constant looks at: constants deeper than this, or with more
+ * elements than constant folding takes (fold.rules folds values of at most
+ * 4096 elements), count as not constant. */
+enum { VIEW_CONSTANT_MAX_DEPTH = 32, VIEW_CONSTANT_MAX_ELEMENTS = 4096 };
+
+/* True when x is a literal, or an op constant folding evaluates (pointwise,
+ * view, shape, reduce, move, compute) of at most 4096 elements whose
+ * operands are all constant: fold.rules turns it into one literal, in any
+ * visiting order. The rules that move views leave such values to folding,
+ * so that whether folding came first cannot change the result. */
+bool view_is_constant(const ins *x);
+
+/* ---- rule helpers (signatures of dsl/api.h's rule_helper_fn) ---- */
+
+/* absorbs_transpose(x, p): instruction, ints -> bool. */
+bool helper_absorbs_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* axes_of(p, a): ints, ints -> ints: {p[a0], p[a1], ...} sorted ascending.
+ * For reduce[axes=a](transpose[p](x)) = transpose[p](reduce[axes=axes_of(p,
+ * a)](x)), and with invert(p) the other way. Fails on an index outside p. */
+bool helper_axes_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* is_constant(x): instruction -> bool (view_is_constant). */
+bool helper_is_constant(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* broadcast_axes(k, lens, axis): instruction, ints, int -> ints. k is a
+ * value of rank R holding lens `lens` broadcast into it: at `axis` (as
+ * broadcast[axis] places them) or, with axis -1, aligned to the last axes (as
+ * multibroadcast does). The result is the axes of k that hold broadcast
+ * copies: those where lens (so placed) has no axis or a length-1 axis and k
+ * is longer. Fails unless k has stride 0 on each of them (it holds the same
+ * value along them), or when there are none. reduce_max over them, then a
+ * reshape to lens, gives back the value that was broadcast; for a literal
+ * that constant folding made from a broadcast, that folds to the small
+ * literal. */
+bool helper_broadcast_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* splits_axes(c, lens): ints, ints -> bool: c refines lens (every axis of
+ * lens is a run of axes of c) and splits some axis of lens into several
+ * axes longer than 1. Inserting or removing length-1 axes is not a split:
+ * the common-dims rules of rules/reshape.rules move ops only for real
+ * splits, so that a chain of reshapes that only adds and removes 1s cannot
+ * pull an op into more axes before the chain composes away. */
+bool helper_splits_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* unit_axes_only(a, b): ints, ints -> bool: a and b are the same lens but
+ * for length-1 axes (a reshape between them only inserts and removes 1s). */
+bool helper_unit_axes_only(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* feeds_output(x): instruction -> bool: x is read by the @return, an opaque
+ * op or a fused region, which keep the shapes they read (lazy shapes settle a
+ * change of layout there with a contiguous copy). */
+bool helper_feeds_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* unit_reshape_lens(z, dl, w, axes) and unit_reshape_axes(z, dl, w, axes):
+ * ints x4 -> ints. For reshape[w](reduce[axes](reshape[z](y))), where the
+ * reduction's lens dl (z with the reduced axes 1) and w differ only in 1s:
+ * the lens z2 and reduced axes a2 with reduce[a2](reshape[z2](y)) the same
+ * value, of lens w. Fail when the outer reshape removes a reduced axis or
+ * does more than insert and remove 1s. */
+bool helper_unit_reshape_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
+bool helper_unit_reshape_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reshaped_to(b): instruction -> ints: the lens b's value ends in after the
+ * first run of shape ops (reshape, squeeze, ...) it reaches through a chain
+ * of single-reader one-operand pointwise ops, or two-operand ones whose
+ * other operand is constant (a reshape moves through all of these); the
+ * run counts as a whole, since it composes into one reshape. Fails when
+ * there is no such run or it ends in b's own lens. */
+bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
+ * reshape to its lens has, strides of length-1 axes included (is_standard
+ * ignores those). A rule that replaces x by such a reshape then leaves every
+ * reader's shape as it was. */
+bool helper_strictly_standard(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* settled(x): instruction -> bool: no reshape can still come out of x: x
+ * is not a shape op (which composes with a reshape of it), a one-operand
+ * pointwise op of a shape op (which moves above it) or a two-operand one of
+ * two shape ops (which merge). The common-dims rules wait for such values,
+ * so that whether a reshape chain simplified first cannot change where the
+ * ops end up. */
+bool helper_settled(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* moves_unit_axes_only(p, lens): ints, ints -> bool: transpose[p] of a
+ * value of lens `lens` keeps the order of every axis longer than 1. */
+bool helper_moves_unit_axes_only(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* has_transpose(x, p): instruction, ints -> bool: x is already read by a
+ * transpose with permutation p (so a transpose of x by p costs nothing: the
+ * rewrite reuses it). */
+bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* canonical_unit_permutation(p, lens): ints, ints -> ints: among the
+ * permutations that give transpose[p] of lens `lens` the same lens and
+ * the same order of axes longer than 1, the one that keeps the length-1
+ * axes in increasing order. */
+bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* ---- pointwise clusters (rules/reshape.rules, "Reshapes around pointwise
+ * clusters") ----
+ * The cluster of a one- or two-operand pointwise op: the ops connected to
+ * it through values with one reader, directly or through reshapes; its
+ * leaves are the values it reads from outside (reshapes whose readers are
+ * all pointwise ops are looked through), its sink the lens its value is
+ * reshaped to below it. Every op of a cluster runs in one lens, the
+ * lens a minimum-cost labelling of the cluster's tree assigns it: each op
+ * gets one of the leaves' or the sink's lens, and each edge whose ends
+ * differ costs a reshape (a leaf of other lens than its reader, the root of
+ * other lens than the sink); ties go to a leaf's lens, the smallest first,
+ * and an op prefers its reader's. It depends only on the leaves and
+ * the sink, so it does not change as the rules move ops and reshapes inside
+ * the cluster. A cluster that reads a broadcast (GroupNorm's per-group and
+ * per-channel values), or has more than VIEW_CLUSTER_MAX ops or leaves, has
+ * none: the common-dims rules handle it. */
+enum { VIEW_CLUSTER_MAX = 32 };
+bool view_cluster_lens(const ins *v, int64_t *lens, int *n);
+/* cluster_lens(v): instruction -> ints; fails when v's cluster has none. */
+bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* in_reshape_cluster(v): instruction -> bool: v is a pointwise op whose
+ * cluster has lens (it reads no broadcast). */
+bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
+ * (multi)broadcast of k; when m's memory can be seen with lens `lens`
+ * without a copy (the reshape is a view of the broadcast), the lens kc with
+ * multibroadcast[lens](reshape[kc](k)) that view: lens with each stride-0
+ * axis 1. Fails when no view exists or the result broadcasts nothing. */
+bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
+ * one-operand pointwise op, or a two-operand one whose other operand is
+ * standard: their results have the same layout whether u's value is
+ * standard or broadcast, so a broadcast may move below u without changing
+ * any layout downstream (an output keeps its layout; a copy would follow). */
+bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* duplicated_transpose(t): instruction -> bool: t is a transpose and its
+ * operand has another transpose reader with the same permutation (CSE
+ * merges the two). */
+bool helper_duplicated_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* broadcast_axis_after(b, lens): instruction, ints -> int: for b =
+ * broadcast[axis](x) multibroadcast to lens, the axis of a single
+ * broadcast[axis, lens](x) with the same value: x's axes land where they
+ * were (aligned to the last axes), which must not be stretched. Fails
+ * otherwise. */
+bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+#endif
