@@ -204,6 +204,16 @@ $(BUILD)/libgraft.a $(BUILD)/libgraft.so: $(DSL_CORE_OBJS) $(RULE_OBJS)
 FORCE:
 # bench/mlir_compare.c compares the fold rules with MLIR's canonicalizer.
 PACKAGES += mlir-19-tools
+# codegen/graft_kernel.h, the header every generated kernel includes, as a C
+# string (cg_kernel_header) for hiprtc, the emu device and `graft compile`.
+$(BUILD)/libgraft.a $(BUILD)/libgraft.so $(BUILD)/libgraft_core.a: $(BUILD)/obj/gen/graft_kernel_text.o
+$(BUILD)/gen/graft_kernel_text.c: codegen/graft_kernel.h
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@{ echo '/* Generated from codegen/graft_kernel.h. Do not edit. */'; \
+	   echo 'const char cg_kernel_header[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	   echo '    ;'; } > $@.tmp && mv $@.tmp $@
 # Keep generated parsers and lexers: as intermediates make deleted them after
 # each build, and every object (which depends on GEN_H) rebuilt next time.
 .SECONDARY: $(GEN_C) $(GEN_H)

@@ -19,6 +19,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
+#include "codegen.h"
 #include "exec.h"
 #include "ir.h"
 #include "onnx.h"
@@ -40,8 +41,10 @@ static const char run_help[] =
     "and a checksum (FNV-1a 64 over the float32 bytes of the values in row-major\n"
     "order; -0.0 counts as 0.0 and every NaN as one NaN).\n"
     "\n"
-    "  --device D      ref: the reference executor (default). emu (CPU execution\n"
-    "                  of generated HIP kernels) and hip arrive with issue 5.\n"
+    "  --device D      ref: the reference executor (default); emu: the generated\n"
+    "                  HIP kernels (graft compile's) run on the CPU; hip: on a GPU\n"
+    "  --wave N        emu: the wave size the kernels see, 64 (gfx90a, default)\n"
+    "                  or 32 (gfx1030)\n"
     "  --inputs DIR    read each parameter from DIR/PARAM.pb, or DIR/input_N.pb\n"
     "                  for the N-th parameter (ONNX TensorProto files)\n"
     "  --seed N        seed for random inputs when --inputs is not given\n"
@@ -65,6 +68,8 @@ typedef struct run_options {
     uint64_t seed;
     double rtol, atol;
     cli_dims dims; /* --dim NAME=VALUE, for GRAPH and G2 */
+    const char *device; /* ref, emu or hip */
+    unsigned wave;      /* emu's wave size */
 } run_options;
 
 /* Summary statistics of one tensor, over its values in row-major order. */
@@ -312,25 +317,19 @@ static int compare_with(const run_options *o, const tensor_list *inputs, const t
     return EXIT_OK;
 }
 
-/* Only the reference executor exists so far; the others say so plainly. */
 static int check_device(const char *device)
 {
-    if (!device || strcmp(device, "ref") == 0)
+    if (!device || strcmp(device, "ref") == 0 || strcmp(device, "emu") == 0 ||
+        strcmp(device, "hip") == 0)
         return EXIT_OK;
-    if (strcmp(device, "emu") == 0)
-        return cli_fail("run", "--device emu (CPU execution of generated HIP kernels) is not "
-                               "available yet: it arrives with HIP lowering (issue 5); use "
-                               "--device ref");
-    if (strcmp(device, "hip") == 0)
-        return cli_fail("run", "no HIP device: --device hip is not available until HIP "
-                               "lowering (issue 5); use --device ref");
     return cli_usage_error("run", "unknown device '%s' (expected ref, emu or hip)", device);
 }
 
 static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
 {
-    const char *device = NULL, *seed = NULL, *rtol = NULL, *atol = NULL;
+    const char *device = NULL, *seed = NULL, *rtol = NULL, *atol = NULL, *wave = NULL;
     const cli_option options[] = {
+        {"wave", 0, &wave, NULL},
         {"device", 0, &device, NULL},         {"inputs", 0, &o->inputs_dir, NULL},
         {"outputs", 0, &o->outputs_dir, NULL}, {"seed", 0, &seed, NULL},
         {"compare", 0, &o->compare_path, NULL}, {"rtol", 0, &rtol, NULL},
@@ -355,6 +354,12 @@ static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
         return cli_usage_error("run", "--atol wants a non-negative number, not '%s'", atol);
     if (seed && o->inputs_dir)
         return cli_usage_error("run", "--seed and --inputs exclude each other");
+    o->device = device ? device : "ref";
+    o->wave = 64;
+    if (wave && strcmp(wave, "32") != 0 && strcmp(wave, "64") != 0)
+        return cli_usage_error("run", "--wave wants 32 or 64, not '%s'", wave);
+    if (wave)
+        o->wave = (unsigned)atoi(wave);
     return check_device(device);
 }
 
@@ -382,14 +387,26 @@ int cmd_run(int argc, char **argv)
     bool ok = o.inputs_dir ? read_inputs(m, o.inputs_dir, &inputs, &err)
                            : exec_random_inputs(m, o.seed, &inputs, &err);
     double start = seconds_now();
+    bool ref = strcmp(o.device, "ref") == 0;
+    int nkernels = 0;
+    cg_emu_options emu = {o.wave, NULL, 0};
     if (ok)
-        ok = exec_run(m, &inputs, &outs, &err);
+        ok = ref ? exec_run(m, &inputs, &outs, &err)
+                 : cg_run_graph(g, o.device, &emu, &inputs, &outs, &nkernels, &err);
     double elapsed = seconds_now() - start;
     if (!ok) {
         st = cli_report("run", &err);
+    } else if (!ref) {
+        printf("%s: ran %d kernel%s on %s", o.graph_path, nkernels, nkernels == 1 ? "" : "s",
+               o.device);
+        if (strcmp(o.device, "emu") == 0)
+            printf(" (wave %u)", o.wave);
+        printf(" in %.2f s\n", elapsed);
     } else {
         printf("%s: ran %zu instructions on the reference executor in %.2f s\n", o.graph_path,
                graph_count(g), elapsed);
+    }
+    if (ok) {
         print_inputs(m, &o);
         print_outputs(&outs);
         if (o.outputs_dir) {

@@ -28,6 +28,7 @@ int cmd_import(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_opt(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 
 /* The table; *count gets its length. */
 static inline const command *command_table(int *count)
@@ -42,6 +43,8 @@ static inline const command *command_table(int *count)
         {"opt", "GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]] [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager] [--verify] [--seed-order N]", "rewrite with rule sets to a fixpoint", cmd_opt},
         {"test", "DIR... [-p PIPELINE] [--device ref] [--rtol R] [--atol A]",
          "run ONNX backend-test directories", cmd_test},
+        {"compile", "GRAPH -o DIR [-p PIPELINE] [--arch gfx90a,gfx1030]",
+         "HIP kernels, code objects and a memory plan", cmd_compile},
     };
     *count = (int)(sizeof table / sizeof table[0]);
     return table;

@@ -1,0 +1,327 @@
+/* emit_reduce.c: reductions (reduce_sum, reduce_mean, reduce_max,
+ * reduce_min, reduce_prod over any axes) and softmax / logsoftmax.
+ *
+ * The input's axes split into kept ones (one output each, linear index o)
+ * and reduced ones (linear index r). An element's offset is a part from o,
+ * computed once per output, plus a part from r; runs of reduced axes that
+ * are contiguous merge, so a row reduction walks memory with one index.
+ *
+ * Two strategies, chosen by the reduced length and the strides (as
+ * MIGraphX's reduce lowering does):
+ *  - lane: one thread per output walks its reduced elements serially. For
+ *    short reductions (fewer than 32 elements) and for column reductions
+ *    (every reduced stride above 2, many outputs), where neighbouring
+ *    threads then read neighbouring memory.
+ *  - block: one block per output (grid-stride over outputs). Each thread
+ *    folds a strided share, a wave folds its lanes with __shfl_down over the
+ *    wave size the hardware has (warpSize: 64 on gfx90a, 32 on gfx1030),
+ *    the first lane of each wave writes shared memory, and after
+ *    __syncthreads thread 0 folds the waves' partial results.
+ * Accumulation is in float for half and float, double for double, and
+ * 64-bit integers for integers. max/min propagate NaN as the reference does.
+ */
+#include "cg_emit.h"
+
+#include "ops_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct row {
+    int64_t nout, nred;
+    cg_level kept, red;        /* over the input's strides */
+    cg_level kept_std, red_std; /* over standard strides (multi-level inputs) */
+    int64_t min_red_stride;
+} row;
+
+static void split(const cg_level *lv, const bool *reduced, row *r)
+{
+    int64_t std[SHAPE_MAX_RANK];
+    cg_standard_strides(lv->rank, lv->lens, std);
+    memset(r, 0, sizeof *r);
+    r->nout = r->nred = 1;
+    r->min_red_stride = -1;
+    r->kept.offset = lv->offset;
+    for (int d = 0; d < lv->rank; d++) {
+        cg_level *a = reduced[d] ? &r->red : &r->kept;
+        cg_level *b = reduced[d] ? &r->red_std : &r->kept_std;
+        a->lens[a->rank] = b->lens[b->rank] = lv->lens[d];
+        a->strides[a->rank++] = lv->strides[d];
+        b->strides[b->rank++] = std[d];
+        if (reduced[d]) {
+            r->nred *= lv->lens[d];
+            if (lv->lens[d] > 1 && (r->min_red_stride < 0 || lv->strides[d] < r->min_red_stride))
+                r->min_red_stride = lv->strides[d];
+        } else {
+            r->nout *= lv->lens[d];
+        }
+    }
+}
+
+/* Declares `name` = the part of a's offset from output index o (single-level
+ * accesses), or the part of its linear index (multi-level ones). */
+static void emit_base(cg_kgen *g, const cg_access *a, const row *r, const char *name, int indent)
+{
+    char e[1024];
+    cg_level_linear(a->nlevels == 1 ? &r->kept : &r->kept_std, "o", g->idx, e, sizeof e);
+    cg_printf(&g->body, "%*sconst %s %s = %s;\n", indent, "", g->idx, name, e);
+}
+
+/* The offset expression of a at reduced index rv given base. */
+static void offset_at(cg_kgen *g, const cg_access *a, const row *r, const char *base,
+                      const char *rv, int indent, char *out, size_t size)
+{
+    char e[1024];
+    cg_level_linear(a->nlevels == 1 ? &r->red : &r->red_std, rv, g->idx, e, sizeof e);
+    if (a->nlevels == 1) {
+        snprintf(out, size, "%s + %s", base, e);
+    } else {
+        char j[1200], name[32];
+        snprintf(j, sizeof j, "%s + %s", base, e);
+        cg_fresh(g, name, sizeof name);
+        cg_printf(&g->body, "%*sconst %s %s = %s;\n", indent, "", g->idx, name, j);
+        cg_offset_linear(g, a, name, indent, out, size);
+    }
+}
+
+static void element_at(cg_kgen *g, const cg_access *a, const row *r, const char *base,
+                       const char *rv, int indent, char *out, size_t size)
+{
+    char off[1400];
+    offset_at(g, a, r, base, rv, indent, off, sizeof off);
+    cg_element(g, a, off, out, size);
+}
+
+typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } combine_kind;
+
+static void combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
+                    size_t size)
+{
+    bool ints = strcmp(ct, "long long") == 0;
+    switch (k) {
+    case C_SUM:
+        if (ints)
+            snprintf(out, size, "(long long)((unsigned long long)%s + (unsigned long long)%s)", a, b);
+        else
+            snprintf(out, size, "%s + %s", a, b);
+        break;
+    case C_PROD:
+        if (ints)
+            snprintf(out, size, "(long long)((unsigned long long)%s * (unsigned long long)%s)", a, b);
+        else
+            snprintf(out, size, "%s * %s", a, b);
+        break;
+    case C_MAX:
+        if (ints)
+            snprintf(out, size, "(%s > %s ? %s : %s)", b, a, b, a);
+        else
+            snprintf(out, size, "(%s != %s ? %s : (%s > %s || %s != %s) ? %s : %s)", a, a, a, b, a,
+                     b, b, b, a);
+        break;
+    case C_MIN:
+        if (ints)
+            snprintf(out, size, "(%s < %s ? %s : %s)", b, a, b, a);
+        else
+            snprintf(out, size, "(%s != %s ? %s : (%s < %s || %s != %s) ? %s : %s)", a, a, a, b, a,
+                     b, b, b, a);
+        break;
+    }
+}
+
+static const char *init_of(combine_kind k, const char *ct)
+{
+    bool ints = strcmp(ct, "long long") == 0, dbl = strcmp(ct, "double") == 0;
+    switch (k) {
+    case C_SUM: return "0";
+    case C_PROD: return "1";
+    case C_MAX: return ints ? "(-9223372036854775807LL - 1)" : dbl ? "-GRAFT_INF_D" : "-GRAFT_INF";
+    default: return ints ? "9223372036854775807LL" : dbl ? "GRAFT_INF_D" : "GRAFT_INF";
+    }
+}
+
+/* Folds `acc` over the block: waves with __shfl_down, then shared memory.
+ * With broadcast, every thread ends with the result in acc; otherwise only
+ * thread 0 has it. */
+static void block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
+                       int indent)
+{
+    char c[512];
+    combine(k, ct, "acc", "other", c, sizeof c);
+    cg_printf(&g->body,
+              "%*sfor (int s = GRAFT_WAVE / 2; s > 0; s /= 2) {\n"
+              "%*s    const %s other = __shfl_down(acc, s, GRAFT_WAVE);\n"
+              "%*s    acc = %s;\n"
+              "%*s}\n"
+              "%*sif (threadIdx.x %% GRAFT_WAVE == 0)\n"
+              "%*s    %s[threadIdx.x / GRAFT_WAVE] = acc;\n"
+              "%*s__syncthreads();\n",
+              indent, "", indent, "", ct, indent, "", c, indent, "", indent, "", indent, "", part,
+              indent, "");
+    cg_printf(&g->body,
+              "%*sif (threadIdx.x == 0) {\n"
+              "%*s    acc = %s[0];\n"
+              "%*s    for (unsigned w = 1; w < blockDim.x / GRAFT_WAVE; w++) {\n"
+              "%*s        const %s other = %s[w];\n"
+              "%*s        acc = %s;\n"
+              "%*s    }\n",
+              indent, "", indent, "", part, indent, "", indent, "", ct, part, indent, "", c,
+              indent, "");
+    if (broadcast)
+        cg_printf(&g->body,
+                  "%*s    %s[0] = acc;\n"
+                  "%*s}\n"
+                  "%*s__syncthreads();\n"
+                  "%*sacc = %s[0];\n"
+                  "%*s__syncthreads();\n",
+                  indent, "", part, indent, "", indent, "", indent, "", part, indent, "");
+    /* else: thread 0's block stays open for the caller's store */
+}
+
+static unsigned block_size_for(int64_t nred)
+{
+    int64_t b = (nred + 63) / 64 * 64;
+    return b < 64 ? 64 : b > 256 ? 256 : (unsigned)b;
+}
+
+static void open_outputs(cg_kgen *g, const row *r, bool lane)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    if (lane) {
+        g->block = 256;
+        g->grid = cg_grid_for(r->nout, g->block);
+        cg_printf(&g->body,
+                  "    for (%s o = (%s)blockIdx.x * blockDim.x + threadIdx.x; o < %lld%s;\n"
+                  "         o += (%s)gridDim.x * blockDim.x) {\n",
+                  g->idx, g->idx, (long long)r->nout, u, g->idx);
+    } else {
+        g->block = block_size_for(r->nred);
+        g->grid = r->nout < CG_MAX_GRID ? (unsigned)(r->nout > 0 ? r->nout : 1) : CG_MAX_GRID;
+        g->barriers = true;
+        cg_printf(&g->body, "    for (%s o = blockIdx.x; o < %lld%s; o += gridDim.x) {\n", g->idx,
+                  (long long)r->nout, u);
+    }
+}
+
+static void reduced_loop(cg_kgen *g, const row *r, bool lane, int indent)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    if (lane)
+        cg_printf(&g->body, "%*sfor (%s r = 0; r < %lld%s; r++) {\n", indent, "", g->idx,
+                  (long long)r->nred, u);
+    else
+        cg_printf(&g->body, "%*sfor (%s r = threadIdx.x; r < %lld%s; r += blockDim.x) {\n", indent,
+                  "", g->idx, (long long)r->nred, u);
+}
+
+bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    const char *name = i->op->name;
+    combine_kind k = strcmp(name, "reduce_prod") == 0  ? C_PROD
+                     : strcmp(name, "reduce_max") == 0 ? C_MAX
+                     : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                                       : C_SUM;
+    bool mean = strcmp(name, "reduce_mean") == 0;
+    const shape *xs = &i->args[0]->sh;
+    bool reduced[SHAPE_MAX_RANK];
+    shape inputs[1] = {*xs};
+    op_call call;
+    ins_op_call(i, &call, inputs);
+    if (!ops_reduce_axes(&call, xs->rank, reduced, g->err))
+        return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+    row r;
+    split(&in[0].lv[0], reduced, &r);
+    /* the output: same split over its own strides (reduced axes have length 1) */
+    row ro;
+    split(&out[0].lv[0], reduced, &ro);
+    bool lane = r.nred < 32 || (r.min_red_stride > 2 && r.nout >= 256);
+    g->kind = lane ? "reduce_lane" : "reduce_block";
+    const char *ct = cg_compute_type(xs->type);
+    char c[512], el[1600];
+    combine(k, ct, "acc", "v", c, sizeof c);
+    if (!lane)
+        cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
+    open_outputs(g, &r, lane);
+    emit_base(g, &in[0], &r, "base", 8);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(k, ct));
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
+              ct, el, c);
+    if (!lane)
+        block_fold(g, ct, k, "part", false, 8);
+    char res[256], conv[1400], off[1100];
+    if (mean)
+        snprintf(res, sizeof res, "acc / (%s)%lld", ct, (long long)r.nred);
+    else
+        snprintf(res, sizeof res, "acc");
+    cg_store_conversion(i->sh.type, ct, res, conv, sizeof conv);
+    cg_level_linear(&ro.kept, "o", g->idx, off, sizeof off);
+    int po = cg_param(g, out[0].buffer, true);
+    if (lane)
+        cg_printf(&g->body, "        p%d[%s] = %s;\n", po, off, conv);
+    else
+        cg_printf(&g->body, "            p%d[%s] = %s;\n        }\n        __syncthreads();\n", po,
+                  off, conv);
+    cg_puts(&g->body, "    }\n");
+    return !g->failed;
+}
+
+bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    bool log_form = strcmp(i->op->name, "logsoftmax") == 0;
+    const shape *xs = &i->args[0]->sh;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += xs->rank;
+    if (axis < 0 || axis >= xs->rank)
+        return cg_fail(g, "%s: axis out of range", i->opname);
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    reduced[axis] = true;
+    row r, ro;
+    split(&in[0].lv[0], reduced, &r);
+    split(&out[0].lv[0], reduced, &ro);
+    bool lane = r.nred < 32 || (r.min_red_stride > 2 && r.nout >= 256);
+    g->kind = lane ? "softmax_lane" : "softmax_block";
+    const char *ct = cg_compute_type(xs->type);
+    bool dbl = strcmp(ct, "double") == 0;
+    if (strcmp(ct, "long long") == 0)
+        return cg_fail(g, "not lowered yet: %s on %s", i->opname, type_name(xs->type));
+    const char *ex = dbl ? "exp" : "expf", *lg = dbl ? "log" : "logf";
+    char el[1600], c[512];
+    if (!lane)
+        cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
+    open_outputs(g, &r, lane);
+    emit_base(g, &in[0], &r, "base", 8);
+    /* max */
+    combine(C_MAX, ct, "acc", "v", c, sizeof c);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(C_MAX, ct));
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
+              ct, el, c);
+    if (!lane)
+        block_fold(g, ct, C_MAX, "part", true, 8);
+    cg_printf(&g->body, "        const %s m = acc;\n        acc = 0;\n", ct);
+    /* sum of exponentials */
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            acc += %s((%s)%s - m);\n        }\n", ex, ct, el);
+    if (!lane)
+        block_fold(g, ct, C_SUM, "part", true, 8);
+    cg_printf(&g->body, "        const %s s = acc;\n", ct);
+    /* write */
+    emit_base(g, &out[0], &ro, "obase", 8);
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    char ooff[1600], val[2048], conv[2400];
+    offset_at(g, &out[0], &ro, "obase", "r", 12, ooff, sizeof ooff);
+    int po = cg_param(g, out[0].buffer, true);
+    if (log_form)
+        snprintf(val, sizeof val, "(%s)%s - m - %s(s)", ct, el, lg);
+    else
+        snprintf(val, sizeof val, "%s((%s)%s - m) / s", ex, ct, el);
+    cg_store_conversion(i->sh.type, ct, val, conv, sizeof conv);
+    cg_printf(&g->body, "            p%d[%s] = %s;\n        }\n", po, ooff, conv);
+    cg_puts(&g->body, "    }\n");
+    return !g->failed;
+}
