@@ -46,19 +46,31 @@ static const char *const emu_flags[] = {"-std=gnu11", "-O2", "-fPIC", "-shared",
                                         "-ffp-contract=off", "-fno-strict-aliasing"};
 enum { NFLAGS = sizeof emu_flags / sizeof emu_flags[0] };
 
-/* The compilation unit: the kernel as generated, then its entry. */
-static char *emu_unit(const cg_program *p, const cg_kernel *k)
+/* Kernels compile in units of up to UNIT kernels (one compiler process
+ * and one shared object each): a large model's hundreds of kernels then
+ * cost tens of compiler runs, not hundreds. */
+enum { UNIT = 24 };
+
+/* A compilation unit: each kernel as generated, then its entry, then the
+ * table of entries the host looks up. */
+static char *emu_unit(const cg_program *p, int first, int count)
 {
     cg_text t = {0};
-    cg_printf(&t, "#line 1 \"%s.hip\"\n", k->name);
-    cg_puts(&t, k->source);
-    cg_printf(&t, "\n/* emu entry: unpacks the argument array */\n"
-                  "static void graft_emu_entry(void **a)\n{\n    %s(", k->name);
-    for (int a = 0; a < k->nargs; a++)
-        cg_printf(&t, "%s(%s%s *)a[%d]", a ? ", " : "", k->writes[a] ? "" : "const ",
-                  cg_storage_type(p->buffers[k->args[a]].sh.type), a);
-    cg_puts(&t, ");\n}\n__attribute__((visibility(\"default\"))) void (*graft_emu_kernel)(void **) "
-                "= graft_emu_entry;\n");
+    for (int u = 0; u < count; u++) {
+        const cg_kernel *k = &p->kernels[first + u];
+        cg_printf(&t, "#line 1 \"%s.hip\"\n", k->name);
+        cg_puts(&t, k->source);
+        cg_printf(&t, "\n/* emu entry: unpacks the argument array */\n"
+                      "static void graft_emu_entry_%d(void **a)\n{\n    %s(", u, k->name);
+        for (int a = 0; a < k->nargs; a++)
+            cg_printf(&t, "%s(%s%s *)a[%d]", a ? ", " : "", k->writes[a] ? "" : "const ",
+                      cg_storage_type(p->buffers[k->args[a]].sh.type), a);
+        cg_puts(&t, ");\n}\n");
+    }
+    cg_puts(&t, "__attribute__((visibility(\"default\"))) void (*graft_emu_kernels[])(void **) = {");
+    for (int u = 0; u < count; u++)
+        cg_printf(&t, "%sgraft_emu_entry_%d", u ? ", " : "", u);
+    cg_puts(&t, "};\n");
     if (t.oom) {
         cg_text_free(&t);
         return NULL;
@@ -112,13 +124,13 @@ static int emu_child(void *vctx, int j, int log_fd)
 }
 
 typedef struct emu_module {
-    void *lib;
+    void *lib;                    /* the unit's shared object (owned by its first kernel) */
     int (*run)(graft_emu_launch *);
     void (*release)(void);
     void (*kernel)(void **);
 } emu_module;
 
-/* Compiles (or finds) every kernel's shared object; fills mods. */
+/* Compiles (or finds) every unit's shared object; fills mods. */
 static bool emu_build(const cg_program *p, const cg_emu_options *o, emu_module *mods,
                       graft_error *err)
 {
@@ -140,21 +152,23 @@ static bool emu_build(const cg_program *p, const cg_emu_options *o, emu_module *
         if (!write_file_atomic(hpath, cg_kernel_header, strlen(cg_kernel_header), err))
             return false;
     }
-    emu_job *jobs = calloc((size_t)(p->nkernels ? p->nkernels : 1), sizeof *jobs);
-    int *todo = calloc((size_t)(p->nkernels ? p->nkernels : 1), sizeof *todo);
+    int nunits = (p->nkernels + UNIT - 1) / UNIT;
+    emu_job *jobs = calloc((size_t)(nunits ? nunits : 1), sizeof *jobs);
+    int *todo = calloc((size_t)(nunits ? nunits : 1), sizeof *todo);
     bool ok = jobs && todo;
     if (!ok)
         error_set(err, "out of memory");
     int ntodo = 0;
-    for (int k = 0; ok && k < p->nkernels; k++) {
-        char *unit = emu_unit(p, &p->kernels[k]);
+    for (int u = 0; ok && u < nunits; u++) {
+        int first = u * UNIT, count = p->nkernels - first < UNIT ? p->nkernels - first : UNIT;
+        char *unit = emu_unit(p, first, count);
         if (!unit) {
             ok = error_set(err, "out of memory");
             break;
         }
         cg_hasher h;
         cg_hash_init(&h);
-        cg_hash_str(&h, "graft-emu-1");
+        cg_hash_str(&h, "graft-emu-2");
         cg_hash_str(&h, unit);
         cg_hash_str(&h, cg_kernel_header);
         cg_hash_str(&h, emu_compiler());
@@ -162,14 +176,14 @@ static bool emu_build(const cg_program *p, const cg_emu_options *o, emu_module *
             cg_hash_str(&h, emu_flags[f]);
         char key[33];
         cg_hash_hex(&h, key);
-        emu_job *jb = &jobs[k];
-        snprintf(jb->unit_path, sizeof jb->unit_path, "%s/%s-%s.c", cache, p->kernels[k].name,
-                 key);
-        snprintf(jb->so_path, sizeof jb->so_path, "%s/%s-%s.so", cache, p->kernels[k].name, key);
+        emu_job *jb = &jobs[u];
+        const char *name = p->kernels[first].name;
+        snprintf(jb->unit_path, sizeof jb->unit_path, "%s/%.60s-%s.c", cache, name, key);
+        snprintf(jb->so_path, sizeof jb->so_path, "%s/%.60s-%s.so", cache, name, key);
         snprintf(jb->include_dir, sizeof jb->include_dir, "%s", inc);
         if (!cg_file_exists(jb->so_path)) {
             ok = write_file_atomic(jb->unit_path, unit, strlen(unit), err);
-            todo[ntodo++] = k;
+            todo[ntodo++] = u;
         }
         free(unit);
     }
@@ -182,29 +196,35 @@ static bool emu_build(const cg_program *p, const cg_emu_options *o, emu_module *
         ok = ok && cg_run_jobs(ntodo, o ? o->jobs : 0, emu_child, pending, res, err);
         for (int t = 0; ok && t < ntodo; t++)
             if (res[t].status != 0)
-                ok = error_set(err, "emu: kernel %s failed to compile for the CPU (%s); unit: "
+                ok = error_set(err, "emu: kernels %s.. failed to compile for the CPU (%s); unit: "
                                     "%s\n%.800s",
-                               p->kernels[todo[t]].name, emu_compiler(), pending[t].unit_path,
-                               res[t].log ? res[t].log : "");
+                               p->kernels[todo[t] * UNIT].name, emu_compiler(),
+                               pending[t].unit_path, res[t].log ? res[t].log : "");
         for (int t = 0; res && t < ntodo; t++)
             free(res[t].log);
         free(pending);
         free(res);
     }
-    for (int k = 0; ok && k < p->nkernels; k++) {
-        emu_module *m = &mods[k];
-        m->lib = dlopen(jobs[k].so_path, RTLD_NOW | RTLD_LOCAL);
-        if (!m->lib) {
+    for (int u = 0; ok && u < nunits; u++) {
+        void *lib = dlopen(jobs[u].so_path, RTLD_NOW | RTLD_LOCAL);
+        if (!lib) {
             const char *e = dlerror();
-            ok = error_set(err, "emu: cannot load %s: %s", jobs[k].so_path, e ? e : "?");
+            ok = error_set(err, "emu: cannot load %s: %s", jobs[u].so_path, e ? e : "?");
             break;
         }
-        m->run = (int (*)(graft_emu_launch *))dlsym(m->lib, "graft_emu_run");
-        m->release = (void (*)(void))dlsym(m->lib, "graft_emu_release_stacks");
-        void (**kp)(void **) = (void (**)(void **))dlsym(m->lib, "graft_emu_kernel");
-        m->kernel = kp ? *kp : NULL;
-        if (!m->run || !m->kernel)
-            ok = error_set(err, "emu: %s lacks its entry points", jobs[k].so_path);
+        mods[u * UNIT].lib = lib;
+        int (*run)(graft_emu_launch *) = (int (*)(graft_emu_launch *))dlsym(lib, "graft_emu_run");
+        void (*release)(void) = (void (*)(void))dlsym(lib, "graft_emu_release_stacks");
+        void (**table)(void **) = (void (**)(void **))dlsym(lib, "graft_emu_kernels");
+        if (!run || !table) {
+            ok = error_set(err, "emu: %s lacks its entry points", jobs[u].so_path);
+            break;
+        }
+        for (int k = u * UNIT; k < p->nkernels && k < (u + 1) * UNIT; k++) {
+            mods[k].run = run;
+            mods[k].release = release;
+            mods[k].kernel = table[k - u * UNIT];
+        }
     }
     free(jobs);
     free(todo);
