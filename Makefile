@@ -50,7 +50,7 @@ TOOL_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c))
 TEST_SRCS = $(wildcard tests/unit/*.c)
 TEST_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps test demo bench install clean check-unit fuzz
+.PHONY: all deps test demo bench install clean check-unit fuzz check-emu
 all: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so
 
 deps:
@@ -116,6 +116,10 @@ test: deps
 	@$(MAKE) --no-print-directory all check-unit
 	@$(MAKE) --no-print-directory BUILD=build/san SAN=1 CC=clang all check-unit
 	@sh tests/run.sh build build/san
+
+# The whole conformance set on the emu device (slow; see tests/check_emu.sh).
+check-emu: all
+	@sh tests/check_emu.sh $(BUILD)/graft
 
 demo: deps all
 	@sh examples/demo.sh $(BUILD)/graft
