@@ -163,6 +163,7 @@ typedef struct cg_emu_options {
     unsigned wave;          /* 32 or 64; 0: 64 */
     const char *cache_dir;  /* NULL: $XDG_CACHE_HOME/graft/emu or ~/.cache/graft/emu */
     int jobs;               /* compiler processes at once; 0: 2 */
+    int threads;            /* OS threads running blocks; 0: $GRAFT_EMU_THREADS or 2 */
 } cg_emu_options;
 bool cg_run_emu(const cg_program *p, const cg_emu_options *o, const struct tensor_list *inputs,
                 struct tensor_list *outputs, graft_error *err);

@@ -43,7 +43,7 @@ static const char *emu_compiler(void)
 }
 
 static const char *const emu_flags[] = {"-std=gnu11", "-O2", "-fPIC", "-shared", "-w",
-                                        "-ffp-contract=off", "-fno-strict-aliasing"};
+                                        "-ffp-contract=off", "-fno-strict-aliasing", "-pthread"};
 enum { NFLAGS = sizeof emu_flags / sizeof emu_flags[0] };
 
 /* Kernels compile in units of up to UNIT kernels (one compiler process
@@ -276,6 +276,10 @@ bool cg_run_emu(const cg_program *p, const cg_emu_options *o, const tensor_list 
     if (!p->planned)
         return error_set(err, "emu: the program has no memory plan");
     unsigned wave = o && o->wave ? o->wave : 64;
+    unsigned threads = o && o->threads ? (unsigned)o->threads : 2;
+    const char *env = getenv("GRAFT_EMU_THREADS");
+    if (env && atoi(env) > 0)
+        threads = (unsigned)atoi(env);
     if (wave != 32 && wave != 64)
         return error_set(err, "emu: wave size %u (expected 32 or 64)", wave);
     emu_module *mods = calloc((size_t)(p->nkernels ? p->nkernels : 1), sizeof *mods);
@@ -320,6 +324,7 @@ bool cg_run_emu(const cg_program *p, const cg_emu_options *o, const tensor_list 
         l.block = kn->block;
         l.wave = wave;
         l.fibers = kn->barriers;
+        l.threads = threads;
         if (mods[k].run(&l) != 0)
             ok = error_set(err, "emu: kernel %s (launch %d): %s", kn->name, k, l.error);
     }

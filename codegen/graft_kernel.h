@@ -48,6 +48,7 @@ typedef struct graft_emu_launch {
     unsigned wave;              /* 32 or 64 */
     int fibers;                 /* the kernel has barriers or shuffles */
     unsigned stack_bytes;       /* per fiber; 0: 64 KiB */
+    unsigned threads;           /* OS threads running blocks; 0 or 1: the caller's only */
     char error[512];            /* set when the launch fails */
 } graft_emu_launch;
 
@@ -55,6 +56,7 @@ typedef struct graft_emu_launch {
 
 /* ---------------- the CPU execution layer ---------------- */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -432,14 +434,9 @@ static int graft_emu_prepare(graft_emu_launch *l)
     return 0;
 }
 
-/* The entry point graft's host code calls (dlsym): runs every block of the
- * launch in order. 0 on success, -1 with l->error set. */
-__attribute__((visibility("default"))) int graft_emu_run(graft_emu_launch *l)
+/* Runs blocks first, first + step, ... of the launch on this OS thread. */
+static int graft_emu_blocks(graft_emu_launch *l, unsigned first, unsigned step)
 {
-    l->error[0] = 0;
-    if (l->block == 0 || l->block > 1024 || (l->wave != 32 && l->wave != 64))
-        return snprintf(l->error, sizeof l->error, "bad launch: block %u, wave %u", l->block,
-                        l->wave), -1;
     graft_emu_blk.launch = l;
     graft_emu_blk.wave = l->wave;
     graft_emu_blk.fibers = l->fibers;
@@ -447,7 +444,7 @@ __attribute__((visibility("default"))) int graft_emu_run(graft_emu_launch *l)
     graft_emu_blk.gdim = (graft_dim3){l->grid, 1, 1};
     if (l->fibers && graft_emu_prepare(l) < 0)
         return -1;
-    for (unsigned b = 0; b < l->grid; b++) {
+    for (unsigned b = first; b < l->grid; b += step) {
         graft_emu_blk.bid = (graft_dim3){b, 0, 0};
         if (l->fibers) {
             if (graft_emu_run_block() < 0)
@@ -463,6 +460,65 @@ __attribute__((visibility("default"))) int graft_emu_run(graft_emu_launch *l)
         }
     }
     return 0;
+}
+
+__attribute__((visibility("default"))) void graft_emu_release_stacks(void);
+
+typedef struct graft_emu_worker {
+    graft_emu_launch l; /* a copy: its own error text */
+    unsigned first, step;
+    int rc;
+} graft_emu_worker;
+
+static void *graft_emu_worker_main(void *arg)
+{
+    graft_emu_worker *w = (graft_emu_worker *)arg;
+    w->rc = graft_emu_blocks(&w->l, w->first, w->step);
+    graft_emu_release_stacks();
+    return NULL;
+}
+
+/* The entry point graft's host code calls (dlsym): runs every block of the
+ * launch, on l->threads OS threads (blocks are independent; each thread has
+ * its own fibers and its own __shared__ storage). 0 on success, -1 with
+ * l->error set. */
+__attribute__((visibility("default"))) int graft_emu_run(graft_emu_launch *l)
+{
+    l->error[0] = 0;
+    if (l->block == 0 || l->block > 1024 || (l->wave != 32 && l->wave != 64))
+        return snprintf(l->error, sizeof l->error, "bad launch: block %u, wave %u", l->block,
+                        l->wave), -1;
+    enum { MAX_THREADS = 16 };
+    unsigned n = l->threads ? l->threads : 1;
+    n = n > MAX_THREADS ? MAX_THREADS : n;
+    n = n > l->grid ? (l->grid ? l->grid : 1) : n;
+    if (n <= 1)
+        return graft_emu_blocks(l, 0, 1);
+    graft_emu_worker w[MAX_THREADS];
+    pthread_t th[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (unsigned t = 1; t < n; t++) {
+        w[t].l = *l;
+        w[t].first = t;
+        w[t].step = n;
+        w[t].rc = 0;
+        started[t] = pthread_create(&th[t], NULL, graft_emu_worker_main, &w[t]) == 0;
+    }
+    int rc = graft_emu_blocks(l, 0, n);
+    for (unsigned t = 1; t < n; t++) {
+        if (!started[t]) {
+            /* no thread: run its share here */
+            if (rc == 0)
+                rc = graft_emu_blocks(l, t, n);
+            continue;
+        }
+        pthread_join(th[t], NULL);
+        if (w[t].rc != 0 && rc == 0) {
+            memcpy(l->error, w[t].l.error, sizeof l->error);
+            rc = -1;
+        }
+    }
+    return rc;
 }
 
 /* Frees the fiber stacks (before dlclose). */

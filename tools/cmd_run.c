@@ -416,7 +416,7 @@ int cmd_run(int argc, char **argv)
     double start = seconds_now();
     bool ref = strcmp(o.device, "ref") == 0;
     int nkernels = 0;
-    cg_emu_options emu = {o.wave, NULL, 0};
+    cg_emu_options emu = {o.wave, NULL, 0, 0};
     if (ok)
         ok = ref ? exec_run(m, &inputs, &outs, &err)
                  : cg_run_graph(g, o.device, &emu, &inputs, &outs, &nkernels, &err);

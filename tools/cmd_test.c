@@ -384,7 +384,7 @@ static bool run_data_set(const module *m, const char *const *input_names, const 
         if (!ok)
             format_text(msg, size, "%s", err.message);
     }
-    cg_emu_options emu = {o->wave, NULL, 0};
+    cg_emu_options emu = {o->wave, NULL, 0, 0};
     bool ref = strcmp(o->device, "ref") == 0;
     if (ok && !(ref ? exec_run(m, &inputs, &outputs, &err)
                     : cg_run_graph(m->g, o->device, &emu, &inputs, &outputs, NULL, &err))) {

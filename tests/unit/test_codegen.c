@@ -50,7 +50,7 @@ static void check_emu(const char *text, const char *kind, const char *needle, do
     CHECK(exec_run(graph_main(g), &in, &want, &err));
     for (unsigned wave = 32; wave <= 64; wave *= 2) {
         tensor_list got = {0, NULL};
-        cg_emu_options o = {wave, NULL, 0};
+        cg_emu_options o = {wave, NULL, 0, 0};
         bool ran = cg_run_emu(p, &o, &in, &got, &err);
         if (!ran)
             printf("emu (wave %u): %s\n", wave, err.message);
@@ -367,7 +367,7 @@ static void test_divergent_barrier_is_an_error(void)
         "{\n    if (threadIdx.x < 10)\n        __syncthreads();\n    p1[blockIdx.x] = p0[0];\n}\n");
     tensor_list in = {0, NULL}, out = {0, NULL};
     CHECK(exec_random_inputs(graph_main(g), 1, &in, &err));
-    cg_emu_options o = {64, NULL, 0};
+    cg_emu_options o = {64, NULL, 0, 0};
     CHECK(!cg_run_emu(p, &o, &in, &out, &err));
     CHECK_CONTAINS(err.message, "__syncthreads reached by only 10 of the");
     CHECK_CONTAINS(err.message, "returned without reaching it");
@@ -412,7 +412,7 @@ static void test_shuffles_and_atomics(void)
     CHECK(exec_random_inputs(graph_main(g), 1, &in, &err));
     for (unsigned wave = 32; wave <= 64; wave *= 2) {
         tensor_list out = {0, NULL};
-        cg_emu_options o = {wave, NULL, 0};
+        cg_emu_options o = {wave, NULL, 0, 0};
         bool ok = cg_run_emu(p, &o, &in, &out, &err);
         if (!ok)
             printf("emu: %s\n", err.message);
