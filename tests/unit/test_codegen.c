@@ -438,6 +438,37 @@ static void test_unknown_arch(void)
     CHECK_INT(cg_parse_archs("gfx908,gfx90a,gfx1030", archs, 4, text, sizeof text, &err), 3);
 }
 
+/* A kernel hiprtc rejects: the error names the kernel, the architecture,
+ * the source's path and the hiprtc log. Skipped without hiprtc. */
+static void test_compile_failure_is_reported(void)
+{
+    graft_error err = {0};
+    if (!cg_hiprtc_available(&err)) {
+        printf("note: test_compile_failure_is_reported skipped: hiprtc: %s\n", err.message);
+        return;
+    }
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {8}, {1}\n"
+                     "@1 = relu(x)\n@2 = @return(@1)\n");
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    CHECK(p && cg_plan(p, &err));
+    if (!p) {
+        graph_free(g);
+        return;
+    }
+    free(p->kernels[0].source);
+    p->kernels[0].source = strdup("#include \"graft_kernel.h\"\n"
+                                  "GRAFT_KERNEL void relu_k0(float *p0) { undeclared_name(); }\n");
+    const char *archs[1] = {"gfx90a"};
+    cg_compile_options o = {archs, 1, "/tmp/graft-test-dir", NULL, 1};
+    CHECK(!cg_compile(p, &o, NULL, &err));
+    CHECK_CONTAINS(err.message, "kernel relu_k0 failed to compile for gfx90a");
+    CHECK_CONTAINS(err.message, "/tmp/graft-test-dir/relu_k0.hip");
+    CHECK_CONTAINS(err.message, "undeclared_name");
+    cg_program_free(p);
+    graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_pointwise_standard);
@@ -458,5 +489,6 @@ int main(void)
     RUN(test_divergent_barrier_is_an_error);
     RUN(test_shuffles_and_atomics);
     RUN(test_unknown_arch);
+    RUN(test_compile_failure_is_reported);
     return tests_finish();
 }
