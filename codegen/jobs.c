@@ -3,8 +3,9 @@
  * Each job forks one child; the child runs the job function, its log going
  * to a temporary file, and leaves with _exit (no atexit handlers, no
  * sanitizer leak report from a child that loaded a large runtime). The
- * parent keeps at most `parallel` children alive, waits for any, and reads
- * the log back. A child killed by a signal (hiprtc aborts on some
+ * parent keeps at most `parallel` children alive, waits for its own
+ * children only (never waitpid(-1): the caller may have children of its
+ * own), and reads the log back. A child killed by a signal (hiprtc aborts on some
  * architecture names) is a crash of that job only.
  *
  * The cache hash is two independent 64-bit hashes (FNV-1a and a
@@ -76,7 +77,9 @@ bool cg_run_jobs(int njobs, int parallel, cg_job_fn fn, void *ctx, cg_job_result
     fflush(NULL);
     while (next < njobs || active > 0) {
         while (next < njobs && active < parallel) {
-            char tmpl[] = "/tmp/graft-job-XXXXXX";
+            char tmpl[4096];
+            const char *tmp = getenv("TMPDIR");
+            snprintf(tmpl, sizeof tmpl, "%s/graft-job-XXXXXX", tmp && *tmp ? tmp : "/tmp");
             int fd = mkstemp(tmpl);
             if (fd >= 0)
                 unlink(tmpl);
@@ -103,29 +106,37 @@ bool cg_run_jobs(int njobs, int parallel, cg_job_fn fn, void *ctx, cg_job_result
         }
         if (active == 0)
             break;
-        int wst = 0;
-        pid_t pid = waitpid(-1, &wst, 0);
-        if (pid < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int s = 0; s < parallel; s++) {
-            if (run[s].pid != pid)
-                continue;
-            cg_job_result *r = &results[run[s].job];
-            r->seconds = cg_seconds() - run[s].start;
-            r->log = read_log(run[s].log_fd);
-            close(run[s].log_fd);
-            if (WIFSIGNALED(wst)) {
-                r->status = 2;
-                r->signal = WTERMSIG(wst);
-            } else {
-                r->status = WIFEXITED(wst) && WEXITSTATUS(wst) == 0 ? 0 : 1;
+        /* wait for one of our own children only (a library must not reap
+         * its caller's): poll them, sleeping briefly between rounds */
+        int wst = 0, s = -1;
+        while (s < 0) {
+            for (int k = 0; k < parallel && s < 0; k++) {
+                if (!run[k].pid)
+                    continue;
+                pid_t got = waitpid(run[k].pid, &wst, WNOHANG);
+                if (got == run[k].pid || (got < 0 && errno != EINTR)) {
+                    if (got < 0)
+                        wst = 0x7f00; /* lost: count as failed */
+                    s = k;
+                }
             }
-            run[s].pid = 0;
-            active--;
+            if (s < 0) {
+                struct timespec nap = {0, 2000000};
+                nanosleep(&nap, NULL);
+            }
         }
+        cg_job_result *r = &results[run[s].job];
+        r->seconds = cg_seconds() - run[s].start;
+        r->log = read_log(run[s].log_fd);
+        close(run[s].log_fd);
+        if (WIFSIGNALED(wst)) {
+            r->status = 2;
+            r->signal = WTERMSIG(wst);
+        } else {
+            r->status = WIFEXITED(wst) && WEXITSTATUS(wst) == 0 ? 0 : 1;
+        }
+        run[s].pid = 0;
+        active--;
     }
     free(run);
     if (started == 0 && njobs > 0)
