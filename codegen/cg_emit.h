@@ -123,6 +123,25 @@ bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
 bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 
+/* The pointwise evaluator (emit_pointwise.c), for emitters that build on
+ * it: values of a region's body at a linear index over their lens, each
+ * computed once per index and scope. */
+typedef struct cg_pw cg_pw;
+cg_pw *cg_pw_new(cg_kgen *g, const ins *root, const cg_access *in);
+void cg_pw_free(cg_pw *c);
+bool cg_pw_value(cg_pw *c, const ins *v, const char *j, char *var, size_t size,
+                 const char **ctype);
+/* v's value is the variable var at every index (a reduction's result for
+ * the current row). */
+void cg_pw_fix(cg_pw *c, const ins *v, const char *var, const char *ctype);
+/* Scopes: values computed inside are forgotten on leaving. */
+void cg_pw_enter(cg_pw *c, int indent);
+void cg_pw_leave(cg_pw *c, int indent);
+bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
+                 const char *ctype, graft_type t);
+bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                           int nout);
+
 /* Elements a slice's start is past its operand's start. */
 int64_t cg_slice_offset(const ins *slice);
 

@@ -23,9 +23,10 @@ typedef struct pw_memo {
     char j[160];
     char var[24];
     const char *ctype;
+    int depth;             /* the scope it was declared in; -1: any index, any scope */
 } pw_memo;
 
-typedef struct pw_ctx {
+struct cg_pw {
     cg_kgen *g;
     const ins *root;       /* the instruction being lowered */
     const module *body;    /* the region's body, or NULL for a single op */
@@ -33,7 +34,9 @@ typedef struct pw_ctx {
     int nmemo;
     pw_memo memo[512];
     int indent;
-} pw_ctx;
+    int depth;
+};
+typedef struct cg_pw pw_ctx;
 
 static void open_loop(cg_kgen *g, int64_t n)
 {
@@ -160,7 +163,7 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
                      const char **ctype)
 {
     for (int m = 0; m < c->nmemo; m++)
-        if (c->memo[m].v == v && strcmp(c->memo[m].j, j) == 0) {
+        if (c->memo[m].v == v && (c->memo[m].depth < 0 || strcmp(c->memo[m].j, j) == 0)) {
             snprintf(var, size, "%s", c->memo[m].var);
             *ctype = c->memo[m].ctype;
             return true;
@@ -219,6 +222,9 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
         } else {
             ok = compute_op(c, v, av, at, var, size, ctype);
         }
+    } else if (v->op->classes & OPC_REDUCE) {
+        return cg_fail(c->g, "region %s: reduction %s used before it is computed",
+                       c->body ? c->body->name : "?", v->name ? v->name : v->opname);
     } else {
         return cg_fail(c->g, "not lowered yet: op %s inside region %s", v->opname,
                        c->body ? c->body->name : "?");
@@ -229,6 +235,7 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
         snprintf(m->j, sizeof m->j, "%s", j);
         snprintf(m->var, sizeof m->var, "%s", var);
         m->ctype = *ctype;
+        m->depth = c->depth;
     }
     return ok;
 }
@@ -242,6 +249,69 @@ static bool store(pw_ctx *c, const cg_access *out, const char *var, const char *
     snprintf(el, sizeof el, "p%d[%s]", k, off);
     cg_store_conversion(t, ctype, var, conv, sizeof conv);
     cg_printf(&c->g->body, "%*s%s = %s;\n", c->indent, "", el, conv);
+    return true;
+}
+
+/* ---- the evaluator, for other emitters (reduction regions) ---- */
+
+cg_pw *cg_pw_new(cg_kgen *g, const ins *root, const cg_access *in)
+{
+    cg_pw *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->g = g;
+    c->root = root;
+    c->in = in;
+    c->body = (root->op->classes & OPC_REGION) ? root->mods[0] : NULL;
+    c->indent = 8;
+    return c;
+}
+
+void cg_pw_free(cg_pw *c) { free(c); }
+
+bool cg_pw_value(cg_pw *c, const ins *v, const char *j, char *var, size_t size,
+                 const char **ctype)
+{
+    return value_at(c, v, j, var, size, ctype);
+}
+
+void cg_pw_fix(cg_pw *c, const ins *v, const char *var, const char *ctype)
+{
+    if (c->nmemo == (int)(sizeof c->memo / sizeof c->memo[0]))
+        return;
+    pw_memo *m = &c->memo[c->nmemo++];
+    m->v = v;
+    m->j[0] = 0;
+    snprintf(m->var, sizeof m->var, "%s", var);
+    m->ctype = ctype;
+    m->depth = -1;
+}
+
+void cg_pw_enter(cg_pw *c, int indent)
+{
+    c->depth++;
+    c->indent = indent;
+}
+
+void cg_pw_leave(cg_pw *c, int indent)
+{
+    int keep = 0;
+    for (int m = 0; m < c->nmemo; m++)
+        if (c->memo[m].depth < c->depth)
+            c->memo[keep++] = c->memo[m];
+    c->nmemo = keep;
+    c->depth--;
+    c->indent = indent;
+}
+
+bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
+                 const char *ctype, graft_type t)
+{
+    char off[1100], conv[1400];
+    cg_offset_linear(c->g, out, j, c->indent, off, sizeof off);
+    int k = cg_param(c->g, out->buffer, true);
+    cg_store_conversion(t, ctype, var, conv, sizeof conv);
+    cg_printf(&c->g->body, "%*sp%d[%s] = %s;\n", c->indent, "", k, off, conv);
     return true;
 }
 

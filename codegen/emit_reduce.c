@@ -325,3 +325,176 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     cg_puts(&g->body, "    }\n");
     return !g->failed;
 }
+
+/* ---- regions with reductions ---- */
+
+/* A `fused` region whose body holds reductions (all over the same axes of
+ * the same lens L) and pointwise ops, views and reshapes around them, as
+ * fusion rules build for layernorm, groupnorm or softmax: one kernel, one
+ * block (or lane) per row of kept indices. Each reduction in body order
+ * folds its input, evaluated element by element from the region's
+ * operands, over the row, and becomes a per-row value every later
+ * expression reads (broadcasts of it back to L cost nothing). Outputs with
+ * lens L are written by a final pass over the row; outputs with the
+ * reduced lens by one thread. Values are recomputed, not kept in
+ * registers or shared memory between passes: correct first. */
+bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                           int nout)
+{
+    const module *body = i->mods[0];
+    const ins *ret = module_return(body);
+    const ins *reds[32];
+    int nreds = 0;
+    for (const ins *b = body->first; b; b = b->next)
+        if (b->op->classes & OPC_REDUCE) {
+            if (nreds == 32)
+                return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
+                               body->name);
+            reds[nreds++] = b;
+        }
+    if (!ret || ret->nargs != nout || nreds == 0)
+        return cg_fail(g, "region %s: nothing to reduce", body->name);
+    const shape *xs = &reds[0]->args[0]->sh;
+    bool reduced[SHAPE_MAX_RANK];
+    for (int k = 0; k < nreds; k++) {
+        bool mask[SHAPE_MAX_RANK];
+        shape inputs[1] = {reds[k]->args[0]->sh};
+        op_call call;
+        ins_op_call(reds[k], &call, inputs);
+        if (!ops_reduce_axes(&call, inputs[0].rank, k ? mask : reduced, g->err))
+            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+        if (k == 0)
+            continue;
+        bool same = shape_same_lens(&inputs[0], xs);
+        for (int d = 0; same && d < xs->rank; d++)
+            same = mask[d] == reduced[d];
+        if (!same)
+            return cg_fail(g, "not lowered yet: region %s reduces different lens or axes",
+                           body->name);
+    }
+    cg_level std;
+    memset(&std, 0, sizeof std);
+    std.rank = xs->rank;
+    memcpy(std.lens, xs->lens, sizeof std.lens);
+    cg_standard_strides(xs->rank, xs->lens, std.strides);
+    row r;
+    split(&std, reduced, &r);
+    for (int k = 0; k < nout; k++) {
+        int64_t n = shape_elements(&ret->args[k]->sh);
+        if (n != r.nout && n != r.nout * r.nred)
+            return cg_fail(g, "not lowered yet: output %d of region %s is neither per element "
+                              "nor per row of its reductions",
+                           k, body->name);
+    }
+    bool lane = r.nred < 32;
+    g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
+    bool need[3] = {false, false, false}; /* float, double, long long partials */
+    for (int k = 0; k < nreds; k++) {
+        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+    }
+    if (!lane) {
+        if (need[0])
+            cg_puts(&g->body, "    __shared__ float part_f[32];\n");
+        if (need[1])
+            cg_puts(&g->body, "    __shared__ double part_d[32];\n");
+        if (need[2])
+            cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
+    }
+    cg_pw *c = cg_pw_new(g, i, in);
+    if (!c)
+        return cg_fail(g, "out of memory");
+    for (const ins *b = body->first; b; b = b->next)
+        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+            cg_cite(g, b);
+    open_outputs(g, &r, lane);
+    cg_pw_enter(c, 8);
+    char e[1024];
+    cg_level_linear(&r.kept_std, "o", g->idx, e, sizeof e);
+    cg_printf(&g->body, "        const %s jb = %s;\n", g->idx, e);
+    cg_level_linear(&r.red_std, "r", g->idx, e, sizeof e);
+    char jexpr[1100];
+    snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    bool ok = true;
+    for (int k = 0; ok && k < nreds; k++) {
+        const ins *rd = reds[k];
+        const char *name = rd->op->name;
+        combine_kind kind = strcmp(name, "reduce_prod") == 0  ? C_PROD
+                            : strcmp(name, "reduce_max") == 0 ? C_MAX
+                            : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                                              : C_SUM;
+        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        const char *part = strcmp(ct, "float") == 0    ? "part_f"
+                           : strcmp(ct, "double") == 0 ? "part_d"
+                                                       : "part_i";
+        char red[32], cmb[512];
+        snprintf(red, sizeof red, "red%d", k);
+        cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);
+        cg_printf(&g->body, "            %s acc = %s;\n", ct, init_of(kind, ct));
+        reduced_loop(g, &r, lane, 12);
+        cg_pw_enter(c, 16);
+        char j[32], v[32];
+        snprintf(j, sizeof j, "j%d", k);
+        cg_printf(&g->body, "                const %s %s = %s;\n", g->idx, j, jexpr);
+        const char *vt;
+        ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
+        char cv[64];
+        snprintf(cv, sizeof cv, "(%s)%s", ct, v);
+        combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+        cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
+        cg_pw_leave(c, 8);
+        if (!lane)
+            block_fold(g, ct, kind, part, true, 12);
+        if (strcmp(name, "reduce_mean") == 0)
+            cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
+                      (long long)r.nred);
+        else
+            cg_printf(&g->body, "            %s = acc;\n        }\n", red);
+        /* the reduction's own type: round as the reference stores it */
+        if (rd->sh.type == GRAFT_HALF)
+            cg_printf(&g->body, "        %s = (float)(__half)%s;\n", red, red);
+        cg_pw_fix(c, rd, red, ct);
+    }
+    /* per-row outputs */
+    bool any_row = false, any_full = false;
+    for (int k = 0; k < nout; k++) {
+        bool full = shape_elements(&ret->args[k]->sh) == r.nout * r.nred && r.nred > 1;
+        any_row |= !full;
+        any_full |= full;
+    }
+    if (ok && any_row) {
+        cg_puts(&g->body, lane ? "        {\n" : "        if (threadIdx.x == 0) {\n");
+        cg_pw_enter(c, 12);
+        for (int k = 0; ok && k < nout; k++) {
+            const ins *v = ret->args[k];
+            if (shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1)
+                continue;
+            char var[32];
+            const char *vt;
+            ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
+                 cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
+        }
+        cg_pw_leave(c, 8);
+        cg_puts(&g->body, "        }\n");
+    }
+    if (ok && any_full) {
+        reduced_loop(g, &r, lane, 8);
+        cg_pw_enter(c, 12);
+        cg_printf(&g->body, "            const %s j = %s;\n", g->idx, jexpr);
+        for (int k = 0; ok && k < nout; k++) {
+            const ins *v = ret->args[k];
+            if (!(shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1))
+                continue;
+            char var[32];
+            const char *vt;
+            ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
+                 cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
+        }
+        cg_pw_leave(c, 8);
+        cg_puts(&g->body, "        }\n");
+    }
+    cg_pw_leave(c, 4);
+    cg_puts(&g->body, "    }\n");
+    cg_pw_free(c);
+    return ok && !g->failed;
+}

@@ -155,11 +155,18 @@ static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
 
 /* ---- kernels ---- */
 
-static bool body_is_pointwise(const module *body, const char **bad)
+/* Whether a region's body is pointwise ops, views and reshapes, and
+ * reductions (counted in *nreds). */
+static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
 {
+    *nreds = 0;
     for (const ins *b = body->first; b; b = b->next) {
         if (b->param || ins_is(b, "@literal") || ins_is(b, "@return"))
             continue;
+        if (b->op->classes & OPC_REDUCE) {
+            (*nreds)++;
+            continue;
+        }
         if ((b->op->classes & (OPC_POINTWISE | OPC_VIEW)) || ins_is(b, "reshape") ||
             ins_is(b, "contiguous") || ins_is(b, "layout")) {
             if (ins_is(b, "get_tuple_elem")) {
@@ -335,10 +342,13 @@ static bool lower_kernel(lower_state *s, const ins *i)
     bool ok;
     if (i->op->classes & OPC_REGION) {
         const char *bad = NULL;
-        if (i->nmods != 1 || !body_is_pointwise(i->mods[0], &bad))
-            ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (only pointwise "
-                             "regions are lowered so far)",
+        int nreds = 0;
+        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds))
+            ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (regions of "
+                             "pointwise ops, views and reductions are lowered so far)",
                          bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
+        else if (nreds)
+            ok = cg_emit_reduce_region(&g, i, in, out, nout);
         else
             ok = cg_emit_pointwise(&g, i, in, out, nout);
     } else if (strcmp(name, "concat") == 0) {

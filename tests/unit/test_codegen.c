@@ -167,6 +167,58 @@ static void test_fused_region(void)
               "pointwise", "add_sigmoid_mul_k0", 1e-6);
 }
 
+/* A region with two reductions (GroupNorm's mean and variance), pointwise
+ * ops and broadcasts around them, one per-element and one per-row output:
+ * one kernel. Rows long enough for blocks, then short rows (lanes). */
+static const char reduce_region[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 8, LEN}, {STRIDE, LEN, 1}\n"
+    "@1 = fused(x), [main:fused0] -> [float_type, {2, 8, LEN}, {STRIDE, LEN, 1}, float_type, "
+    "{2, 8, 1}, {8, 1, 1}]\n"
+    "@2 = get_tuple_elem[index=0](@1)\n"
+    "@3 = get_tuple_elem[index=1](@1)\n"
+    "@4 = @return(@2, @3)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 8, LEN}, {STRIDE, LEN, 1}\n"
+    "@1 = @literal{0.0001} -> float_type, {1}, {0}\n"
+    "@2 = reduce_mean[axes={2}](x0)\n"
+    "@3 = multibroadcast[out_lens={2, 8, LEN}](@2)\n"
+    "@4 = sub(x0,@3)\n"
+    "@5 = mul(@4,@4)\n"
+    "@6 = reduce_mean[axes={2}](@5)\n"
+    "@7 = multibroadcast[out_lens={2, 8, 1}](@1)\n"
+    "@8 = add(@6,@7)\n"
+    "@9 = rsqrt(@8)\n"
+    "@10 = multibroadcast[out_lens={2, 8, LEN}](@9)\n"
+    "@11 = mul(@4,@10)\n"
+    "@12 = @return(@11,@2)\n";
+
+static void region_with(const char *len, const char *stride, const char *kind)
+{
+    char text[2048];
+    size_t o = 0;
+    for (const char *s = reduce_region; *s && o < sizeof text - 8;) {
+        if (strncmp(s, "LEN", 3) == 0) {
+            o += (size_t)snprintf(text + o, sizeof text - o, "%s", len);
+            s += 3;
+        } else if (strncmp(s, "STRIDE", 6) == 0) {
+            o += (size_t)snprintf(text + o, sizeof text - o, "%s", stride);
+            s += 6;
+        } else {
+            text[o++] = *s++;
+        }
+    }
+    text[o] = 0;
+    check_emu(text, kind, "red1", 1e-5);
+}
+
+static void test_fused_reduce_region(void)
+{
+    region_with("300", "2400", "fused_reduce_block");
+    region_with("12", "96", "fused_reduce_lane");
+}
+
 /* ---- reductions, each strategy ---- */
 
 static void test_reduce_block(void)
@@ -477,6 +529,7 @@ int main(void)
     RUN(test_pointwise_slice_reshape);
     RUN(test_pointwise_half_and_double);
     RUN(test_fused_region);
+    RUN(test_fused_reduce_region);
     RUN(test_reduce_block);
     RUN(test_reduce_lane);
     RUN(test_softmax);
