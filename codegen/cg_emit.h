@@ -114,6 +114,7 @@ int64_t cg_product(const int64_t *lens, int from, int to);
 bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                        int nout);
 bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_dot(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_convolution(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);

@@ -498,3 +498,45 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     cg_pw_free(c);
     return ok && !g->failed;
 }
+
+/* ---- argmax / argmin: one thread per output walks its axis ---- */
+
+bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    bool want_max = strcmp(i->op->name, "argmax") == 0;
+    bool last = ins_attr(i, "select_last_index")->u.i != 0;
+    const shape *xs = &i->args[0]->sh;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += xs->rank;
+    if (axis < 0 || axis >= xs->rank)
+        return cg_fail(g, "%s: axis out of range", i->opname);
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    reduced[axis] = true;
+    row r, ro;
+    split(&in[0].lv[0], reduced, &r);
+    split(&out[0].lv[0], reduced, &ro);
+    g->kind = "arg_reduce_lane";
+    const char *ct = cg_compute_type(xs->type);
+    char el[1600], off[1100];
+    open_outputs(g, &r, true);
+    emit_base(g, &in[0], &r, "base", 8);
+    element_at(g, &in[0], &r, "base", "0", 8, el, sizeof el);
+    cg_printf(&g->body, "        %s best = (%s)%s;\n        long long at = 0;\n", ct, ct, el);
+    cg_printf(&g->body, "        for (%s r = 1; r < %lld%s; r++) {\n", g->idx, (long long)r.nred,
+              strcmp(g->idx, "unsigned") == 0 ? "u" : "ull");
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body,
+              "            const %s v = (%s)%s;\n"
+              "            if (v %s best%s) {\n"
+              "                best = v;\n"
+              "                at = (long long)r;\n"
+              "            }\n        }\n",
+              ct, ct, el, want_max ? ">" : "<", last ? " || v == best" : "");
+    cg_level_linear(&ro.kept, "o", g->idx, off, sizeof off);
+    char conv[256];
+    cg_store_conversion(i->sh.type, "long long", "at", conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n    }\n", cg_param(g, out[0].buffer, true), off,
+              conv);
+    return !g->failed;
+}

@@ -362,6 +362,8 @@ static bool lower_kernel(lower_state *s, const ins *i)
         ok = cg_emit_pointwise(&g, i, in, out, 1);
     } else if (i->op->classes & OPC_REDUCE) {
         ok = cg_emit_reduce(&g, i, in, out);
+    } else if (strcmp(name, "argmax") == 0 || strcmp(name, "argmin") == 0) {
+        ok = cg_emit_arg_reduce(&g, i, in, out);
     } else if (strcmp(name, "softmax") == 0 || strcmp(name, "logsoftmax") == 0) {
         ok = cg_emit_softmax(&g, i, in, out);
     } else if (strcmp(name, "dot") == 0) {

@@ -314,16 +314,26 @@ static void test_window_and_move_ops(void)
               "concat", NULL, 0);
 }
 
+static void test_arg_reduce(void)
+{
+    check_emu("module: \"main\"\n"
+              "x = @param:x -> float_type, {4, 5, 6}, {30, 6, 1}\n"
+              "@1 = argmax[axis=1](x)\n@2 = argmin[axis=2,select_last_index=1](x)\n"
+              "@3 = @return(@1, @2)\n",
+              "arg_reduce_lane", NULL, 0);
+}
+
 static void test_not_lowered_yet(void)
 {
     graph *g = parse("module: \"main\"\n"
                      "x = @param:x -> float_type, {4, 5}, {5, 1}\n"
-                     "@1 = argmax[axis=1](x)\n@2 = @return(@1)\n");
+                     "s = @param:s -> float_type, {5}, {1}\n"
+                     "@2 = batch_norm_inference(x,s,s,s,s)\n@3 = @return(@2)\n");
     CHECK(g != NULL);
     graft_error err = {0};
     cg_program *p = g ? cg_lower(g, &err) : NULL;
     CHECK(p == NULL);
-    CHECK_CONTAINS(err.message, "not lowered yet: op argmax");
+    CHECK_CONTAINS(err.message, "not lowered yet: op batch_norm_inference");
     cg_program_free(p);
     graph_free(g);
 }
@@ -536,6 +546,7 @@ int main(void)
     RUN(test_dot);
     RUN(test_convolution);
     RUN(test_window_and_move_ops);
+    RUN(test_arg_reduce);
     RUN(test_not_lowered_yet);
     RUN(test_memory_plan);
     RUN(test_pack_args);
