@@ -50,6 +50,35 @@ else
     fi
 fi
 
+# every other kernel kind compiles with hiprtc too (for gfx1030, wave 32)
+cat > "$t/kinds.txt" <<'EOF'
+module: "main"
+x = @param:x -> float_type, {2, 3, 9, 8}, {216, 72, 8, 1}
+h = @param:h -> half_type, {300}, {1}
+d = @param:d -> double_type, {300}, {1}
+n = @param:n -> int32_type, {100}, {1}
+ix = @param:ix -> int64_type, {4}, {1}
+@5 = pooling[mode=average,padding={1, 0, 1, 1},stride={1, 2},lengths={2, 3}](x)
+@6 = lrn[alpha=0.0001,beta=0.75,bias=1,size=3](x)
+@7 = softmax[axis=3](x)
+@8 = reduce_max[axes={0, 2}](x)
+@9 = argmax[axis=1](x)
+@10 = concat[axis=1](x,x)
+@11 = pad[pads={0, 1, 2, 0, 0, 1, 0, 0},mode=1](x)
+@12 = gather[axis=2](x,ix)
+@13 = tanh(h)
+@14 = exp(d)
+@15 = mul(n,n)
+@16 = reduce_sum[axes={0}](h)
+@17 = @return(@5,@6,@7,@8,@9,@10,@11,@12,@13,@14,@15,@16)
+EOF
+if [ "$compiled" = yes ]; then
+    expect compile_every_kind 0 "$GRAFT" compile "$t/kinds.txt" -p none -o "$t/kinds" --arch gfx1030
+    [ "$(ls "$t/kinds/gfx1030"/*.co 2>/dev/null | wc -l)" -eq 12 ] && pass compile_every_kind_objects ||
+        fail compile_every_kind_objects "$(ls "$t/kinds/gfx1030" 2>&1 | tr '\n' ' ')"
+fi
+expect run_emu_every_kind 0 "$GRAFT" run "$t/kinds.txt" --device emu --wave 32 --compare "$t/kinds.txt"
+
 expect compile_unknown_arch 1 "$GRAFT" compile "$example" -o "$t/bad" --arch gfx90a,gfx1100
 has compile_unknown_arch_message "$t/err" "unknown or unsupported architecture 'gfx1100'"
 expect compile_needs_output 2 "$GRAFT" compile "$example"
