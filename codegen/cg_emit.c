@@ -162,6 +162,7 @@ const char *cg_storage_type(graft_type t)
     case GRAFT_INT64: return "long long";
     case GRAFT_UINT32: return "unsigned";
     case GRAFT_UINT64: return "unsigned long long";
+    case GRAFT_BF16: return "unsigned short";
     default: return NULL;
     }
 }
@@ -172,6 +173,7 @@ const char *cg_compute_type(graft_type t)
 {
     switch (t) {
     case GRAFT_HALF:
+    case GRAFT_BF16:
     case GRAFT_FLOAT: return "float";
     case GRAFT_DOUBLE: return "double";
     default: return "long long";
@@ -198,6 +200,8 @@ void cg_store_conversion(graft_type t, const char *from, const char *v, char *ou
     bool from_float = strcmp(from, "long long") != 0;
     if (t == GRAFT_BOOL)
         snprintf(out, size, "(unsigned char)((%s) != 0)", v);
+    else if (t == GRAFT_BF16)
+        snprintf(out, size, "graft_f_to_bf16((float)(%s))", v);
     else if (type_is_float(t) || !from_float)
         snprintf(out, size, "(%s)(%s)", st, v);
     else {
@@ -325,7 +329,10 @@ void cg_offset_multi(cg_kgen *g, const cg_access *a, const char *const *idx, int
 void cg_element(cg_kgen *g, const cg_access *a, const char *off, char *out, size_t size)
 {
     int k = cg_param(g, a->buffer, false);
-    snprintf(out, size, "p%d[%s]", k, off);
+    if (a->type == GRAFT_BF16)
+        snprintf(out, size, "graft_bf16_to_f(p%d[%s])", k, off);
+    else
+        snprintf(out, size, "p%d[%s]", k, off);
 }
 
 void cg_load_linear(cg_kgen *g, const cg_access *a, const char *j, const char *ctype, int indent,

@@ -152,6 +152,9 @@ static bool compute_op(pw_ctx *c, const ins *v, const char *const *argv, const c
         /* round to half between ops, as the reference stores each op's result */
         cg_printf(&c->g->body, "%*sconst float %s = (float)(__half)(%s);\n", c->indent, "", var,
                   expr);
+    } else if (v->sh.type == GRAFT_BF16) {
+        cg_printf(&c->g->body, "%*sconst float %s = graft_bf16_to_f(graft_f_to_bf16((float)(%s)));\n",
+                  c->indent, "", var, expr);
     } else {
         cg_printf(&c->g->body, "%*sconst %s %s = (%s)(%s);\n", c->indent, "", *ctype, var,
                   *ctype, expr);

@@ -538,6 +538,28 @@ __attribute__((visibility("default"))) void graft_emu_release_stacks(void)
 
 /* ---------------- shared by both ---------------- */
 #if !defined(GRAFT_EMU_HOST)
+/* bf16 is stored as its 16 bits; kernels compute in float. Rounding to
+ * nearest even, NaN kept quiet, as graft's reference executor. */
+GRAFT_INLINE float graft_bf16_to_f(unsigned short b)
+{
+    union {
+        unsigned u;
+        float f;
+    } x;
+    x.u = (unsigned)b << 16;
+    return x.f;
+}
+GRAFT_INLINE unsigned short graft_f_to_bf16(float f)
+{
+    union {
+        unsigned u;
+        float f;
+    } x;
+    x.f = f;
+    if (x.f != x.f)
+        return (unsigned short)((x.u >> 16) | 0x40u);
+    return (unsigned short)((x.u + 0x7fffu + ((x.u >> 16) & 1u)) >> 16);
+}
 /* Float to integer stores: truncate toward zero, saturate, NaN gives 0
  * (what graft's reference executor does). */
 GRAFT_INLINE long long graft_f2i(double v, double lo, double hi)

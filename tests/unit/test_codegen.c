@@ -137,6 +137,12 @@ static void test_pointwise_half_and_double(void)
               "@1 = exp(x)\n@2 = sqrt(@1)\n@3 = @return(@2)\n",
               "pointwise", "exp(", 1e-12);
     check_emu("module: \"main\"\n"
+              "x = @param:x -> bf16_type, {300}, {1}\n"
+              "y = @param:y -> float_type, {300}, {1}\n"
+              "@2 = mul(x,x)\n@3 = exp(@2)\n@4 = convert[target_type=bf16_type](y)\n"
+              "@5 = @return(@3, @4)\n",
+              "pointwise", "graft_bf16_to_f", 1e-2);
+    check_emu("module: \"main\"\n"
               "x = @param:x -> int32_type, {100}, {1}\n"
               "y = @param:y -> int32_type, {100}, {1}\n"
               "@2 = sub(x,y)\n@3 = mul(@2,@2)\n@4 = convert[target_type=float_type](@3)\n"
