@@ -7,11 +7,15 @@
 # types the importer does not support), then a total. Too slow for
 # `make test` (hundreds of kernels compiled for the CPU, models run by
 # scalar kernels); compiled kernels are cached, so a second run is faster.
+# The known deviations of tests/cli/onnx_node.sh (bfloat16 casts: this test
+# data truncates, graft rounds to nearest even, on every device) are listed
+# and not counted as failures.
 # Usage: sh tests/check_emu.sh [path/to/graft]
 top=$(cd "$(dirname "$0")/.." && pwd)
 graft=${1:-$top/build/graft}
 models="$top/../shared/models/onnx-light"
 data=/usr/share/libonnx-testdata/data
+known="test_cast_FLOAT_to_BFLOAT16 test_castlike_FLOAT_to_BFLOAT16 test_castlike_FLOAT_to_BFLOAT16_expanded"
 log=$(mktemp)
 all=$(mktemp)
 trap 'rm -f "$log" "$all"' EXIT
@@ -35,7 +39,13 @@ echo "skips by reason:"
 grep '^SKIP ' "$all" | sed -e 's/^SKIP [^:]*: //' -e 's/^.*\(not lowered yet: [a-z_]* [a-z_0-9]*\).*/\1/' \
     -e 's/^.*\(unsupported[^(:]*\).*/\1/' | cut -c1-80 | sort | uniq -c | sort -rn | head -25
 passed=$(grep -c '^PASS ' "$all")
-failed=$(grep -c '^FAIL ' "$all")
+failed=0
+for t in $(grep '^FAIL ' "$all" | sed 's/^FAIL \([^:]*\):.*/\1/'); do
+    case " $known " in
+        *" $t "*) echo "known deviation: $t" ;;
+        *) failed=$((failed + 1)) ;;
+    esac
+done
 skipped=$(grep -c '^SKIP ' "$all")
 echo "check-emu: $(( $(now) - start )) s"
 echo "$passed passed, $failed failed, $skipped skipped"
