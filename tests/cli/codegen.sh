@@ -135,6 +135,57 @@ for wave in 64 32; do
         has "run_emu_unet_block_wave${wave}_compared" "$t/out" "output0: max abs .* ok"
 done
 
+# ---- the same block with GroupNorm + SiLU fused by hand into one region ----
+# (as fusion rules will build it): conv, one fused_reduce kernel, conv.
+cat > "$t/unet_fused.txt" <<'EOF'
+module: "main"
+sample = @param:sample -> float_type, {1, 4, 8, 8}, {256, 64, 8, 1}
+@1 = @literal{ ... } -> float_type, {32, 4, 3, 3}, {36, 9, 3, 1}
+@2 = @literal{ ... } -> float_type, {32}, {1}
+@3 = @literal{ ... } -> float_type, {32, 1, 1}, {1, 1, 1}
+@4 = @literal{ ... } -> float_type, {32, 1, 1}, {1, 1, 1}
+@5 = @literal{ ... } -> float_type, {32, 32, 3, 3}, {288, 9, 3, 1}
+@6 = convolution[padding={1, 1, 1, 1}](sample,@1)
+@7 = fused(@6,@2,@3,@4), [main:gn] -> float_type, {1, 32, 8, 8}, {2048, 64, 8, 1}
+@8 = convolution[padding={1, 1, 1, 1}](@7,@5)
+@9 = @return(@8)
+
+module: "main:gn"
+x0 = @param:x0 -> float_type, {1, 32, 8, 8}, {2048, 64, 8, 1}
+x1 = @param:x1 -> float_type, {32}, {1}
+x2 = @param:x2 -> float_type, {32, 1, 1}, {1, 1, 1}
+x3 = @param:x3 -> float_type, {32, 1, 1}, {1, 1, 1}
+@4 = @literal{0.0001} -> float_type, {1}, {0}
+@5 = broadcast[axis=1,out_lens={1, 32, 8, 8}](x1)
+@6 = add(x0,@5)
+@7 = reshape[dims={1, 8, 256}](@6)
+@8 = reduce_mean[axes={2}](@7)
+@9 = multibroadcast[out_lens={1, 8, 256}](@8)
+@10 = sqdiff(@7,@9)
+@11 = reduce_mean[axes={2}](@10)
+@12 = sub(@7,@9)
+@13 = multibroadcast[out_lens={1, 8, 1}](@4)
+@14 = add(@11,@13)
+@15 = rsqrt(@14)
+@16 = multibroadcast[out_lens={1, 8, 256}](@15)
+@17 = mul(@12,@16)
+@18 = reshape[dims={1, 32, 8, 8}](@17)
+@19 = multibroadcast[out_lens={1, 32, 8, 8}](x2)
+@20 = mul(@18,@19)
+@21 = multibroadcast[out_lens={1, 32, 8, 8}](x3)
+@22 = add(@20,@21)
+@23 = sigmoid(@22)
+@24 = mul(@22,@23)
+@25 = @return(@24)
+EOF
+expect compile_fused_block 0 "$GRAFT" compile "$t/unet_fused.txt" -p none -o "$t/fused" --no-code-objects &&
+    has compile_fused_block_three_kernels "$t/out" "3 kernels" &&
+    has compile_fused_block_region_kernel "$t/out" "add_reduce_mean_sqdiff_reduce_mean_sub_etc_k1 +fused_reduce_block"
+for wave in 64 32; do
+    expect "run_emu_fused_block_wave$wave" 0 "$GRAFT" run "$t/unet_fused.txt" --device emu \
+        --wave "$wave" --compare "$t/unet_fused.txt"
+done
+
 # ---- ONNX node tests on emu ----
 node=/usr/share/libonnx-testdata/data/node
 if [ -d "$node" ]; then
