@@ -448,13 +448,32 @@ static bool lower_ins(lower_state *s, const ins *i)
 
 /* Labels as the dump writer gives them: the name, or "@<position>", or
  * "@<position>_<k>" when a name already has that; "module:" before the
- * positional ones of a region's body. */
-static bool taken(char **labels, const module *m, uint32_t n, const char *s)
+ * positional ones of a region's body. A module's labels go through an
+ * open-addressing set, so labelling is linear in the graph's size. */
+typedef struct label_set {
+    const char **slot;
+    size_t cap;
+} label_set;
+
+static uint64_t label_hash(const char *s)
 {
-    for (const ins *i = m->first; i; i = i->next)
-        if (i->id < n && labels[i->id] && strcmp(labels[i->id], s) == 0)
-            return true;
-    return false;
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Adds s unless present; true when it was added. */
+static bool label_claim(label_set *set, const char *s)
+{
+    size_t k = (size_t)label_hash(s) & (set->cap - 1);
+    while (set->slot[k]) {
+        if (strcmp(set->slot[k], s) == 0)
+            return false;
+        k = (k + 1) & (set->cap - 1);
+    }
+    set->slot[k] = s;
+    return true;
 }
 
 static bool label_graph(cg_program *p, const graph *g, uint32_t n)
@@ -464,12 +483,21 @@ static bool label_graph(cg_program *p, const graph *g, uint32_t n)
     if (!p->labels)
         return false;
     for (const module *m = g->first_module; m; m = m->next) {
-        bool main_module = strcmp(m->name, "main") == 0;
-        for (const ins *i = m->first; i; i = i->next)
-            if (i->id < n && i->name && !(p->labels[i->id] = strdup(i->name)))
-                return false;
+        label_set set = {NULL, 16};
+        while (set.cap < (size_t)m->count * 4 + 16)
+            set.cap *= 2;
+        set.slot = calloc(set.cap, sizeof *set.slot);
+        if (!set.slot)
+            return false;
+        bool main_module = strcmp(m->name, "main") == 0, ok = true;
+        for (const ins *i = m->first; ok && i; i = i->next)
+            if (i->id < n && i->name) {
+                ok = (p->labels[i->id] = strdup(i->name)) != NULL;
+                if (ok)
+                    label_claim(&set, p->labels[i->id]);
+            }
         int pos = 0;
-        for (const ins *i = m->first; i; i = i->next, pos++) {
+        for (const ins *i = m->first; ok && i; i = i->next, pos++) {
             if (i->id >= n || i->name)
                 continue;
             char buf[300];
@@ -478,11 +506,17 @@ static bool label_graph(cg_program *p, const graph *g, uint32_t n)
                 snprintf(buf, sizeof buf, "%s", i->param);
             else
                 snprintf(buf, sizeof buf, "%s%s@%d", pre, colon, pos);
-            for (int k = 1; taken(p->labels, m, n, buf) && k < 100; k++)
+            char *label = strdup(buf);
+            for (int k = 1; label && !label_claim(&set, label) && k < 1000; k++) {
+                free(label);
                 snprintf(buf, sizeof buf, "%s%s@%d_%d", pre, colon, pos, k);
-            if (!(p->labels[i->id] = strdup(buf)))
-                return false;
+                label = strdup(buf);
+            }
+            ok = (p->labels[i->id] = label) != NULL;
         }
+        free(set.slot);
+        if (!ok)
+            return false;
     }
     return true;
 }
