@@ -36,6 +36,9 @@ struct gemm_spec {
     int64_t batch, M, N, K;
     const char *ct;
     gemm_load load_a, load_b;
+    /* optional: declarations for column n made once per tile (the B loads
+     * of a thread all share one column) */
+    void (*prepare_b)(cg_kgen *g, const gemm_spec *s, const char *b, const char *n, int indent);
     gemm_store store;
     const ins *i;
     const cg_access *in, *out;
@@ -71,32 +74,37 @@ static void emit_gemm(cg_kgen *g, const gemm_spec *s)
     cg_printf(b, "        const %s tm = (tile / (%s)%lldull) %% (%s)%lldull;\n", I, I,
               (long long)tiles_n, I, (long long)tiles_m);
     cg_printf(b, "        const %s tn = tile %% (%s)%lldull;\n", I, I, (long long)tiles_n);
+    cg_printf(b, "        const %s nb = tn * (%s)%lld + threadIdx.x %% %lldu;\n", I, I, (long long)TN,
+              (long long)TN);
+    if (s->prepare_b)
+        s->prepare_b(g, s, "b", "nb", 8);
     cg_printf(b, "        %s acc[%lld][%lld];\n", ct, (long long)RM, (long long)RN);
     cg_printf(b, "        for (int x = 0; x < %lld; x++)\n            for (int y = 0; y < %lld; "
                  "y++)\n                acc[x][y] = 0;\n",
               (long long)RM, (long long)RN);
     cg_printf(b, "        for (%s k0 = 0; k0 < (%s)%lldull; k0 += 16) {\n", I, I, (long long)s->K);
-    /* A slice */
-    cg_printf(b, "            for (unsigned e = threadIdx.x; e < %lldu; e += 256u) {\n",
-              (long long)(TM * 16));
-    cg_printf(b, "                const %s m = tm * (%s)%lld + e / 16u, k = k0 + e %% 16u;\n", I,
-              I, (long long)TM);
+    /* A slice: thread t loads rows t/16 + 16i at column t%16; B slice:
+     * rows t/TN + (256/TN)i at column t%TN, one column per thread */
+    cg_printf(b, "            for (unsigned i = 0; i < %lldu; i++) {\n", (long long)(TM / 16));
+    cg_printf(b, "                const %s m = tm * (%s)%lld + threadIdx.x / 16u + 16u * i, k = k0 + "
+                 "threadIdx.x %% 16u;\n",
+              I, I, (long long)TM);
     cg_printf(b, "                %s v = 0;\n", ct);
     cg_printf(b, "                if (m < (%s)%lldull && k < (%s)%lldull) {\n", I, (long long)s->M,
               I, (long long)s->K);
     s->load_a(g, s, "b", "m", "k", 20);
-    cg_printf(b, "                }\n                As[e %% 16u][e / 16u] = v;\n            }\n");
-    /* B slice */
-    cg_printf(b, "            for (unsigned e = threadIdx.x; e < %lldu; e += 256u) {\n",
-              (long long)(TN * 16));
-    cg_printf(b, "                const %s n = tn * (%s)%lld + e %% %lldu, k = k0 + e / %lldu;\n",
-              I, I, (long long)TN, (long long)TN, (long long)TN);
+    cg_printf(b, "                }\n                As[threadIdx.x %% 16u][threadIdx.x / 16u + 16u * i] = "
+                 "v;\n            }\n");
+    cg_printf(b, "            for (unsigned i = 0; i < %lldu; i++) {\n", (long long)(TN / 16));
+    cg_printf(b, "                const %s k = k0 + threadIdx.x / %lldu + %lldu * i;\n", I,
+              (long long)TN, (long long)(256 / TN));
     cg_printf(b, "                %s v = 0;\n", ct);
-    cg_printf(b, "                if (n < (%s)%lldull && k < (%s)%lldull) {\n", I, (long long)s->N,
-              I, (long long)s->K);
-    s->load_b(g, s, "b", "n", "k", 20);
-    cg_printf(b, "                }\n                Bs[e / %lldu][e %% %lldu] = v;\n            }\n",
-              (long long)TN, (long long)TN);
+    cg_printf(b, "                if (nb < (%s)%lldull && k < (%s)%lldull) {\n", I,
+              (long long)s->N, I, (long long)s->K);
+    s->load_b(g, s, "b", "nb", "k", 20);
+    cg_printf(b, "                }\n                Bs[threadIdx.x / %lldu + %lldu * i][threadIdx.x %% %lldu] "
+                 "= v;\n            }\n",
+              (long long)TN, (long long)(256 / TN), (long long)TN);
     cg_printf(b, "            __syncthreads();\n");
     cg_printf(b, "            for (int kk = 0; kk < 16; kk++) {\n");
     cg_printf(b, "                %s a[%lld], bv[%lld];\n", ct, (long long)RM, (long long)RN);
@@ -160,7 +168,34 @@ static void dot_load_a(cg_kgen *g, const gemm_spec *s, const char *b, const char
 static void dot_load_b(cg_kgen *g, const gemm_spec *s, const char *b, const char *n,
                        const char *k, int indent)
 {
-    dot_load(g, &s->in[1], b, k, n, s->ct, indent);
+    const cg_access *a = &s->in[1];
+    if (a->nlevels != 1) {
+        dot_load(g, a, b, k, n, s->ct, indent);
+        return;
+    }
+    /* the column's part of the offset was made once per tile (dot_prepare_b) */
+    char off[256], el[400];
+    int r = a->lv[0].rank;
+    snprintf(off, sizeof off, "bcol + (%s)(%s) * %lldull", g->idx, k,
+             (long long)a->lv[0].strides[r - 2]);
+    cg_element(g, a, off, el, sizeof el);
+    cg_printf(&g->body, "%*sv = (%s)%s;\n", indent, "", s->ct, el);
+}
+
+static void dot_prepare_b(cg_kgen *g, const gemm_spec *s, const char *b, const char *n,
+                          int indent)
+{
+    const cg_access *a = &s->in[1];
+    if (a->nlevels != 1)
+        return;
+    char names[SHAPE_MAX_RANK][64];
+    const char *idx[SHAPE_MAX_RANK] = {NULL};
+    int r = a->lv[0].rank;
+    batch_index(&a->lv[0], b, names, idx);
+    idx[r - 1] = n;
+    char off[1400];
+    cg_offset_multi(g, a, idx, indent, off, sizeof off);
+    cg_printf(&g->body, "%*sconst %s bcol = %s;\n", indent, "", g->idx, off);
 }
 
 static void dot_store(cg_kgen *g, const gemm_spec *s, const char *b, const char *m, const char *n,
@@ -203,6 +238,7 @@ bool cg_emit_dot(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
     s.ct = cg_compute_type(i->sh.type);
     s.load_a = dot_load_a;
     s.load_b = dot_load_b;
+    s.prepare_b = dot_prepare_b;
     s.store = dot_store;
     s.i = i;
     s.in = in;
@@ -250,45 +286,79 @@ static void conv_load_a(cg_kgen *g, const gemm_spec *s, const char *b, const cha
                         const char *k, int indent)
 {
     conv_geo c = geo_of(s->i);
-    char names[SHAPE_MAX_RANK][96];
-    const char *idx[SHAPE_MAX_RANK];
-    snprintf(names[0], sizeof names[0], "%s * %lldull + %s", b, (long long)c.mg, m);
-    snprintf(names[1], sizeof names[1], "%s / %lldull", k, (long long)c.ksize);
-    idx[0] = names[0];
-    idx[1] = names[1];
-    for (int d = 0; d < c.k; d++) {
-        int64_t inner = cg_product(c.ker, d + 1, c.k);
-        snprintf(names[d + 2], sizeof names[d + 2], "(%s / %lldull) %% %lldull", k,
-                 (long long)inner, (long long)c.ker[d]);
-        idx[d + 2] = names[d + 2];
-    }
+    const cg_access *w = &s->in[1];
     char off[1400], el[1500];
-    cg_offset_multi(g, &s->in[1], idx, indent, off, sizeof off);
-    cg_element(g, &s->in[1], off, el, sizeof el);
+    if (w->nlevels == 1) {
+        /* the weights' trailing dimensions (channel, kernel positions) as one
+         * linear index k: contiguous runs merge, a standard layout is just k */
+        cg_level trail;
+        memset(&trail, 0, sizeof trail);
+        trail.rank = w->lv[0].rank - 1;
+        memcpy(trail.lens, w->lv[0].lens + 1, (size_t)trail.rank * sizeof trail.lens[0]);
+        memcpy(trail.strides, w->lv[0].strides + 1, (size_t)trail.rank * sizeof trail.strides[0]);
+        char tk[1024];
+        cg_level_linear(&trail, k, g->idx, tk, sizeof tk);
+        snprintf(off, sizeof off, "%lldull + ((%s)%s * %lldull + %s) * %lldull + %s",
+                 (long long)w->lv[0].offset, g->idx, b, (long long)c.mg, m,
+                 (long long)w->lv[0].strides[0], tk);
+    } else {
+        char names[SHAPE_MAX_RANK][96];
+        const char *idx[SHAPE_MAX_RANK];
+        snprintf(names[0], sizeof names[0], "%s * %lldull + %s", b, (long long)c.mg, m);
+        snprintf(names[1], sizeof names[1], "%s / %lldull", k, (long long)c.ksize);
+        idx[0] = names[0];
+        idx[1] = names[1];
+        for (int d = 0; d < c.k; d++) {
+            int64_t inner = cg_product(c.ker, d + 1, c.k);
+            snprintf(names[d + 2], sizeof names[d + 2], "(%s / %lldull) %% %lldull", k,
+                     (long long)inner, (long long)c.ker[d]);
+            idx[d + 2] = names[d + 2];
+        }
+        cg_offset_multi(g, w, idx, indent, off, sizeof off);
+    }
+    cg_element(g, w, off, el, sizeof el);
     cg_printf(&g->body, "%*sv = (%s)%s;\n", indent, "", s->ct, el);
+}
+
+/* Once per tile: the column's image and the window's corner. */
+static void conv_prepare_b(cg_kgen *g, const gemm_spec *s, const char *b, const char *n,
+                           int indent)
+{
+    (void)b;
+    conv_geo c = geo_of(s->i);
+    cg_printf(&g->body, "%*sconst %s img = %s / %lldull;\n", indent, "", g->idx, n,
+              (long long)c.osize);
+    for (int d = 0; d < c.k; d++) {
+        int64_t oinner = cg_product(c.outl, d + 1, c.k);
+        cg_printf(&g->body,
+                  "%*sconst long long hb%d = (long long)((%s / %lldull) %% %lldull) * %lldLL - "
+                  "%lldLL;\n",
+                  indent, "", d, n, (long long)oinner, (long long)c.outl[d],
+                  (long long)c.stride[d], (long long)c.pad[d]);
+    }
 }
 
 static void conv_load_b(cg_kgen *g, const gemm_spec *s, const char *b, const char *n,
                         const char *k, int indent)
 {
+    (void)n;
     conv_geo c = geo_of(s->i);
     char names[SHAPE_MAX_RANK][64];
     const char *idx[SHAPE_MAX_RANK];
     cg_printf(&g->body, "%*sint inside = 1;\n", indent, "");
     for (int d = 0; d < c.k; d++) {
-        int64_t oinner = cg_product(c.outl, d + 1, c.k), kinner = cg_product(c.ker, d + 1, c.k);
+        int64_t kinner = cg_product(c.ker, d + 1, c.k);
         cg_printf(&g->body,
-                  "%*sconst long long h%d = (long long)((%s / %lldull) %% %lldull) * %lldLL - "
-                  "%lldLL + (long long)((%s / %lldull) %% %lldull) * %lldLL;\n",
-                  indent, "", d, n, (long long)oinner, (long long)c.outl[d],
-                  (long long)c.stride[d], (long long)c.pad[d], k, (long long)kinner,
-                  (long long)c.ker[d], (long long)c.dil[d]);
+                  "%*sconst long long h%d = hb%d + (long long)((%s / %lldull) %% %lldull) * "
+                  "%lldLL;\n",
+                  indent, "", d, d, k, (long long)kinner, (long long)c.ker[d],
+                  (long long)c.dil[d]);
         cg_printf(&g->body, "%*sinside = inside && h%d >= 0 && h%d < %lldLL;\n", indent, "", d, d,
                   (long long)c.in[d]);
         snprintf(names[d + 2], sizeof names[d + 2], "h%d", d);
         idx[d + 2] = names[d + 2];
     }
-    snprintf(names[0], sizeof names[0], "%s / %lldull", n, (long long)c.osize);
+    snprintf(names[0], sizeof names[0], "img");
     snprintf(names[1], sizeof names[1], "%s * %lldull + %s / %lldull", b, (long long)c.cg, k,
              (long long)c.ksize);
     idx[0] = names[0];
@@ -337,6 +407,7 @@ bool cg_emit_convolution(cg_kgen *g, const ins *i, const cg_access *in, const cg
     s.ct = cg_compute_type(i->sh.type);
     s.load_a = conv_load_a;
     s.load_b = conv_load_b;
+    s.prepare_b = conv_prepare_b;
     s.store = conv_store;
     s.i = i;
     s.in = in;
