@@ -15,8 +15,11 @@
 #include "exec.h"
 #include "graph_test_helpers.h"
 
+#include "fileio.h"
+
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Lowers text, checks that some kernel has kind `kind` (NULL: any) and that
  * the source of some kernel contains `needle` (NULL: any), then runs it on
@@ -386,6 +389,75 @@ static void test_memory_plan(void)
     graph_free(g);
 }
 
+/* The same invariants read back from plan.json as graft compile writes it:
+ * temps live at the same kernel do not overlap; inputs and weights overlap
+ * nothing; the arena holds the peak. */
+static void test_plan_json_invariants(void)
+{
+    graph *g = parse(chain);
+    graft_error err = {0};
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    CHECK(p && cg_plan(p, &err));
+    char dir[] = "/tmp/graft-plan-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    const char *archs[1] = {"gfx90a"};
+    CHECK(p && cg_write_dir(p, dir, archs, 1, &err));
+    char path[256];
+    snprintf(path, sizeof path, "%s/plan.json", dir);
+    size_t len = 0;
+    char *json = read_file_all(path, &len, &err);
+    CHECK(json != NULL);
+    enum { MAXB = 64 };
+    long long off[MAXB], first[MAXB], last[MAXB];
+    size_t bytes[MAXB];
+    char kind[MAXB][16];
+    int n = 0;
+    unsigned long long arena = 0, peak = 0;
+    for (const char *s = json; s && (s = strstr(s, "{\"id\": ")) && n < MAXB; s++) {
+        int id;
+        CHECK(sscanf(s, "{\"id\": %d, \"kind\": \"%15[a-z]\", \"offset\": %lld, \"bytes\": %zu", &id,
+                     kind[n], &off[n], &bytes[n]) == 4);
+        const char *live = strstr(s, "\"live\": [");
+        const char *end = strchr(s, '}');
+        first[n] = 0, last[n] = 1 << 30;
+        if (live && end && live < end)
+            CHECK(sscanf(live, "\"live\": [%lld, %lld]", &first[n], &last[n]) == 2);
+        n++;
+    }
+    const char *m = json ? strstr(json, "\"arena_bytes\": ") : NULL;
+    CHECK(m && sscanf(m, "\"arena_bytes\": %llu", &arena) == 1);
+    m = json ? strstr(json, "\"peak_live_bytes\": ") : NULL;
+    CHECK(m && sscanf(m, "\"peak_live_bytes\": %llu", &peak) == 1);
+    CHECK(n == (p ? p->nbuffers : -1));
+    CHECK(arena >= peak && peak > 0);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n; b++) {
+            bool temps = strcmp(kind[a], "temp") == 0 && strcmp(kind[b], "temp") == 0;
+            bool live = !temps || (first[a] <= last[b] && first[b] <= last[a]);
+            bool apart = off[a] + (long long)bytes[a] <= off[b] || off[b] + (long long)bytes[b] <= off[a];
+            CHECK(!live || apart);
+        }
+    free(json);
+    for (const char *f = "graft_kernel.h plan.json weights.bin"; *f;) {
+        char name[64];
+        int used = 0;
+        if (sscanf(f, "%63s%n", name, &used) != 1)
+            break;
+        snprintf(path, sizeof path, "%s/%s", dir, name);
+        unlink(path);
+        f += used;
+        while (*f == ' ')
+            f++;
+    }
+    for (int k = 0; p && k < p->nkernels; k++) {
+        snprintf(path, sizeof path, "%s/%s.hip", dir, p->kernels[k].name);
+        unlink(path);
+    }
+    rmdir(dir);
+    cg_program_free(p);
+    graph_free(g);
+}
+
 static void test_pack_args(void)
 {
     graph *g = parse(chain);
@@ -555,6 +627,7 @@ int main(void)
     RUN(test_arg_reduce);
     RUN(test_not_lowered_yet);
     RUN(test_memory_plan);
+    RUN(test_plan_json_invariants);
     RUN(test_pack_args);
     RUN(test_divergent_barrier_is_an_error);
     RUN(test_shuffles_and_atomics);
