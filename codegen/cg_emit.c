@@ -556,6 +556,7 @@ bool cg_pointwise_expr(const ins *i, const char *ctype, const char *const *args,
     char body[2048];
     if (!substitute(i, t, args, nargs, body, sizeof body))
         return false;
+    /* comparisons and logic give int in C: back to the compute type */
     snprintf(out, size, "(%s)(%s)", ctype, body);
     return true;
 }

@@ -155,6 +155,8 @@ static bool compute_op(pw_ctx *c, const ins *v, const char *const *argv, const c
     } else if (v->sh.type == GRAFT_BF16) {
         cg_printf(&c->g->body, "%*sconst float %s = graft_bf16_to_f(graft_f_to_bf16((float)(%s)));\n",
                   c->indent, "", var, expr);
+    } else if (strcmp(*ctype, opt) == 0) {
+        cg_printf(&c->g->body, "%*sconst %s %s = %s;\n", c->indent, "", *ctype, var, expr);
     } else {
         cg_printf(&c->g->body, "%*sconst %s %s = (%s)(%s);\n", c->indent, "", *ctype, var,
                   *ctype, expr);
@@ -202,6 +204,13 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
         char jj[1024];
         if (!view_index(c, v, j, &r, jj, sizeof jj))
             return false;
+        for (int m = 0; m < c->nmemo; m++)
+            if (c->memo[m].v == r && c->memo[m].depth < 0) {
+                /* a per-row value (a reduction): the same at every index */
+                snprintf(var, size, "%s", c->memo[m].var);
+                *ctype = c->memo[m].ctype;
+                return true;
+            }
         char name[32];
         cg_fresh(c->g, name, sizeof name);
         cg_printf(&c->g->body, "%*sconst %s %s = %s;\n", c->indent, "", c->g->idx, name, jj);
