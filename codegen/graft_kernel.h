@@ -32,6 +32,12 @@
 #if defined(__HIPCC_RTC__) || defined(__HIP__)
 
 /* ---------------- HIP ---------------- */
+#if !defined(__HIPCC_RTC__)
+/* hipcc (not hiprtc, where these are built in): `hipcc --genco -I DIR
+ * DIR/NAME.hip` compiles a kernel of graft compile's output as it is */
+#include <hip/hip_runtime.h>
+#include <hip/hip_fp16.h>
+#endif
 #define GRAFT_KERNEL extern "C" __global__
 #define GRAFT_WAVE warpSize
 #define GRAFT_INLINE static __device__ inline
