@@ -67,7 +67,7 @@ TOOL_OBJS = $(patsubst %.c,$(BUILD)/obj/%.o,$(wildcard tools/*.c))
 TEST_SRCS = $(wildcard tests/unit/*.c)
 TEST_BINS = $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(TEST_SRCS))
 
-.PHONY: all deps test demo bench install clean check-unit check-thread fuzz check-rules known-rules
+.PHONY: all deps test demo bench install clean check-unit check-thread fuzz check-rules known-rules check-emu
 all: $(BUILD)/graft $(BUILD)/libgraft.a $(BUILD)/libgraft.so
 
 deps:
@@ -193,6 +193,10 @@ known-rules: $(BUILD)/tests/test_view_normal_form
 	@$(BUILD)/tests/test_view_normal_form --cases $(CHECK_RULES_CASES) --report 0 \
 	    --write-known tests/unit/view_normal_form.known > /dev/null; true
 
+# The whole conformance set on the emu device (slow; see tests/check_emu.sh).
+check-emu: all
+	@sh tests/check_emu.sh $(BUILD)/graft
+
 demo: deps all
 	@sh examples/demo.sh $(BUILD)/graft
 
@@ -280,6 +284,16 @@ $(BUILD)/libgraft_internal.a $(BUILD)/obj/libgraft_public.o $(BUILD)/libgraft.so
 FORCE:
 # bench/mlir_compare.c compares the fold rules with MLIR's canonicalizer.
 PACKAGES += mlir-19-tools
+# codegen/graft_kernel.h, the header every generated kernel includes, as a C
+# string (cg_kernel_header) for hiprtc, the emu device and `graft compile`.
+$(BUILD)/libgraft.a $(BUILD)/libgraft.so $(BUILD)/libgraft_core.a: $(BUILD)/obj/gen/graft_kernel_text.o
+$(BUILD)/gen/graft_kernel_text.c: codegen/graft_kernel.h
+	@mkdir -p $(@D)
+	@echo "  build $@"
+	@{ echo '/* Generated from codegen/graft_kernel.h. Do not edit. */'; \
+	   echo 'const char cg_kernel_header[] ='; \
+	   sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/    "/' -e 's/$$/\\n"/' $<; \
+	   echo '    ;'; } > $@.tmp && mv $@.tmp $@
 # Keep generated parsers and lexers: as intermediates make deleted them after
 # each build, and every object (which depends on GEN_H) rebuilt next time.
 .SECONDARY: $(GEN_C) $(GEN_H)

@@ -19,6 +19,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
+#include "codegen.h"
 #include "exec.h"
 #include "hash.h"
 #include "ir.h"
@@ -41,8 +42,10 @@ static const char run_help[] =
     "and a checksum (FNV-1a 64 over the float32 bytes of the values in row-major\n"
     "order; -0.0 counts as 0.0 and every NaN as one NaN).\n"
     "\n"
-    "  --device D      ref: the reference executor (default). emu (CPU execution\n"
-    "                  of generated HIP kernels) and hip arrive with issue 5.\n"
+    "  --device D      ref: the reference executor (default); emu: the generated\n"
+    "                  HIP kernels (graft compile's) run on the CPU; hip: on a GPU\n"
+    "  --wave N        emu: the wave size the kernels see, 64 (gfx90a, default)\n"
+    "                  or 32 (gfx1030)\n"
     "  --inputs DIR    read each parameter from DIR/PARAM.pb, or DIR/input_N.pb\n"
     "                  for the N-th parameter (ONNX TensorProto files)\n"
     "  --seed N        seed for random inputs when --inputs is not given\n"
@@ -54,6 +57,9 @@ static const char run_help[] =
     "                  a from GRAPH, b from G2\n"
     "  --rtol R        relative tolerance (default 1e-3)\n"
     "  --atol A        absolute tolerance (default 1e-5)\n"
+    "  --ulps U        an element also passes within U units in the last place of\n"
+    "                  the output's largest |b| (default 0 on ref, 64 on emu and hip:\n"
+    "                  kernels sum in another order, and hiprtc fuses a*b+c)\n"
     CLI_DIM_HELP
     "\n"
     "Exit status: 0 ok, 1 bad input, refused graph or outputs that differ, 2 usage.\n";
@@ -66,6 +72,9 @@ typedef struct run_options {
     uint64_t seed;
     double rtol, atol;
     cli_dims dims; /* --dim NAME=VALUE, for GRAPH and G2 */
+    const char *device; /* ref, emu or hip */
+    unsigned wave;      /* emu's wave size */
+    double ulps;        /* also pass within this many ULPs of the output's largest |b| */
 } run_options;
 
 /* Summary statistics of one tensor, over its values in row-major order. */
@@ -218,6 +227,15 @@ static double seconds_now(void)
 
 /* Compares output a (from GRAPH) with b (from GRAPH2) element by element.
  * Returns the number of elements beyond tolerance; -1 if shapes differ. */
+/* One unit in the last place of scale in type t (float32 for integers). */
+static double ulp_of(double scale, graft_type t)
+{
+    int bits = t == GRAFT_DOUBLE ? 52 : t == GRAFT_HALF ? 10 : t == GRAFT_BF16 ? 7 : 23;
+    int e;
+    frexp(scale > 0 ? scale : 1, &e);
+    return ldexp(1.0, e - 1 - bits);
+}
+
 static int64_t compare_tensors(const tensor *a, const tensor *b, const run_options *o,
                                double *max_abs, double *max_rel)
 {
@@ -226,6 +244,13 @@ static int64_t compare_tensors(const tensor *a, const tensor *b, const run_optio
     if (!shape_same_lens(&a->sh, &b->sh))
         return -1;
     int64_t n = shape_elements(&a->sh), bad = 0;
+    double scale = 0;
+    for (int64_t i = 0; o->ulps > 0 && i < n; i++) {
+        double y = fabs(tensor_get_f64(b, i));
+        if (y > scale && !isinf(y))
+            scale = y;
+    }
+    double floor_abs = o->ulps > 0 ? o->ulps * ulp_of(scale, a->sh.type) : 0;
     for (int64_t i = 0; i < n; i++) {
         double x = tensor_get_f64(a, i), y = tensor_get_f64(b, i);
         if (isnan(x) || isnan(y)) {
@@ -245,7 +270,7 @@ static int64_t compare_tensors(const tensor *a, const tensor *b, const run_optio
             *max_abs = diff;
         if (rel > *max_rel)
             *max_rel = rel;
-        if (!(diff <= o->atol + o->rtol * fabs(y)))
+        if (!(diff <= o->atol + o->rtol * fabs(y)) && !(diff <= floor_abs))
             bad++;
     }
     return bad;
@@ -268,8 +293,11 @@ static int compare_with(const run_options *o, const tensor_list *inputs, const t
         error_prefix(&err, "%s", o->compare_path);
         return cli_report("run", &err);
     }
-    printf("compare with %s (fail when |a - b| > %g + %g * |b|):\n", o->compare_path, o->atol,
+    printf("compare with %s (fail when |a - b| > %g + %g * |b|", o->compare_path, o->atol,
            o->rtol);
+    if (o->ulps > 0)
+        printf(" and > %g ULPs of the output's largest |b|", o->ulps);
+    printf("):\n");
     int failures = 0;
     if (outs->n != outs2.n) {
         printf("  %d output%s here, %d in %s\n", outs->n, outs->n == 1 ? "" : "s", outs2.n,
@@ -304,25 +332,20 @@ static int compare_with(const run_options *o, const tensor_list *inputs, const t
     return EXIT_OK;
 }
 
-/* Only the reference executor exists so far; the others say so plainly. */
 static int check_device(const char *device)
 {
-    if (!device || strcmp(device, "ref") == 0)
+    if (!device || strcmp(device, "ref") == 0 || strcmp(device, "emu") == 0 ||
+        strcmp(device, "hip") == 0)
         return EXIT_OK;
-    if (strcmp(device, "emu") == 0)
-        return cli_fail("run", "--device emu (CPU execution of generated HIP kernels) is not "
-                               "available yet: it arrives with HIP lowering (issue 5); use "
-                               "--device ref");
-    if (strcmp(device, "hip") == 0)
-        return cli_fail("run", "no HIP device: --device hip is not available until HIP "
-                               "lowering (issue 5); use --device ref");
     return cli_usage_error("run", "unknown device '%s' (expected ref, emu or hip)", device);
 }
 
 static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
 {
-    const char *device = NULL, *seed = NULL, *rtol = NULL, *atol = NULL;
+    const char *device = NULL, *seed = NULL, *rtol = NULL, *atol = NULL, *wave = NULL;
+    const char *ulps = NULL;
     const cli_option options[] = {
+        {"wave", 0, &wave, NULL},             {"ulps", 0, &ulps, NULL},
         {"device", 0, &device, NULL},         {"inputs", 0, &o->inputs_dir, NULL},
         {"outputs", 0, &o->outputs_dir, NULL}, {"seed", 0, &seed, NULL},
         {"compare", 0, &o->compare_path, NULL}, {"rtol", 0, &rtol, NULL},
@@ -347,6 +370,15 @@ static int parse_run_options(int argc, char **argv, run_options *o, bool *help)
         return cli_usage_error("run", "--atol wants a non-negative number, not '%s'", atol);
     if (seed && o->inputs_dir)
         return cli_usage_error("run", "--seed and --inputs exclude each other");
+    o->device = device ? device : "ref";
+    o->wave = 64;
+    if (wave && strcmp(wave, "32") != 0 && strcmp(wave, "64") != 0)
+        return cli_usage_error("run", "--wave wants 32 or 64, not '%s'", wave);
+    if (wave)
+        o->wave = (unsigned)atoi(wave);
+    o->ulps = strcmp(o->device, "ref") == 0 ? 0 : 64;
+    if (ulps && (!cli_parse_double(ulps, &o->ulps) || o->ulps < 0))
+        return cli_usage_error("run", "--ulps wants a non-negative number, not '%s'", ulps);
     return check_device(device);
 }
 
@@ -374,14 +406,26 @@ int cmd_run(int argc, char **argv)
     bool ok = o.inputs_dir ? read_inputs(m, o.inputs_dir, &inputs, &err)
                            : exec_random_inputs(m, o.seed, &inputs, &err);
     double start = seconds_now();
+    bool ref = strcmp(o.device, "ref") == 0;
+    int nkernels = 0;
+    cg_emu_options emu = {o.wave, NULL, 0, 0};
     if (ok)
-        ok = exec_run(m, &inputs, &outs, &err);
+        ok = ref ? exec_run(m, &inputs, &outs, &err)
+                 : cg_run_graph(g, o.device, &emu, &inputs, &outs, &nkernels, &err);
     double elapsed = seconds_now() - start;
     if (!ok) {
         st = cli_report("run", &err);
+    } else if (!ref) {
+        printf("%s: ran %d kernel%s on %s", o.graph_path, nkernels, nkernels == 1 ? "" : "s",
+               o.device);
+        if (strcmp(o.device, "emu") == 0)
+            printf(" (wave %u)", o.wave);
+        printf(" in %.2f s\n", elapsed);
     } else {
         printf("%s: ran %zu instructions on the reference executor in %.2f s\n", o.graph_path,
                graph_count(g), elapsed);
+    }
+    if (ok) {
         print_inputs(m, &o);
         print_outputs(&outs);
         if (o.outputs_dir) {

@@ -28,6 +28,7 @@ int cmd_import(int argc, char **argv);
 int cmd_test(int argc, char **argv);
 int cmd_opt(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
 
 /* The table; *count gets its length. */
 static inline const command *command_table(int *count)
@@ -35,13 +36,15 @@ static inline const command *command_table(int *count)
     static const command table[] = {
         {"check", "GRAPH", "parse and verify; errors as file:line:col", cmd_check},
         {"print", "GRAPH [-o OUT]", "canonical dump", cmd_print},
-        {"run", "GRAPH [--device ref] [--inputs DIR] [--outputs DIR] [--seed N] [--compare GRAPH2]",
-         "run on the reference executor", cmd_run},
+        {"run", "GRAPH [--device ref|emu|hip] [--inputs DIR] [--outputs DIR] [--seed N] [--compare GRAPH2]",
+         "run on the reference executor or the generated kernels", cmd_run},
         {"import", "GRAPH -o OUT", "any input format to a dump", cmd_import},
         {"rules", "FILE.rules [--emit-c OUT.c]", "compile and check a rule file", cmd_rules},
         {"opt", "GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]] [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager] [--verify] [--seed-order N]", "rewrite with rule sets to a fixpoint", cmd_opt},
-        {"test", "DIR... [-p PIPELINE] [--device ref] [--rtol R] [--atol A]",
+        {"test", "DIR... [-p PIPELINE] [--device ref|emu|hip] [--rtol R] [--atol A]",
          "run ONNX backend-test directories", cmd_test},
+        {"compile", "GRAPH -o DIR [-p PIPELINE] [--arch gfx90a,gfx1030]",
+         "HIP kernels, code objects and a memory plan", cmd_compile},
     };
     *count = (int)(sizeof table / sizeof table[0]);
     return table;

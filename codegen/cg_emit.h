@@ -1,0 +1,158 @@
+/* cg_emit.h: what the kernel emitters share: a text builder, the kernel
+ * under construction (its parameters, index type and body), index
+ * arithmetic over cg_access, and C spellings of element types and ops.
+ *
+ * Each emitter (emit_pointwise.c, emit_reduce.c, emit_gemm.c,
+ * emit_window.c) fills one cg_kgen for one kernel; lower.c decides which
+ * emitter an instruction goes to and turns the result into a cg_kernel.
+ * Index expressions are built as text with every length and stride a
+ * literal constant, so the compiler folds them (shapes are compile-time
+ * constants by design).
+ */
+#ifndef GRAFT_CG_EMIT_H
+#define GRAFT_CG_EMIT_H
+
+#include "codegen.h"
+
+#include <stdarg.h>
+
+/* ---- text ---- */
+typedef struct cg_text {
+    char *s;
+    size_t len, cap;
+    bool oom;
+} cg_text;
+
+void cg_puts(cg_text *t, const char *s);
+void cg_printf(cg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void cg_text_free(cg_text *t);
+/* Takes the text (malloc'd; "" when empty); t is left empty. */
+char *cg_text_take(cg_text *t);
+
+/* ---- the kernel being built ---- */
+enum { CG_MAX_PARAMS = 64 };
+
+typedef struct cg_kgen {
+    cg_program *p;
+    const char *kind;
+    char name[128];
+    const char *idx;          /* "unsigned" or "unsigned long long" */
+    int nparams;
+    int param_buffer[CG_MAX_PARAMS];
+    bool param_writes[CG_MAX_PARAMS];
+    cg_text head;             /* the comment naming the instructions */
+    cg_text body;             /* the statements inside the kernel function */
+    cg_text origin;           /* "@7 @8" */
+    unsigned grid, block;
+    bool barriers;
+    int tmp;                  /* counter for fresh variable names */
+    graft_error *err;
+    bool failed;
+} cg_kgen;
+
+/* Fails the kernel with a message (first one wins). Returns false. */
+bool cg_fail(cg_kgen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The parameter index reading (or writing) buffer b; reads of the same
+ * buffer share one parameter. */
+int cg_param(cg_kgen *g, int buffer, bool writes);
+/* A fresh name "t<n>". */
+const char *cg_fresh(cg_kgen *g, char *buf, size_t size);
+/* i's name, or "@<position in its module>" as dumps print unnamed ones. */
+const char *cg_label(const cg_program *p, const ins *i, char *buf, size_t size);
+/* Records instruction i in the kernel's comment and origin list. */
+void cg_cite(cg_kgen *g, const ins *i);
+
+/* ---- types ---- */
+/* The C storage type of an element type ("float", "__half", "unsigned char"
+ * for bool, ...); NULL when the kernels cannot store it (bf16, tuples). */
+const char *cg_storage_type(graft_type t);
+/* The type kernels compute in: "float" for half and float, "double" for
+ * double, "long long" for integers and bool. */
+const char *cg_compute_type(graft_type t);
+bool cg_type_supported(graft_type t);
+/* An expression converting v (computed as from_ctype) for storing as t. */
+void cg_store_conversion(graft_type t, const char *from_ctype, const char *v, char *out,
+                         size_t size);
+
+/* ---- index arithmetic ---- */
+/* The offset expression (into buffer elements) of access a at the row-major
+ * linear index `j` over a's level-0 lens. Statements computing intermediate
+ * levels are appended to g->body at indent; the result is an expression. */
+void cg_offset_linear(cg_kgen *g, const cg_access *a, const char *j, int indent, char *out,
+                      size_t size);
+/* The same for a multi-index: idx[d] is an expression for dimension d (NULL
+ * means 0). */
+void cg_offset_multi(cg_kgen *g, const cg_access *a, const char *const *idx, int indent,
+                     char *out, size_t size);
+/* One level's offset for a linear index (groups of contiguous dimensions
+ * share one division and one modulo). */
+void cg_level_linear(const cg_level *lv, const char *j, const char *idx_type, char *out,
+                     size_t size);
+/* "p3[...]": the element of access a at offset expression off. */
+void cg_element(cg_kgen *g, const cg_access *a, const char *off, char *out, size_t size);
+/* Loads access a at linear index j into a new variable of compute type
+ * ctype; returns the variable's name in out. */
+void cg_load_linear(cg_kgen *g, const cg_access *a, const char *j, const char *ctype, int indent,
+                    char *out, size_t size);
+
+/* The access of a value that lives in buffer b with shape sh. */
+cg_access cg_access_of_buffer(const cg_program *p, int b);
+
+/* ---- ops ---- */
+/* The C expression of pointwise op i applied to args (already in ctype);
+ * false when the op has no form for that compute type. */
+bool cg_pointwise_expr(const ins *i, const char *ctype, const char *const *args, int nargs,
+                       char *out, size_t size);
+
+/* Row-major strides of lens (elements). */
+void cg_standard_strides(int rank, const int64_t *lens, int64_t *strides);
+int64_t cg_product(const int64_t *lens, int from, int to);
+
+/* The emitters. Each reads lower.c's accesses for the instruction's operands
+ * (in) and writes its result through out (level-0 accesses into the
+ * kernel's own buffers). */
+bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                       int nout);
+bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_dot(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_convolution(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_pooling(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_lrn(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+
+/* The pointwise evaluator (emit_pointwise.c), for emitters that build on
+ * it: values of a region's body at a linear index over their lens, each
+ * computed once per index and scope. */
+typedef struct cg_pw cg_pw;
+cg_pw *cg_pw_new(cg_kgen *g, const ins *root, const cg_access *in);
+void cg_pw_free(cg_pw *c);
+bool cg_pw_value(cg_pw *c, const ins *v, const char *j, char *var, size_t size,
+                 const char **ctype);
+/* v's value is the variable var at every index (a reduction's result for
+ * the current row). */
+void cg_pw_fix(cg_pw *c, const ins *v, const char *var, const char *ctype);
+/* Scopes: values computed inside are forgotten on leaving. */
+void cg_pw_enter(cg_pw *c, int indent);
+void cg_pw_leave(cg_pw *c, int indent);
+bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
+                 const char *ctype, graft_type t);
+bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                           int nout);
+
+/* Elements a slice's start is past its operand's start. */
+int64_t cg_slice_offset(const ins *slice);
+
+/* For a fused region's body: the accesses of its literals are weights the
+ * lowering adds (lower.c). */
+int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err);
+
+/* Grid size for n work items at block threads each: enough blocks to cover
+ * n, at most CG_MAX_GRID (kernels loop with a grid stride). */
+enum { CG_MAX_GRID = 4096 };
+unsigned cg_grid_for(int64_t n, unsigned block);
+
+#endif

@@ -1,0 +1,503 @@
+/* emit_pointwise.c: kernels with one thread-loop iteration per output
+ * element: single pointwise ops, copies (contiguous, layout, reshape that
+ * must move data), convert, where, clip, fused regions whose body is
+ * pointwise, and the data-movement ops concat, pad and gather.
+ *
+ * Every such kernel is a grid-stride loop over the row-major linear index i
+ * of its output. A value is produced "at a linear index": an operand is
+ * loaded through its access (codegen/cg_emit.c turns the index into an
+ * offset), an op combines its operands at the same index, and inside a
+ * region a reshape keeps the index while other views map it through their
+ * strides into the index of the value they view. Each value gets one C
+ * variable per index it is needed at (a small memo), so a value used twice
+ * is computed once.
+ */
+#include "cg_emit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct pw_memo {
+    const ins *v;
+    char j[160];
+    char var[24];
+    const char *ctype;
+    int depth;             /* the scope it was declared in; -1: any index, any scope */
+} pw_memo;
+
+struct cg_pw {
+    cg_kgen *g;
+    const ins *root;       /* the instruction being lowered */
+    const module *body;    /* the region's body, or NULL for a single op */
+    const cg_access *in;   /* accesses of root's operands */
+    int nmemo;
+    pw_memo memo[512];
+    int indent;
+    int depth;
+};
+typedef struct cg_pw pw_ctx;
+
+static void open_loop(cg_kgen *g, int64_t n)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    g->block = 256;
+    g->grid = cg_grid_for(n, g->block);
+    cg_printf(&g->body,
+              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < %lld%s;\n"
+              "         i += (%s)gridDim.x * blockDim.x) {\n",
+              g->idx, g->idx, (long long)n, u, g->idx);
+}
+
+static void close_loop(cg_kgen *g) { cg_puts(&g->body, "    }\n"); }
+
+/* The compute type an op works in: the widest float among its operands
+ * (those that carry data: not where's condition), else integers. */
+static const char *op_ctype(const ins *v)
+{
+    bool any_float = false, any_double = false;
+    int first = ins_is(v, "where") ? 1 : 0;
+    for (int k = first; k < v->nargs; k++) {
+        graft_type t = v->args[k]->sh.type;
+        any_float |= type_is_float(t);
+        any_double |= t == GRAFT_DOUBLE;
+    }
+    if (ins_is(v, "convert"))
+        return cg_compute_type(v->args[0]->sh.type);
+    return any_double ? "double" : any_float ? "float" : "long long";
+}
+
+static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t size,
+                     const char **ctype);
+
+static bool load_operand(pw_ctx *c, int k, const char *j, const ins *as, char *var, size_t size,
+                         const char **ctype)
+{
+    *ctype = cg_compute_type(as->sh.type);
+    cg_load_linear(c->g, &c->in[k], j, *ctype, c->indent, var, size);
+    return true;
+}
+
+/* The operand index of region parameter x<k>. */
+static int param_index(const ins *p)
+{
+    return p->param && p->param[0] == 'x' ? atoi(p->param + 1) : -1;
+}
+
+/* A view inside a region: the linear index of the value it views. */
+static bool view_index(pw_ctx *c, const ins *v, const char *j, const ins **root, char *out,
+                       size_t size)
+{
+    cg_level lv;
+    memset(&lv, 0, sizeof lv);
+    lv.rank = v->sh.rank;
+    memcpy(lv.lens, v->sh.lens, sizeof lv.lens);
+    memcpy(lv.strides, v->sh.strides, sizeof lv.strides);
+    const ins *r = v;
+    while (r->op->classes & OPC_VIEW && !ins_is(r, "get_tuple_elem") && r->nargs > 0) {
+        if (ins_is(r, "slice"))
+            lv.offset += cg_slice_offset(r);
+        r = r->args[0];
+    }
+    if (!shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
+        return cg_fail(c->g, "not lowered yet: a view of %s inside region %s, whose layout is "
+                             "not standard",
+                       r->name ? r->name : "?", c->body->name);
+    *root = r;
+    cg_level_linear(&lv, j, c->g->idx, out, size);
+    return true;
+}
+
+static bool compute_op(pw_ctx *c, const ins *v, const char *const *argv, const char *const *argt,
+                       char *var, size_t size, const char **ctype)
+{
+    const char *opt = op_ctype(v);
+    char conv[8][200];
+    const char *args[8];
+    if (v->nargs > 8)
+        return cg_fail(c->g, "not lowered yet: op %s with %d operands", v->opname, v->nargs);
+    bool int_op = strcmp(opt, "long long") == 0;
+    char expr[4096];
+    bool ok = false;
+    for (int pass = 0; pass < 2 && !ok; pass++) {
+        const char *want = pass == 0 ? opt : "double";
+        if (pass == 1 && !int_op)
+            break;
+        for (int k = 0; k < v->nargs; k++) {
+            bool cond = ins_is(v, "where") && k == 0;
+            if (cond || strcmp(argt[k], want) == 0)
+                snprintf(conv[k], sizeof conv[k], "%s", argv[k]);
+            else
+                snprintf(conv[k], sizeof conv[k], "(%s)%s", want, argv[k]);
+            args[k] = conv[k];
+        }
+        ok = cg_pointwise_expr(v, want, args, v->nargs, expr, sizeof expr);
+        if (ok)
+            opt = want;
+    }
+    if (!ok)
+        return cg_fail(c->g, "not lowered yet: op %s on %s", v->opname,
+                       type_name(v->args[0]->sh.type));
+    *ctype = cg_compute_type(v->sh.type);
+    cg_fresh(c->g, var, size);
+    if (strcmp(*ctype, "long long") == 0 && strcmp(opt, "long long") != 0) {
+        char st[4200];
+        if (v->sh.type == GRAFT_BOOL)
+            snprintf(st, sizeof st, "(long long)((%s) != 0)", expr);
+        else
+            cg_store_conversion(v->sh.type, opt, expr, st, sizeof st);
+        cg_printf(&c->g->body, "%*sconst long long %s = (long long)%s;\n", c->indent, "", var,
+                  st);
+    } else if (v->sh.type == GRAFT_HALF && strcmp(opt, "float") == 0) {
+        /* round to half between ops, as the reference stores each op's result */
+        cg_printf(&c->g->body, "%*sconst float %s = (float)(__half)(%s);\n", c->indent, "", var,
+                  expr);
+    } else if (v->sh.type == GRAFT_BF16) {
+        cg_printf(&c->g->body, "%*sconst float %s = graft_bf16_to_f(graft_f_to_bf16((float)(%s)));\n",
+                  c->indent, "", var, expr);
+    } else if (strcmp(*ctype, opt) == 0) {
+        cg_printf(&c->g->body, "%*sconst %s %s = %s;\n", c->indent, "", *ctype, var, expr);
+    } else {
+        cg_printf(&c->g->body, "%*sconst %s %s = (%s)(%s);\n", c->indent, "", *ctype, var,
+                  *ctype, expr);
+    }
+    return true;
+}
+
+static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t size,
+                     const char **ctype)
+{
+    for (int m = 0; m < c->nmemo; m++)
+        if (c->memo[m].v == v && (c->memo[m].depth < 0 || strcmp(c->memo[m].j, j) == 0)) {
+            snprintf(var, size, "%s", c->memo[m].var);
+            *ctype = c->memo[m].ctype;
+            return true;
+        }
+    if (!cg_type_supported(v->sh.type))
+        return cg_fail(c->g, "not lowered yet: type %s (%s)", type_name(v->sh.type),
+                       v->name ? v->name : v->opname);
+    bool ok;
+    if (!c->body && v != c->root) {
+        int k = 0;
+        while (k < c->root->nargs && c->root->args[k] != v)
+            k++;
+        ok = load_operand(c, k, j, v, var, size, ctype);
+    } else if (c->body && v->param) {
+        int k = param_index(v);
+        if (k < 0 || k >= c->root->nargs)
+            return cg_fail(c->g, "region %s: parameter %s binds no operand", c->body->name,
+                           v->param);
+        ok = load_operand(c, k, j, v, var, size, ctype);
+    } else if (c->body && ins_is(v, "@literal")) {
+        int b = cg_literal_buffer(c->g->p, v, c->g->err);
+        if (b < 0)
+            return cg_fail(c->g, "%s", c->g->err ? c->g->err->message : "literal");
+        cg_access a = cg_access_of_buffer(c->g->p, b);
+        *ctype = cg_compute_type(v->sh.type);
+        cg_load_linear(c->g, &a, j, *ctype, c->indent, var, size);
+        ok = true;
+    } else if (c->body && (ins_is(v, "reshape") || ins_is(v, "contiguous") ||
+                           ins_is(v, "identity") || ins_is(v, "layout"))) {
+        ok = value_at(c, v->args[0], j, var, size, ctype);
+    } else if (c->body && (v->op->classes & OPC_VIEW) && !ins_is(v, "get_tuple_elem")) {
+        const ins *r = NULL;
+        char jj[1024];
+        if (!view_index(c, v, j, &r, jj, sizeof jj))
+            return false;
+        for (int m = 0; m < c->nmemo; m++)
+            if (c->memo[m].v == r && c->memo[m].depth < 0) {
+                /* a per-row value (a reduction): the same at every index */
+                snprintf(var, size, "%s", c->memo[m].var);
+                *ctype = c->memo[m].ctype;
+                return true;
+            }
+        char name[32];
+        cg_fresh(c->g, name, sizeof name);
+        cg_printf(&c->g->body, "%*sconst %s %s = %s;\n", c->indent, "", c->g->idx, name, jj);
+        ok = value_at(c, r, name, var, size, ctype);
+    } else if (v->op->classes & OPC_POINTWISE || (!c->body && (v->op->classes & OPC_MOVE))) {
+        bool copy = !(v->op->classes & OPC_POINTWISE);
+        char argv[8][24];
+        const char *av[8], *at[8];
+        if (v->nargs > 8)
+            return cg_fail(c->g, "not lowered yet: op %s with %d operands", v->opname, v->nargs);
+        for (int k = 0; k < v->nargs; k++) {
+            bool one = ins_is(v, "where") && k == 0 && shape_elements(&v->args[0]->sh) == 1;
+            if (!value_at(c, v->args[k], one ? "0" : j, argv[k], sizeof argv[k], &at[k]))
+                return false;
+            av[k] = argv[k];
+        }
+        if (copy) {
+            snprintf(var, size, "%s", av[0]);
+            *ctype = at[0];
+            ok = true;
+        } else {
+            ok = compute_op(c, v, av, at, var, size, ctype);
+        }
+    } else if (v->op->classes & OPC_REDUCE) {
+        return cg_fail(c->g, "region %s: reduction %s used before it is computed",
+                       c->body ? c->body->name : "?", v->name ? v->name : v->opname);
+    } else {
+        return cg_fail(c->g, "not lowered yet: op %s inside region %s", v->opname,
+                       c->body ? c->body->name : "?");
+    }
+    if (ok && c->nmemo < (int)(sizeof c->memo / sizeof c->memo[0]) && strlen(j) < 160) {
+        pw_memo *m = &c->memo[c->nmemo++];
+        m->v = v;
+        snprintf(m->j, sizeof m->j, "%s", j);
+        snprintf(m->var, sizeof m->var, "%s", var);
+        m->ctype = *ctype;
+        m->depth = c->depth;
+    }
+    return ok;
+}
+
+static bool store(pw_ctx *c, const cg_access *out, const char *var, const char *ctype,
+                  graft_type t)
+{
+    char off[1100], el[1200], conv[1400];
+    cg_offset_linear(c->g, out, "i", c->indent, off, sizeof off);
+    int k = cg_param(c->g, out->buffer, true);
+    snprintf(el, sizeof el, "p%d[%s]", k, off);
+    cg_store_conversion(t, ctype, var, conv, sizeof conv);
+    cg_printf(&c->g->body, "%*s%s = %s;\n", c->indent, "", el, conv);
+    return true;
+}
+
+/* ---- the evaluator, for other emitters (reduction regions) ---- */
+
+cg_pw *cg_pw_new(cg_kgen *g, const ins *root, const cg_access *in)
+{
+    cg_pw *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->g = g;
+    c->root = root;
+    c->in = in;
+    c->body = (root->op->classes & OPC_REGION) ? root->mods[0] : NULL;
+    c->indent = 8;
+    return c;
+}
+
+void cg_pw_free(cg_pw *c) { free(c); }
+
+bool cg_pw_value(cg_pw *c, const ins *v, const char *j, char *var, size_t size,
+                 const char **ctype)
+{
+    return value_at(c, v, j, var, size, ctype);
+}
+
+void cg_pw_fix(cg_pw *c, const ins *v, const char *var, const char *ctype)
+{
+    if (c->nmemo == (int)(sizeof c->memo / sizeof c->memo[0]))
+        return;
+    pw_memo *m = &c->memo[c->nmemo++];
+    m->v = v;
+    m->j[0] = 0;
+    snprintf(m->var, sizeof m->var, "%s", var);
+    m->ctype = ctype;
+    m->depth = -1;
+}
+
+void cg_pw_enter(cg_pw *c, int indent)
+{
+    c->depth++;
+    c->indent = indent;
+}
+
+void cg_pw_leave(cg_pw *c, int indent)
+{
+    int keep = 0;
+    for (int m = 0; m < c->nmemo; m++)
+        if (c->memo[m].depth < c->depth)
+            c->memo[keep++] = c->memo[m];
+    c->nmemo = keep;
+    c->depth--;
+    c->indent = indent;
+}
+
+bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
+                 const char *ctype, graft_type t)
+{
+    char off[1100], conv[1400];
+    cg_offset_linear(c->g, out, j, c->indent, off, sizeof off);
+    int k = cg_param(c->g, out->buffer, true);
+    cg_store_conversion(t, ctype, var, conv, sizeof conv);
+    cg_printf(&c->g->body, "%*sp%d[%s] = %s;\n", c->indent, "", k, off, conv);
+    return true;
+}
+
+bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                       int nout)
+{
+    pw_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return cg_fail(g, "out of memory");
+    c->g = g;
+    c->root = i;
+    c->in = in;
+    c->indent = 8;
+    g->kind = "pointwise";
+    const ins *values[64];
+    if (i->op->classes & OPC_REGION) {
+        c->body = i->mods[0];
+        const ins *ret = module_return(c->body);
+        if (!ret || ret->nargs != nout || nout > 64) {
+            const char *name = c->body->name;
+            free(c);
+            return cg_fail(g, "region %s: %d outputs expected", name, nout);
+        }
+        for (int k = 0; k < nout; k++)
+            values[k] = ret->args[k];
+        for (const ins *b = c->body->first; b; b = b->next)
+            if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+                cg_cite(g, b);
+    } else {
+        values[0] = i;
+    }
+    int64_t n = shape_elements(&values[0]->sh);
+    for (int k = 1; k < nout; k++)
+        if (shape_elements(&values[k]->sh) != n) {
+            const char *name = c->body->name;
+            free(c);
+            return cg_fail(g, "not lowered yet: region %s has outputs of different sizes", name);
+        }
+    open_loop(g, n);
+    bool ok = true;
+    for (int k = 0; ok && k < nout; k++) {
+        char var[32];
+        const char *ctype;
+        ok = value_at(c, values[k], "i", var, sizeof var, &ctype) &&
+             store(c, &out[k], var, ctype, values[k]->sh.type);
+    }
+    close_loop(g);
+    free(c);
+    return ok && !g->failed;
+}
+
+/* ---- concat ---- */
+
+bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    g->kind = "concat";
+    int rank = i->sh.rank;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += rank;
+    int64_t inner = cg_product(i->sh.lens, (int)axis + 1, rank), len = i->sh.lens[axis];
+    const char *ct = cg_compute_type(i->sh.type);
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    open_loop(g, shape_elements(&i->sh));
+    cg_printf(&g->body, "        const %s a = (i / %lld%s) %% %lld%s, outer = i / %lld%s, "
+                        "inner = i %% %lld%s;\n",
+              g->idx, (long long)inner, u, (long long)len, u, (long long)(inner * len), u,
+              (long long)inner, u);
+    cg_printf(&g->body, "        %s v;\n", ct);
+    int64_t start = 0;
+    for (int k = 0; k < i->nargs; k++) {
+        int64_t lk = i->args[k]->sh.lens[axis];
+        if (lk == 0)
+            continue;
+        cg_printf(&g->body, "        %sif (a < %lld%s) {\n", start ? "else " : "",
+                  (long long)(start + lk), u);
+        char j[256], var[32];
+        snprintf(j, sizeof j, "(outer * %lld%s + (a - %lld%s)) * %lld%s + inner", (long long)lk,
+                 u, (long long)start, u, (long long)inner, u);
+        cg_load_linear(g, &in[k], j, ct, 12, var, sizeof var);
+        cg_printf(&g->body, "            v = %s;\n        }\n", var);
+        start += lk;
+    }
+    cg_printf(&g->body, "        else { v = 0; }\n");
+    char off[1100], conv[1400];
+    cg_offset_linear(g, out, "i", 8, off, sizeof off);
+    cg_store_conversion(i->sh.type, ct, "v", conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
+    close_loop(g);
+    return !g->failed;
+}
+
+/* ---- pad ---- */
+
+bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    g->kind = "pad";
+    int rank = i->sh.rank;
+    const attr_value *pads = ins_attr(i, "pads");
+    int64_t mode = ins_attr(i, "mode")->u.i;
+    double value = ins_attr(i, "value")->u.f;
+    const shape *is = &i->args[0]->sh;
+    const char *ct = cg_compute_type(i->sh.type);
+    open_loop(g, shape_elements(&i->sh));
+    const char *idx[SHAPE_MAX_RANK];
+    char names[SHAPE_MAX_RANK][16];
+    cg_puts(&g->body, "        int inside = 1;\n");
+    for (int d = 0; d < rank; d++) {
+        int64_t inner = cg_product(i->sh.lens, d + 1, rank);
+        int64_t L = is->lens[d];
+        snprintf(names[d], sizeof names[d], "c%d", d);
+        idx[d] = names[d];
+        cg_printf(&g->body, "        long long c%d = (long long)((i / %lldull) %% %lldull) - %lldLL;\n",
+                  d, (long long)inner, (long long)i->sh.lens[d], (long long)pads->u.ints[d]);
+        if (mode == 0 || L <= 0)
+            cg_printf(&g->body, "        inside = inside && c%d >= 0 && c%d < %lldLL;\n", d, d,
+                      (long long)L);
+        else if (mode == 2)
+            cg_printf(&g->body, "        c%d = c%d < 0 ? 0 : c%d >= %lldLL ? %lldLL : c%d;\n", d,
+                      d, d, (long long)L, (long long)(L - 1), d);
+        else if (L == 1)
+            cg_printf(&g->body, "        c%d = 0;\n", d);
+        else
+            cg_printf(&g->body,
+                      "        if (c%d < 0 || c%d >= %lldLL) { long long m = ((c%d %% %lldLL) + "
+                      "%lldLL) %% %lldLL; c%d = m < %lldLL ? m : %lldLL - m; }\n",
+                      d, d, (long long)L, d, (long long)(2 * (L - 1)), (long long)(2 * (L - 1)),
+                      (long long)(2 * (L - 1)), d, (long long)L, (long long)(2 * (L - 1)));
+    }
+    char off[1100], el[1200], conv[1400];
+    cg_printf(&g->body, "        %s v = (%s)(%.17g);\n", ct, ct, value);
+    cg_puts(&g->body, "        if (inside) {\n");
+    /* the multi-index must be non-negative here; cast into the index type */
+    cg_offset_multi(g, &in[0], idx, 12, off, sizeof off);
+    cg_element(g, &in[0], off, el, sizeof el);
+    cg_printf(&g->body, "            v = (%s)%s;\n        }\n", ct, el);
+    cg_offset_linear(g, out, "i", 8, off, sizeof off);
+    cg_store_conversion(i->sh.type, ct, "v", conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
+    close_loop(g);
+    return !g->failed;
+}
+
+/* ---- gather ---- */
+
+bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    g->kind = "gather";
+    const shape *ds = &i->args[0]->sh, *is = &i->args[1]->sh;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += ds->rank;
+    int64_t inner = cg_product(ds->lens, (int)axis + 1, ds->rank), len = ds->lens[axis];
+    int64_t nidx = shape_elements(is);
+    const char *ct = cg_compute_type(i->sh.type);
+    open_loop(g, shape_elements(&i->sh));
+    cg_printf(&g->body, "        const unsigned long long inner = (unsigned long long)i %% %lldull, "
+                        "k = ((unsigned long long)i / %lldull) %% %lldull, outer = "
+                        "(unsigned long long)i / %lldull;\n",
+              (long long)inner, (long long)inner, (long long)nidx, (long long)(inner * nidx));
+    char var[32];
+    cg_load_linear(g, &in[1], "k", "long long", 8, var, sizeof var);
+    cg_printf(&g->body, "        long long at = %s < 0 ? %s + %lldLL : %s;\n", var, var,
+              (long long)len, var);
+    cg_printf(&g->body, "        at = at < 0 ? 0 : at >= %lldLL ? %lldLL : at;\n", (long long)len,
+              (long long)(len - 1));
+    char j[256], v[32];
+    snprintf(j, sizeof j, "(outer * %lldull + (unsigned long long)at) * %lldull + inner",
+             (long long)len, (long long)inner);
+    cg_load_linear(g, &in[0], j, ct, 8, v, sizeof v);
+    char off[1100], conv[1400];
+    cg_offset_linear(g, out, "i", 8, off, sizeof off);
+    cg_store_conversion(i->sh.type, ct, v, conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
+    close_loop(g);
+    return !g->failed;
+}

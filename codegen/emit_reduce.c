@@ -1,0 +1,542 @@
+/* emit_reduce.c: reductions (reduce_sum, reduce_mean, reduce_max,
+ * reduce_min, reduce_prod over any axes) and softmax / logsoftmax.
+ *
+ * The input's axes split into kept ones (one output each, linear index o)
+ * and reduced ones (linear index r). An element's offset is a part from o,
+ * computed once per output, plus a part from r; runs of reduced axes that
+ * are contiguous merge, so a row reduction walks memory with one index.
+ *
+ * Two strategies, chosen by the reduced length and the strides (as
+ * MIGraphX's reduce lowering does):
+ *  - lane: one thread per output walks its reduced elements serially. For
+ *    short reductions (fewer than 32 elements) and for column reductions
+ *    (every reduced stride above 2, many outputs), where neighbouring
+ *    threads then read neighbouring memory.
+ *  - block: one block per output (grid-stride over outputs). Each thread
+ *    folds a strided share, a wave folds its lanes with __shfl_down over the
+ *    wave size the hardware has (warpSize: 64 on gfx90a, 32 on gfx1030),
+ *    the first lane of each wave writes shared memory, and after
+ *    __syncthreads thread 0 folds the waves' partial results.
+ * Accumulation is in float for half and float, double for double, and
+ * 64-bit integers for integers. max/min propagate NaN as the reference does.
+ */
+#include "cg_emit.h"
+
+#include "ops_util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct row {
+    int64_t nout, nred;
+    cg_level kept, red;        /* over the input's strides */
+    cg_level kept_std, red_std; /* over standard strides (multi-level inputs) */
+    int64_t min_red_stride;
+} row;
+
+static void split(const cg_level *lv, const bool *reduced, row *r)
+{
+    int64_t std[SHAPE_MAX_RANK];
+    cg_standard_strides(lv->rank, lv->lens, std);
+    memset(r, 0, sizeof *r);
+    r->nout = r->nred = 1;
+    r->min_red_stride = -1;
+    r->kept.offset = lv->offset;
+    for (int d = 0; d < lv->rank; d++) {
+        cg_level *a = reduced[d] ? &r->red : &r->kept;
+        cg_level *b = reduced[d] ? &r->red_std : &r->kept_std;
+        a->lens[a->rank] = b->lens[b->rank] = lv->lens[d];
+        a->strides[a->rank++] = lv->strides[d];
+        b->strides[b->rank++] = std[d];
+        if (reduced[d]) {
+            r->nred *= lv->lens[d];
+            if (lv->lens[d] > 1 && (r->min_red_stride < 0 || lv->strides[d] < r->min_red_stride))
+                r->min_red_stride = lv->strides[d];
+        } else {
+            r->nout *= lv->lens[d];
+        }
+    }
+}
+
+/* Declares `name` = the part of a's offset from output index o (single-level
+ * accesses), or the part of its linear index (multi-level ones). */
+static void emit_base(cg_kgen *g, const cg_access *a, const row *r, const char *name, int indent)
+{
+    char e[1024];
+    cg_level_linear(a->nlevels == 1 ? &r->kept : &r->kept_std, "o", g->idx, e, sizeof e);
+    cg_printf(&g->body, "%*sconst %s %s = %s;\n", indent, "", g->idx, name, e);
+}
+
+/* The offset expression of a at reduced index rv given base. */
+static void offset_at(cg_kgen *g, const cg_access *a, const row *r, const char *base,
+                      const char *rv, int indent, char *out, size_t size)
+{
+    char e[1024];
+    cg_level_linear(a->nlevels == 1 ? &r->red : &r->red_std, rv, g->idx, e, sizeof e);
+    if (a->nlevels == 1) {
+        snprintf(out, size, "%s + %s", base, e);
+    } else {
+        char j[1200], name[32];
+        snprintf(j, sizeof j, "%s + %s", base, e);
+        cg_fresh(g, name, sizeof name);
+        cg_printf(&g->body, "%*sconst %s %s = %s;\n", indent, "", g->idx, name, j);
+        cg_offset_linear(g, a, name, indent, out, size);
+    }
+}
+
+static void element_at(cg_kgen *g, const cg_access *a, const row *r, const char *base,
+                       const char *rv, int indent, char *out, size_t size)
+{
+    char off[1400];
+    offset_at(g, a, r, base, rv, indent, off, sizeof off);
+    cg_element(g, a, off, out, size);
+}
+
+typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } combine_kind;
+
+static void combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
+                    size_t size)
+{
+    bool ints = strcmp(ct, "long long") == 0;
+    switch (k) {
+    case C_SUM:
+        if (ints)
+            snprintf(out, size, "(long long)((unsigned long long)%s + (unsigned long long)%s)", a, b);
+        else
+            snprintf(out, size, "%s + %s", a, b);
+        break;
+    case C_PROD:
+        if (ints)
+            snprintf(out, size, "(long long)((unsigned long long)%s * (unsigned long long)%s)", a, b);
+        else
+            snprintf(out, size, "%s * %s", a, b);
+        break;
+    case C_MAX:
+        if (ints)
+            snprintf(out, size, "(%s > %s ? %s : %s)", b, a, b, a);
+        else
+            snprintf(out, size, "(%s != %s ? %s : (%s > %s || %s != %s) ? %s : %s)", a, a, a, b, a,
+                     b, b, b, a);
+        break;
+    case C_MIN:
+        if (ints)
+            snprintf(out, size, "(%s < %s ? %s : %s)", b, a, b, a);
+        else
+            snprintf(out, size, "(%s != %s ? %s : (%s < %s || %s != %s) ? %s : %s)", a, a, a, b, a,
+                     b, b, b, a);
+        break;
+    }
+}
+
+static const char *init_of(combine_kind k, const char *ct)
+{
+    bool ints = strcmp(ct, "long long") == 0, dbl = strcmp(ct, "double") == 0;
+    switch (k) {
+    case C_SUM: return "0";
+    case C_PROD: return "1";
+    case C_MAX: return ints ? "(-9223372036854775807LL - 1)" : dbl ? "-GRAFT_INF_D" : "-GRAFT_INF";
+    default: return ints ? "9223372036854775807LL" : dbl ? "GRAFT_INF_D" : "GRAFT_INF";
+    }
+}
+
+/* Folds `acc` over the block: waves with __shfl_down, then shared memory.
+ * With broadcast, every thread ends with the result in acc; otherwise only
+ * thread 0 has it. */
+static void block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
+                       int indent)
+{
+    char c[512];
+    combine(k, ct, "acc", "other", c, sizeof c);
+    cg_printf(&g->body,
+              "%*sfor (int s = GRAFT_WAVE / 2; s > 0; s /= 2) {\n"
+              "%*s    const %s other = __shfl_down(acc, s, GRAFT_WAVE);\n"
+              "%*s    acc = %s;\n"
+              "%*s}\n"
+              "%*sif (threadIdx.x %% GRAFT_WAVE == 0)\n"
+              "%*s    %s[threadIdx.x / GRAFT_WAVE] = acc;\n"
+              "%*s__syncthreads();\n",
+              indent, "", indent, "", ct, indent, "", c, indent, "", indent, "", indent, "", part,
+              indent, "");
+    cg_printf(&g->body,
+              "%*sif (threadIdx.x == 0) {\n"
+              "%*s    acc = %s[0];\n"
+              "%*s    for (unsigned w = 1; w < blockDim.x / GRAFT_WAVE; w++) {\n"
+              "%*s        const %s other = %s[w];\n"
+              "%*s        acc = %s;\n"
+              "%*s    }\n",
+              indent, "", indent, "", part, indent, "", indent, "", ct, part, indent, "", c,
+              indent, "");
+    if (broadcast)
+        cg_printf(&g->body,
+                  "%*s    %s[0] = acc;\n"
+                  "%*s}\n"
+                  "%*s__syncthreads();\n"
+                  "%*sacc = %s[0];\n"
+                  "%*s__syncthreads();\n",
+                  indent, "", part, indent, "", indent, "", indent, "", part, indent, "");
+    /* else: thread 0's block stays open for the caller's store */
+}
+
+static unsigned block_size_for(int64_t nred)
+{
+    int64_t b = (nred + 63) / 64 * 64;
+    return b < 64 ? 64 : b > 256 ? 256 : (unsigned)b;
+}
+
+static void open_outputs(cg_kgen *g, const row *r, bool lane)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    if (lane) {
+        g->block = 256;
+        g->grid = cg_grid_for(r->nout, g->block);
+        cg_printf(&g->body,
+                  "    for (%s o = (%s)blockIdx.x * blockDim.x + threadIdx.x; o < %lld%s;\n"
+                  "         o += (%s)gridDim.x * blockDim.x) {\n",
+                  g->idx, g->idx, (long long)r->nout, u, g->idx);
+    } else {
+        g->block = block_size_for(r->nred);
+        g->grid = r->nout < CG_MAX_GRID ? (unsigned)(r->nout > 0 ? r->nout : 1) : CG_MAX_GRID;
+        g->barriers = true;
+        cg_printf(&g->body, "    for (%s o = blockIdx.x; o < %lld%s; o += gridDim.x) {\n", g->idx,
+                  (long long)r->nout, u);
+    }
+}
+
+static void reduced_loop(cg_kgen *g, const row *r, bool lane, int indent)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    if (lane)
+        cg_printf(&g->body, "%*sfor (%s r = 0; r < %lld%s; r++) {\n", indent, "", g->idx,
+                  (long long)r->nred, u);
+    else
+        cg_printf(&g->body, "%*sfor (%s r = threadIdx.x; r < %lld%s; r += blockDim.x) {\n", indent,
+                  "", g->idx, (long long)r->nred, u);
+}
+
+bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    const char *name = i->op->name;
+    combine_kind k = strcmp(name, "reduce_prod") == 0  ? C_PROD
+                     : strcmp(name, "reduce_max") == 0 ? C_MAX
+                     : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                                       : C_SUM;
+    bool mean = strcmp(name, "reduce_mean") == 0;
+    const shape *xs = &i->args[0]->sh;
+    bool reduced[SHAPE_MAX_RANK];
+    shape inputs[1] = {*xs};
+    op_call call;
+    ins_op_call(i, &call, inputs);
+    if (!ops_reduce_axes(&call, xs->rank, reduced, g->err))
+        return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+    row r;
+    split(&in[0].lv[0], reduced, &r);
+    /* the output: same split over its own strides (reduced axes have length 1) */
+    row ro;
+    split(&out[0].lv[0], reduced, &ro);
+    bool lane = r.nred < 32 || (r.min_red_stride > 2 && r.nout >= 256);
+    g->kind = lane ? "reduce_lane" : "reduce_block";
+    const char *ct = cg_compute_type(xs->type);
+    char c[512], el[1600];
+    combine(k, ct, "acc", "v", c, sizeof c);
+    if (!lane)
+        cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
+    open_outputs(g, &r, lane);
+    emit_base(g, &in[0], &r, "base", 8);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(k, ct));
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
+              ct, el, c);
+    if (!lane)
+        block_fold(g, ct, k, "part", false, 8);
+    char res[256], conv[1400], off[1100];
+    if (mean)
+        snprintf(res, sizeof res, "acc / (%s)%lld", ct, (long long)r.nred);
+    else
+        snprintf(res, sizeof res, "acc");
+    cg_store_conversion(i->sh.type, ct, res, conv, sizeof conv);
+    cg_level_linear(&ro.kept, "o", g->idx, off, sizeof off);
+    int po = cg_param(g, out[0].buffer, true);
+    if (lane)
+        cg_printf(&g->body, "        p%d[%s] = %s;\n", po, off, conv);
+    else
+        cg_printf(&g->body, "            p%d[%s] = %s;\n        }\n        __syncthreads();\n", po,
+                  off, conv);
+    cg_puts(&g->body, "    }\n");
+    return !g->failed;
+}
+
+bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    bool log_form = strcmp(i->op->name, "logsoftmax") == 0;
+    const shape *xs = &i->args[0]->sh;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += xs->rank;
+    if (axis < 0 || axis >= xs->rank)
+        return cg_fail(g, "%s: axis out of range", i->opname);
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    reduced[axis] = true;
+    row r, ro;
+    split(&in[0].lv[0], reduced, &r);
+    split(&out[0].lv[0], reduced, &ro);
+    bool lane = r.nred < 32 || (r.min_red_stride > 2 && r.nout >= 256);
+    g->kind = lane ? "softmax_lane" : "softmax_block";
+    const char *ct = cg_compute_type(xs->type);
+    bool dbl = strcmp(ct, "double") == 0;
+    if (strcmp(ct, "long long") == 0)
+        return cg_fail(g, "not lowered yet: %s on %s", i->opname, type_name(xs->type));
+    const char *ex = dbl ? "exp" : "expf", *lg = dbl ? "log" : "logf";
+    char el[1600], c[512];
+    if (!lane)
+        cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
+    open_outputs(g, &r, lane);
+    emit_base(g, &in[0], &r, "base", 8);
+    /* max */
+    combine(C_MAX, ct, "acc", "v", c, sizeof c);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(C_MAX, ct));
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
+              ct, el, c);
+    if (!lane)
+        block_fold(g, ct, C_MAX, "part", true, 8);
+    cg_printf(&g->body, "        const %s m = acc;\n        acc = 0;\n", ct);
+    /* sum of exponentials */
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body, "            acc += %s((%s)%s - m);\n        }\n", ex, ct, el);
+    if (!lane)
+        block_fold(g, ct, C_SUM, "part", true, 8);
+    cg_printf(&g->body, "        const %s s = acc;\n", ct);
+    /* write */
+    emit_base(g, &out[0], &ro, "obase", 8);
+    reduced_loop(g, &r, lane, 8);
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    char ooff[1600], val[2048], conv[2400];
+    offset_at(g, &out[0], &ro, "obase", "r", 12, ooff, sizeof ooff);
+    int po = cg_param(g, out[0].buffer, true);
+    if (log_form)
+        snprintf(val, sizeof val, "(%s)%s - m - %s(s)", ct, el, lg);
+    else
+        snprintf(val, sizeof val, "%s((%s)%s - m) / s", ex, ct, el);
+    cg_store_conversion(i->sh.type, ct, val, conv, sizeof conv);
+    cg_printf(&g->body, "            p%d[%s] = %s;\n        }\n", po, ooff, conv);
+    cg_puts(&g->body, "    }\n");
+    return !g->failed;
+}
+
+/* ---- regions with reductions ---- */
+
+/* A `fused` region whose body holds reductions (all over the same axes of
+ * the same lens L) and pointwise ops, views and reshapes around them, as
+ * fusion rules build for layernorm, groupnorm or softmax: one kernel, one
+ * block (or lane) per row of kept indices. Each reduction in body order
+ * folds its input, evaluated element by element from the region's
+ * operands, over the row, and becomes a per-row value every later
+ * expression reads (broadcasts of it back to L cost nothing). Outputs with
+ * lens L are written by a final pass over the row; outputs with the
+ * reduced lens by one thread. Values are recomputed, not kept in
+ * registers or shared memory between passes: correct first. */
+bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                           int nout)
+{
+    const module *body = i->mods[0];
+    const ins *ret = module_return(body);
+    const ins *reds[32];
+    int nreds = 0;
+    for (const ins *b = body->first; b; b = b->next)
+        if (b->op->classes & OPC_REDUCE) {
+            if (nreds == 32)
+                return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
+                               body->name);
+            reds[nreds++] = b;
+        }
+    if (!ret || ret->nargs != nout || nreds == 0)
+        return cg_fail(g, "region %s: nothing to reduce", body->name);
+    const shape *xs = &reds[0]->args[0]->sh;
+    bool reduced[SHAPE_MAX_RANK];
+    for (int k = 0; k < nreds; k++) {
+        bool mask[SHAPE_MAX_RANK];
+        shape inputs[1] = {reds[k]->args[0]->sh};
+        op_call call;
+        ins_op_call(reds[k], &call, inputs);
+        if (!ops_reduce_axes(&call, inputs[0].rank, k ? mask : reduced, g->err))
+            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+        if (k == 0)
+            continue;
+        bool same = shape_same_lens(&inputs[0], xs);
+        for (int d = 0; same && d < xs->rank; d++)
+            same = mask[d] == reduced[d];
+        if (!same)
+            return cg_fail(g, "not lowered yet: region %s reduces different lens or axes",
+                           body->name);
+    }
+    cg_level std;
+    memset(&std, 0, sizeof std);
+    std.rank = xs->rank;
+    memcpy(std.lens, xs->lens, sizeof std.lens);
+    cg_standard_strides(xs->rank, xs->lens, std.strides);
+    row r;
+    split(&std, reduced, &r);
+    for (int k = 0; k < nout; k++) {
+        int64_t n = shape_elements(&ret->args[k]->sh);
+        if (n != r.nout && n != r.nout * r.nred)
+            return cg_fail(g, "not lowered yet: output %d of region %s is neither per element "
+                              "nor per row of its reductions",
+                           k, body->name);
+    }
+    bool lane = r.nred < 32;
+    g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
+    bool need[3] = {false, false, false}; /* float, double, long long partials */
+    for (int k = 0; k < nreds; k++) {
+        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+    }
+    if (!lane) {
+        if (need[0])
+            cg_puts(&g->body, "    __shared__ float part_f[32];\n");
+        if (need[1])
+            cg_puts(&g->body, "    __shared__ double part_d[32];\n");
+        if (need[2])
+            cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
+    }
+    cg_pw *c = cg_pw_new(g, i, in);
+    if (!c)
+        return cg_fail(g, "out of memory");
+    for (const ins *b = body->first; b; b = b->next)
+        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+            cg_cite(g, b);
+    open_outputs(g, &r, lane);
+    cg_pw_enter(c, 8);
+    char e[1024];
+    cg_level_linear(&r.kept_std, "o", g->idx, e, sizeof e);
+    cg_printf(&g->body, "        const %s jb = %s;\n", g->idx, e);
+    cg_level_linear(&r.red_std, "r", g->idx, e, sizeof e);
+    char jexpr[1100];
+    snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    bool ok = true;
+    for (int k = 0; ok && k < nreds; k++) {
+        const ins *rd = reds[k];
+        const char *name = rd->op->name;
+        combine_kind kind = strcmp(name, "reduce_prod") == 0  ? C_PROD
+                            : strcmp(name, "reduce_max") == 0 ? C_MAX
+                            : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                                              : C_SUM;
+        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        const char *part = strcmp(ct, "float") == 0    ? "part_f"
+                           : strcmp(ct, "double") == 0 ? "part_d"
+                                                       : "part_i";
+        char red[32], cmb[512];
+        snprintf(red, sizeof red, "red%d", k);
+        cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);
+        cg_printf(&g->body, "            %s acc = %s;\n", ct, init_of(kind, ct));
+        reduced_loop(g, &r, lane, 12);
+        cg_pw_enter(c, 16);
+        char j[32], v[32];
+        snprintf(j, sizeof j, "j%d", k);
+        cg_printf(&g->body, "                const %s %s = %s;\n", g->idx, j, jexpr);
+        const char *vt;
+        ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
+        char cv[64];
+        snprintf(cv, sizeof cv, "(%s)%s", ct, v);
+        combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+        cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
+        cg_pw_leave(c, 8);
+        if (!lane)
+            block_fold(g, ct, kind, part, true, 12);
+        if (strcmp(name, "reduce_mean") == 0)
+            cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
+                      (long long)r.nred);
+        else
+            cg_printf(&g->body, "            %s = acc;\n        }\n", red);
+        /* the reduction's own type: round as the reference stores it */
+        if (rd->sh.type == GRAFT_HALF)
+            cg_printf(&g->body, "        %s = (float)(__half)%s;\n", red, red);
+        cg_pw_fix(c, rd, red, ct);
+    }
+    /* per-row outputs */
+    bool any_row = false, any_full = false;
+    for (int k = 0; k < nout; k++) {
+        bool full = shape_elements(&ret->args[k]->sh) == r.nout * r.nred && r.nred > 1;
+        any_row |= !full;
+        any_full |= full;
+    }
+    if (ok && any_row) {
+        cg_puts(&g->body, lane ? "        {\n" : "        if (threadIdx.x == 0) {\n");
+        cg_pw_enter(c, 12);
+        for (int k = 0; ok && k < nout; k++) {
+            const ins *v = ret->args[k];
+            if (shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1)
+                continue;
+            char var[32];
+            const char *vt;
+            ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
+                 cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
+        }
+        cg_pw_leave(c, 8);
+        cg_puts(&g->body, "        }\n");
+    }
+    if (ok && any_full) {
+        reduced_loop(g, &r, lane, 8);
+        cg_pw_enter(c, 12);
+        cg_printf(&g->body, "            const %s j = %s;\n", g->idx, jexpr);
+        for (int k = 0; ok && k < nout; k++) {
+            const ins *v = ret->args[k];
+            if (!(shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1))
+                continue;
+            char var[32];
+            const char *vt;
+            ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
+                 cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
+        }
+        cg_pw_leave(c, 8);
+        cg_puts(&g->body, "        }\n");
+    }
+    cg_pw_leave(c, 4);
+    cg_puts(&g->body, "    }\n");
+    cg_pw_free(c);
+    return ok && !g->failed;
+}
+
+/* ---- argmax / argmin: one thread per output walks its axis ---- */
+
+bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    bool want_max = strcmp(i->op->name, "argmax") == 0;
+    bool last = ins_attr(i, "select_last_index")->u.i != 0;
+    const shape *xs = &i->args[0]->sh;
+    int64_t axis = ins_attr(i, "axis")->u.i;
+    if (axis < 0)
+        axis += xs->rank;
+    if (axis < 0 || axis >= xs->rank)
+        return cg_fail(g, "%s: axis out of range", i->opname);
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    reduced[axis] = true;
+    row r, ro;
+    split(&in[0].lv[0], reduced, &r);
+    split(&out[0].lv[0], reduced, &ro);
+    g->kind = "arg_reduce_lane";
+    const char *ct = cg_compute_type(xs->type);
+    char el[1600], off[1100];
+    open_outputs(g, &r, true);
+    emit_base(g, &in[0], &r, "base", 8);
+    element_at(g, &in[0], &r, "base", "0", 8, el, sizeof el);
+    cg_printf(&g->body, "        %s best = (%s)%s;\n        long long at = 0;\n", ct, ct, el);
+    cg_printf(&g->body, "        for (%s r = 1; r < %lld%s; r++) {\n", g->idx, (long long)r.nred,
+              strcmp(g->idx, "unsigned") == 0 ? "u" : "ull");
+    element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
+    cg_printf(&g->body,
+              "            const %s v = (%s)%s;\n"
+              "            if (v %s best%s) {\n"
+              "                best = v;\n"
+              "                at = (long long)r;\n"
+              "            }\n        }\n",
+              ct, ct, el, want_max ? ">" : "<", last ? " || v == best" : "");
+    cg_level_linear(&ro.kept, "o", g->idx, off, sizeof off);
+    char conv[256];
+    cg_store_conversion(i->sh.type, "long long", "at", conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n    }\n", cg_param(g, out[0].buffer, true), off,
+              conv);
+    return !g->failed;
+}

@@ -1,0 +1,618 @@
+/* lower.c: a graph's main module becomes kernels, buffers and bindings.
+ *
+ * One walk in module order, reading the IR without changing it. Each value
+ * gets an access (cg_access: which buffer, and the index arithmetic that
+ * reads it):
+ *  - @param and @literal values live in input and weight buffers;
+ *  - a view (transpose, broadcast, multibroadcast, slice, squeeze,
+ *    unsqueeze, flatten, reshape_lazy, identity) keeps its operand's buffer:
+ *    its shape already holds the strides relative to that buffer, so only a
+ *    slice's start offset is added; get_tuple_elem picks one output buffer of
+ *    a multi-output region;
+ *  - a reshape of a standard value is a view too; of any other value it adds
+ *    a level (the consumer's index, linearised over the reshape's lens, is
+ *    unravelled over the operand's lens), so it still moves no data;
+ *  - every other instruction becomes one kernel writing one buffer per
+ *    output, chosen by op: pointwise ops, copies and `fused` regions with a
+ *    pointwise body (emit_pointwise.c), reductions and softmax
+ *    (emit_reduce.c), dot and convolution (emit_gemm.c), pooling and lrn
+ *    (emit_window.c), concat, pad and gather. Anything else is "not lowered
+ *    yet: op X".
+ * A kernel's name is its ops joined by '_' and "_k<launch index>"; its
+ * source starts with a comment citing the instructions it came from. Live
+ * ranges (first writer, last reader) are recorded for the memory plan.
+ */
+#include "cg_emit.h"
+
+#include "ops_util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct value_info {
+    bool known;
+    cg_access acc;
+    int tuple_first;  /* multi-output region: its first element's buffer */
+    int ntuple;
+} value_info;
+
+typedef struct lower_state {
+    cg_program *p;
+    const graph *g;
+    value_info *info;  /* by instruction id */
+    uint32_t ninfo;
+    int kernels_cap;
+    const char *idx;
+    graft_error *err;
+} lower_state;
+
+/* ---- buffers ---- */
+
+static int add_buffer(cg_program *p, int *cap, cg_buffer_kind kind, const shape *sh, const ins *i,
+                      int tuple_index)
+{
+    if (p->nbuffers == *cap) {
+        int n = *cap ? *cap * 2 : 64;
+        cg_buffer *b = realloc(p->buffers, (size_t)n * sizeof *b);
+        if (!b)
+            return -1;
+        p->buffers = b;
+        *cap = n;
+    }
+    cg_buffer *b = &p->buffers[p->nbuffers];
+    memset(b, 0, sizeof *b);
+    b->kind = kind;
+    b->sh = *sh;
+    b->bytes = shape_bytes(sh);
+    if (b->bytes == 0)
+        b->bytes = 1;
+    b->first = b->last = -1;
+    b->ins = i;
+    b->tuple_index = tuple_index;
+    return p->nbuffers++;
+}
+
+int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err)
+{
+    for (int b = 0; b < p->nbuffers; b++)
+        if (p->buffers[b].ins == lit && p->buffers[b].kind == CG_WEIGHT)
+            return b;
+    if (!lit->data && shape_bytes(&lit->sh) > 0) {
+        error_set(err, "literal %s has no data", lit->name ? lit->name : "?");
+        return -1;
+    }
+    int b = add_buffer(p, &p->buffers_cap, CG_WEIGHT, &lit->sh, lit, -1);
+    if (b < 0)
+        error_set(err, "out of memory");
+    return b;
+}
+
+int64_t cg_slice_offset(const ins *s)
+{
+    const ins *a = s->args[0];
+    int64_t starts[SHAPE_MAX_RANK], counts[SHAPE_MAX_RANK];
+    shape inputs[1] = {a->sh};
+    op_call call;
+    ins_op_call(s, &call, inputs);
+    if (!ops_slice_bounds(&call, &a->sh, starts, counts, NULL))
+        return 0;
+    int64_t offset = 0;
+    for (int d = 0; d < a->sh.rank; d++)
+        if (counts[d] > 0)
+            offset += starts[d] * a->sh.strides[d];
+    return offset;
+}
+
+/* ---- accesses of views ---- */
+
+static void set_level0(cg_access *a, const shape *sh, int64_t offset)
+{
+    a->lv[0].rank = sh->rank;
+    memcpy(a->lv[0].lens, sh->lens, sizeof sh->lens);
+    memcpy(a->lv[0].strides, sh->strides, sizeof sh->strides);
+    a->lv[0].offset = offset;
+    a->type = sh->type;
+}
+
+static bool view_access(lower_state *s, const ins *i, cg_access *out)
+{
+    const value_info *src = &s->info[i->args[0]->id];
+    if (ins_is(i, "get_tuple_elem")) {
+        int64_t k = ins_attr(i, "index")->u.i;
+        if (src->ntuple == 0 || k < 0 || k >= src->ntuple)
+            return error_set(s->err, "%s: get_tuple_elem of a value that is not a region's tuple",
+                             i->name ? i->name : "?");
+        *out = cg_access_of_buffer(s->p, src->tuple_first + (int)k);
+        return true;
+    }
+    *out = src->acc;
+    int64_t offset = out->lv[0].offset;
+    if (ins_is(i, "slice"))
+        offset += cg_slice_offset(i);
+    set_level0(out, &i->sh, offset);
+    return true;
+}
+
+static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
+{
+    const ins *a = i->args[0];
+    *out = s->info[a->id].acc;
+    if (out->nlevels == 1 && shape_standard_p(&a->sh)) {
+        set_level0(out, &i->sh, out->lv[0].offset);
+        return true;
+    }
+    if (out->nlevels == CG_MAX_LEVELS)
+        return error_set(s->err, "not lowered yet: more than %d reshapes of non-standard values "
+                                 "in a row (%s)",
+                         CG_MAX_LEVELS - 1, i->name ? i->name : "?");
+    memmove(&out->lv[1], &out->lv[0], (size_t)out->nlevels * sizeof out->lv[0]);
+    out->nlevels++;
+    shape st = shape_standard(i->sh.type, i->sh.rank, i->sh.lens);
+    set_level0(out, &st, 0);
+    return true;
+}
+
+/* ---- kernels ---- */
+
+/* Whether a region's body is pointwise ops, views and reshapes, and
+ * reductions (counted in *nreds). */
+static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
+{
+    *nreds = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        if (b->param || ins_is(b, "@literal") || ins_is(b, "@return"))
+            continue;
+        if (b->op->classes & OPC_REDUCE) {
+            (*nreds)++;
+            continue;
+        }
+        if ((b->op->classes & (OPC_POINTWISE | OPC_VIEW)) || ins_is(b, "reshape") ||
+            ins_is(b, "contiguous") || ins_is(b, "layout")) {
+            if (ins_is(b, "get_tuple_elem")) {
+                *bad = b->opname;
+                return false;
+            }
+            continue;
+        }
+        *bad = b->opname;
+        return false;
+    }
+    return true;
+}
+
+static void kernel_name(const ins *i, int index, char *out, size_t size)
+{
+    char names[96] = "";
+    size_t used = 0;
+    const char *last = NULL;
+    int count = 0;
+    if (i->op->classes & OPC_REGION) {
+        for (const ins *b = i->mods[0]->first; b; b = b->next) {
+            if (b->param || ins_is(b, "@literal") || ins_is(b, "@return") ||
+                (b->op->classes & OPC_VIEW) || ins_is(b, "reshape"))
+                continue;
+            if (last && strcmp(last, b->opname) == 0)
+                continue;
+            if (count == 5) {
+                used += (size_t)snprintf(names + used, sizeof names - used, "_etc");
+                break;
+            }
+            if (used + strlen(b->opname) + 2 >= sizeof names - 5)
+                break;
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", count ? "_" : "",
+                                     b->opname);
+            last = b->opname;
+            count++;
+        }
+        if (!count)
+            snprintf(names, sizeof names, "fused");
+    } else {
+        snprintf(names, sizeof names, "%s", i->opname);
+    }
+    snprintf(out, size, "%s_k%d", names, index);
+}
+
+static bool grow_kernels(lower_state *s)
+{
+    cg_program *p = s->p;
+    if (p->nkernels < s->kernels_cap)
+        return true;
+    int n = s->kernels_cap ? s->kernels_cap * 2 : 32;
+    cg_kernel *k = realloc(p->kernels, (size_t)n * sizeof *k);
+    if (!k)
+        return false;
+    p->kernels = k;
+    s->kernels_cap = n;
+    return true;
+}
+
+static bool finish_kernel(lower_state *s, cg_kgen *g)
+{
+    cg_program *p = s->p;
+    if (!grow_kernels(s))
+        return error_set(s->err, "out of memory");
+    cg_text src = {0};
+    cg_printf(&src, "/* %s: a %s kernel generated by graft%s%s, from\n", g->name, g->kind,
+              p->graph_name ? " for " : "", p->graph_name ? p->graph_name : "");
+    cg_puts(&src, g->head.s ? g->head.s : "");
+    cg_printf(&src, " * Launch: %u blocks of %u threads.", g->grid, g->block);
+    for (int k = 0; k < g->nparams; k++) {
+        const cg_buffer *b = &p->buffers[g->param_buffer[k]];
+        char l[160];
+        cg_printf(&src, "%s p%d = %s", k % 3 == 0 ? "\n *" : ";", k,
+                  b->ins ? cg_label(p, b->ins, l, sizeof l) : "?");
+        if (b->tuple_index >= 0)
+            cg_printf(&src, ".%d", b->tuple_index);
+        if (b->kind == CG_INPUT)
+            cg_puts(&src, " (input)");
+        else if (b->kind == CG_WEIGHT)
+            cg_puts(&src, " (weight)");
+    }
+    cg_puts(&src, "\n */\n#include \"graft_kernel.h\"\n\n");
+    cg_printf(&src, "GRAFT_KERNEL void __launch_bounds__(%u) %s(", g->block, g->name);
+    for (int k = 0; k < g->nparams; k++) {
+        const cg_buffer *b = &p->buffers[g->param_buffer[k]];
+        cg_printf(&src, "%s%s%s *__restrict__ p%d", k ? ",\n    " : "",
+                  g->param_writes[k] ? "" : "const ", cg_storage_type(b->sh.type), k);
+    }
+    cg_puts(&src, ")\n{\n");
+    cg_puts(&src, g->body.s ? g->body.s : "");
+    cg_puts(&src, "}\n");
+    if (src.oom || g->body.oom || g->head.oom) {
+        cg_text_free(&src);
+        return error_set(s->err, "out of memory");
+    }
+    cg_kernel *k = &p->kernels[p->nkernels];
+    memset(k, 0, sizeof *k);
+    k->name = strdup(g->name);
+    k->kind = g->kind;
+    k->source = cg_text_take(&src);
+    k->grid = g->grid;
+    k->block = g->block;
+    k->barriers = g->barriers;
+    k->nargs = g->nparams;
+    k->args = malloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *k->args);
+    k->writes = malloc((size_t)(g->nparams ? g->nparams : 1) * sizeof *k->writes);
+    k->origin = cg_text_take(&g->origin);
+    p->nkernels++;
+    if (!k->name || !k->args || !k->writes)
+        return error_set(s->err, "out of memory");
+    int index = p->nkernels - 1;
+    for (int a = 0; a < g->nparams; a++) {
+        k->args[a] = g->param_buffer[a];
+        k->writes[a] = g->param_writes[a];
+        cg_buffer *b = &p->buffers[g->param_buffer[a]];
+        if (g->param_writes[a] && b->first < 0)
+            b->first = index;
+        if (b->last < index)
+            b->last = index;
+    }
+    return true;
+}
+
+static bool lower_kernel(lower_state *s, const ins *i)
+{
+    cg_program *p = s->p;
+    value_info *vi = &s->info[i->id];
+    bool tuple = shape_is_tuple(&i->sh);
+    int nout = tuple ? i->sh.ntuple : 1;
+    if (nout > 64)
+        return error_set(s->err, "not lowered yet: a region with %d outputs", nout);
+    for (int k = 0; k < nout; k++) {
+        const shape *sh = tuple ? &i->sh.tuple[k] : &i->sh;
+        if (!cg_type_supported(sh->type))
+            return error_set(s->err, "not lowered yet: type %s (%s, op %s)", type_name(sh->type),
+                             i->name ? i->name : "?", i->opname);
+        int b = add_buffer(p, &p->buffers_cap, CG_TEMP, sh, i, tuple ? k : -1);
+        if (b < 0)
+            return error_set(s->err, "out of memory");
+        if (k == 0)
+            vi->tuple_first = b;
+    }
+    vi->ntuple = tuple ? nout : 0;
+    vi->known = true;
+    if (!tuple)
+        vi->acc = cg_access_of_buffer(p, vi->tuple_first);
+    cg_access in[64], out[64];
+    if (i->nargs > 64)
+        return error_set(s->err, "not lowered yet: op %s with %d operands", i->opname, i->nargs);
+    for (int k = 0; k < i->nargs; k++) {
+        const value_info *a = &s->info[i->args[k]->id];
+        if (!a->known || a->ntuple)
+            return error_set(s->err, "%s: operand %d has no value a kernel can read",
+                             i->name ? i->name : "?", k);
+        if (!cg_type_supported(a->acc.type))
+            return error_set(s->err, "not lowered yet: type %s (operand %d of %s)",
+                             type_name(a->acc.type), k, i->name ? i->name : "?");
+        in[k] = a->acc;
+    }
+    for (int k = 0; k < nout; k++)
+        out[k] = cg_access_of_buffer(p, vi->tuple_first + k);
+    cg_kgen g;
+    memset(&g, 0, sizeof g);
+    g.p = p;
+    g.idx = s->idx;
+    g.err = s->err;
+    g.kind = "pointwise";
+    kernel_name(i, p->nkernels, g.name, sizeof g.name);
+    if (!(i->op->classes & OPC_REGION))
+        cg_cite(&g, i);
+    const char *name = i->op->name;
+    bool ok;
+    if (i->op->classes & OPC_REGION) {
+        const char *bad = NULL;
+        int nreds = 0;
+        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds))
+            ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (regions of "
+                             "pointwise ops, views and reductions are lowered so far)",
+                         bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
+        else if (nreds)
+            ok = cg_emit_reduce_region(&g, i, in, out, nout);
+        else
+            ok = cg_emit_pointwise(&g, i, in, out, nout);
+    } else if (strcmp(name, "concat") == 0) {
+        ok = cg_emit_concat(&g, i, in, out);
+    } else if (strcmp(name, "pad") == 0) {
+        ok = cg_emit_pad(&g, i, in, out);
+    } else if (strcmp(name, "gather") == 0) {
+        ok = cg_emit_gather(&g, i, in, out);
+    } else if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
+               strcmp(name, "layout") == 0) {
+        ok = cg_emit_pointwise(&g, i, in, out, 1);
+    } else if (i->op->classes & OPC_REDUCE) {
+        ok = cg_emit_reduce(&g, i, in, out);
+    } else if (strcmp(name, "argmax") == 0 || strcmp(name, "argmin") == 0) {
+        ok = cg_emit_arg_reduce(&g, i, in, out);
+    } else if (strcmp(name, "softmax") == 0 || strcmp(name, "logsoftmax") == 0) {
+        ok = cg_emit_softmax(&g, i, in, out);
+    } else if (strcmp(name, "dot") == 0) {
+        ok = cg_emit_dot(&g, i, in, out);
+    } else if (strcmp(name, "convolution") == 0) {
+        ok = cg_emit_convolution(&g, i, in, out);
+    } else if (strcmp(name, "pooling") == 0) {
+        ok = cg_emit_pooling(&g, i, in, out);
+    } else if (strcmp(name, "lrn") == 0) {
+        ok = cg_emit_lrn(&g, i, in, out);
+    } else {
+        ok = cg_fail(&g, "not lowered yet: op %s", i->opname);
+    }
+    if (ok)
+        ok = finish_kernel(s, &g);
+    else if (!g.failed)
+        error_set(s->err, "%s: kernel generation failed", g.name);
+    if (!ok && i->name)
+        error_prefix(s->err, "%s", i->name);
+    cg_text_free(&g.head);
+    cg_text_free(&g.body);
+    cg_text_free(&g.origin);
+    return ok;
+}
+
+/* ---- the walk ---- */
+
+static bool lower_ins(lower_state *s, const ins *i)
+{
+    cg_program *p = s->p;
+    value_info *vi = &s->info[i->id];
+    if (i->param || ins_is(i, "@literal")) {
+        bool lit = !i->param;
+        if (!cg_type_supported(i->sh.type))
+            return error_set(s->err, "not lowered yet: type %s (%s)", type_name(i->sh.type),
+                             i->name ? i->name : "?");
+        if (lit && !i->data && shape_bytes(&i->sh) > 0)
+            return error_set(s->err, "literal %s has no data", i->name ? i->name : "?");
+        int b = add_buffer(p, &p->buffers_cap, lit ? CG_WEIGHT : CG_INPUT, &i->sh, i, -1);
+        if (b < 0)
+            return error_set(s->err, "out of memory");
+        vi->acc = cg_access_of_buffer(p, b);
+        vi->known = true;
+        return true;
+    }
+    if (ins_is(i, "@return")) {
+        p->outputs = calloc((size_t)(i->nargs ? i->nargs : 1), sizeof *p->outputs);
+        if (!p->outputs)
+            return error_set(s->err, "out of memory");
+        for (int k = 0; k < i->nargs; k++) {
+            const value_info *a = &s->info[i->args[k]->id];
+            if (!a->known || a->ntuple)
+                return error_set(s->err, "output %d is a tuple; return its elements", k);
+            p->outputs[k].acc = a->acc;
+            p->outputs[k].sh = i->args[k]->sh;
+        }
+        p->noutputs = i->nargs;
+        return true;
+    }
+    for (int k = 0; k < i->nargs; k++)
+        if (!s->info[i->args[k]->id].known)
+            return error_set(s->err, "%s: operand %d comes from an instruction that was not "
+                                     "lowered",
+                             i->name ? i->name : "?", k);
+    if ((i->op->classes & OPC_VIEW) && i->nargs > 0) {
+        if (!view_access(s, i, &vi->acc))
+            return false;
+        vi->known = true;
+        return true;
+    }
+    if (ins_is(i, "reshape")) {
+        if (!reshape_access(s, i, &vi->acc))
+            return false;
+        vi->known = true;
+        return true;
+    }
+    if (i->op->classes & (OPC_OPAQUE | OPC_BUILTIN) || i->op == op_opaque())
+        return error_set(s->err, "not lowered yet: op %s (%s)", i->opname,
+                         i->name ? i->name : "?");
+    return lower_kernel(s, i);
+}
+
+/* Labels as the dump writer gives them: the name, or "@<position>", or
+ * "@<position>_<k>" when a name already has that; "module:" before the
+ * positional ones of a region's body. A module's labels go through an
+ * open-addressing set, so labelling is linear in the graph's size. */
+typedef struct label_set {
+    const char **slot;
+    size_t cap;
+} label_set;
+
+static uint64_t label_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* Adds s unless present; true when it was added. */
+static bool label_claim(label_set *set, const char *s)
+{
+    size_t k = (size_t)label_hash(s) & (set->cap - 1);
+    while (set->slot[k]) {
+        if (strcmp(set->slot[k], s) == 0)
+            return false;
+        k = (k + 1) & (set->cap - 1);
+    }
+    set->slot[k] = s;
+    return true;
+}
+
+static bool label_graph(cg_program *p, const graph *g, uint32_t n)
+{
+    p->labels = calloc(n, sizeof *p->labels);
+    p->nlabels = n;
+    if (!p->labels)
+        return false;
+    for (const module *m = g->first_module; m; m = m->next) {
+        label_set set = {NULL, 16};
+        while (set.cap < (size_t)m->count * 4 + 16)
+            set.cap *= 2;
+        set.slot = calloc(set.cap, sizeof *set.slot);
+        if (!set.slot)
+            return false;
+        bool main_module = strcmp(m->name, "main") == 0, ok = true;
+        for (const ins *i = m->first; ok && i; i = i->next)
+            if (i->id < n && i->name) {
+                ok = (p->labels[i->id] = strdup(i->name)) != NULL;
+                if (ok)
+                    label_claim(&set, p->labels[i->id]);
+            }
+        int pos = 0;
+        for (const ins *i = m->first; ok && i; i = i->next, pos++) {
+            if (i->id >= n || i->name)
+                continue;
+            char buf[300];
+            const char *pre = main_module ? "" : m->name, *colon = main_module ? "" : ":";
+            if (i->param)
+                snprintf(buf, sizeof buf, "%s", i->param);
+            else
+                snprintf(buf, sizeof buf, "%s%s@%d", pre, colon, pos);
+            char *label = strdup(buf);
+            for (int k = 1; label && !label_claim(&set, label) && k < 1000; k++) {
+                free(label);
+                snprintf(buf, sizeof buf, "%s%s@%d_%d", pre, colon, pos, k);
+                label = strdup(buf);
+            }
+            ok = (p->labels[i->id] = label) != NULL;
+        }
+        free(set.slot);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* The index type: 32 bits unless some value has 2^31 elements or more. */
+static const char *index_type(const module *m)
+{
+    for (const ins *i = m->first; i; i = i->next) {
+        int n = shape_is_tuple(&i->sh) ? i->sh.ntuple : 1;
+        for (int k = 0; k < n; k++) {
+            const shape *sh = shape_is_tuple(&i->sh) ? &i->sh.tuple[k] : &i->sh;
+            if (shape_elements(sh) >= (1ll << 31) || shape_element_space(sh) >= (1ll << 31))
+                return "unsigned long long";
+        }
+        for (int k = 0; k < i->nmods; k++)
+            if (strcmp(index_type(i->mods[k]), "unsigned") != 0)
+                return "unsigned long long";
+    }
+    return "unsigned";
+}
+
+cg_program *cg_lower(const graph *g, graft_error *err)
+{
+    const module *m = g ? graph_main(g) : NULL;
+    if (!m || !m->first) {
+        error_set(err, "the graph has no main module to lower");
+        return NULL;
+    }
+    cg_program *p = calloc(1, sizeof *p);
+    lower_state s;
+    memset(&s, 0, sizeof s);
+    s.p = p;
+    s.g = g;
+    s.err = err;
+    s.ninfo = g->next_id + 1;
+    s.info = calloc(s.ninfo, sizeof *s.info);
+    s.idx = index_type(m);
+    if (!p || !s.info) {
+        free(p);
+        free(s.info);
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    p->graph_name = g->source;
+    if (!label_graph(p, g, s.ninfo)) {
+        free(s.info);
+        cg_program_free(p);
+        error_set(err, "out of memory");
+        return NULL;
+    }
+    bool ok = true;
+    for (const ins *i = m->first; ok && i; i = i->next) {
+        if (i->id >= s.ninfo) {
+            ok = error_set(err, "instruction ids out of range");
+            break;
+        }
+        ok = lower_ins(&s, i);
+    }
+    if (ok && !p->outputs) {
+        /* no @return: the last instruction is the output, as in the executor */
+        const value_info *a = &s.info[m->last->id];
+        p->outputs = calloc(1, sizeof *p->outputs);
+        if (!p->outputs || !a->known || a->ntuple) {
+            ok = error_set(err, "the last instruction cannot be an output");
+        } else {
+            p->outputs[0].acc = a->acc;
+            p->outputs[0].sh = m->last->sh;
+            p->noutputs = 1;
+        }
+    }
+    free(s.info);
+    if (!ok) {
+        cg_program_free(p);
+        return NULL;
+    }
+    for (int k = 0; k < p->noutputs; k++)
+        p->buffers[p->outputs[k].acc.buffer].output = true;
+    return p;
+}
+
+void cg_program_free(cg_program *p)
+{
+    if (!p)
+        return;
+    for (int k = 0; k < p->nkernels; k++) {
+        free(p->kernels[k].name);
+        free(p->kernels[k].source);
+        free(p->kernels[k].args);
+        free(p->kernels[k].writes);
+        free(p->kernels[k].origin);
+    }
+    free(p->kernels);
+    free(p->buffers);
+    free(p->outputs);
+    for (uint32_t k = 0; p->labels && k < p->nlabels; k++)
+        free(p->labels[k]);
+    free(p->labels);
+    free(p);
+}
