@@ -24,6 +24,7 @@ graph *dump_read(const char *text, size_t len, const char *filename, graft_error
 /* Limits for reading untrusted dumps (the fuzz target uses them). */
 typedef struct dump_read_options {
     size_t max_literal_bytes; /* literal data one dump may create in total; 0: no limit */
+    bool parser_only;         /* skip the fast path (tests compare the two) */
 } dump_read_options;
 /* dump_read with options (opts may be NULL). */
 graph *dump_read_with(const char *text, size_t len, const char *filename,

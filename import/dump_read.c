@@ -1241,6 +1241,144 @@ static graph *build_graph(dump_parse_state *st, size_t max_literal_bytes)
     return b.g;
 }
 
+/* ---- the fast path ---- */
+
+/* Makes room for `entries` entries in t (rehashing), keeping what it holds. */
+static bool table_reserve(table *t, size_t entries)
+{
+    if (t->cap >= entries * 2 + 2)
+        return true;
+    table bigger;
+    if (!table_init(&bigger, entries * 2))
+        return false;
+    for (size_t k = 0; k < t->cap; k++)
+        if (t->slots[k].p)
+            *table_slot_for(&bigger, t->slots[k].p, t->slots[k].len) = t->slots[k];
+    table_free(t);
+    *t = bigger;
+    return true;
+}
+
+/* The module a fast read is filling. */
+typedef struct fast_module {
+    module_build mb;
+    size_t nnames, nparams;
+    bool returned;              /* its @return was read */
+} fast_module;
+
+static bool fast_begin_module(builder *b, fast_module *fm, table *modules, dump_mod *dm)
+{
+    table_slot *slot = table_slot_for(modules, dm->name, (int)strlen(dm->name));
+    if (slot->p)
+        return false;
+    *slot = (table_slot){dm->name, (int)strlen(dm->name), false, 0, dm};
+    graft_error e = {0};
+    dm->built = graph_add_module(b->g, dm->name, &e);
+    if (!dm->built)
+        return false;
+    memset(fm, 0, sizeof *fm);
+    fm->mb.m = dm->built;
+    fm->mb.dm = dm;
+    size_t plen = strlen(dm->name);
+    char *prefix = arena_alloc(&b->g->mem, plen + 2);
+    if (!prefix)
+        return false;
+    memcpy(prefix, dm->name, plen);
+    prefix[plen] = ':';
+    fm->mb.prefix = prefix;
+    fm->mb.prefix_len = plen + 1;
+    return table_init(&fm->mb.names, 64) && table_init(&fm->mb.params, 8);
+}
+
+static void fast_end_module(fast_module *fm)
+{
+    table_free(&fm->mb.names);
+    table_free(&fm->mb.params);
+}
+
+/* Reads text line by line (dump_fast.c) and builds each statement as it
+ * comes. NULL when the text needs the parser: a line the fast path is not
+ * sure of, any error (the parser reports it), or a submodule used before
+ * its section (the parser orders modules). */
+static graph *read_fast(const char *text, size_t len, const char *filename,
+                        size_t max_literal_bytes)
+{
+    graft_error ignored;
+    dump_parse_state st;
+    memset(&st, 0, sizeof st);
+    st.text = st.cursor = st.line_start = text;
+    st.limit = text + len;
+    st.line = 1;
+    st.filename = filename;
+    st.err = &ignored;
+    arena_init(&st.scratch);
+    arena mods_mem;             /* the dump_mod records, kept to the end */
+    arena_init(&mods_mem);
+    builder b = {&st, graph_new(), 0, max_literal_bytes};
+    table modules = {0};
+    fast_module fm;
+    bool in_module = false, ok = b.g && table_init(&modules, 8);
+    size_t nmods = 0;
+    if (b.g)
+        b.g->source = arena_strdup(&b.g->mem, filename);
+    while (ok) {
+        dump_stmt *s = NULL;
+        dump_span header;
+        int k = dump_fast_line(&st, &s, &header);
+        if (k == DUMP_FAST_END || k == DUMP_FAST_BAIL) {
+            ok = k == DUMP_FAST_END && nmods > 0;
+            break;
+        }
+        if (k == DUMP_FAST_MODULE || !in_module) {
+            dump_mod *dm = arena_alloc(&mods_mem, sizeof *dm);
+            ok = dm && table_reserve(&modules, ++nmods);
+            if (!ok)
+                break;
+            if (k == DUMP_FAST_MODULE) {
+                dm->header = header;
+                dm->name = arena_strndup(&mods_mem, header.p + 1, (size_t)header.len - 2);
+            } else {
+                dm->name = "main";
+            }
+            if (in_module)
+                fast_end_module(&fm);
+            in_module = dm->name && fast_begin_module(&b, &fm, &modules, dm);
+            ok = in_module;
+            st.current = dm;
+            if (k == DUMP_FAST_MODULE)
+                continue;
+        }
+        /* Submodules must be complete: sections above this one, not this. */
+        for (const dump_ref *r = s->mods; ok && r; r = r->next) {
+            table_slot *slot = table_find(&modules, r->name.p, r->name.len);
+            ok = slot && slot->value != fm.mb.dm;
+        }
+        /* one name per statement, and its unprefixed alias (define_name) */
+        fm.nnames += 1 + ((size_t)s->name.len > fm.mb.prefix_len &&
+                          memcmp(s->name.p, fm.mb.prefix, fm.mb.prefix_len) == 0);
+        ok = ok && !fm.returned && table_reserve(&fm.mb.names, fm.nnames) &&
+             (!s->is_param || table_reserve(&fm.mb.params, ++fm.nparams)) &&
+             build_stmt(&b, &fm.mb, s, &modules);
+        if (!s->is_param && span_is(s->op, "@return"))
+            fm.returned = true;
+        /* Statements are built: their nodes can go. */
+        if (st.scratch.bytes_used > ((size_t)1 << 18)) {
+            arena_free(&st.scratch);
+            arena_init(&st.scratch);
+        }
+    }
+    if (in_module)
+        fast_end_module(&fm);
+    table_free(&modules);
+    arena_free(&st.scratch);
+    arena_free(&mods_mem);
+    if (!ok) {
+        graph_free(b.g);
+        return NULL;
+    }
+    return b.g;
+}
+
 /* ---- entry points ---- */
 
 graph *dump_read_with(const char *text, size_t len, const char *filename,
@@ -1256,6 +1394,12 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
     if (len >= INT_MAX) {
         error_at(err, filename, 0, 0, "the dump is too large (%zu bytes; the limit is 2 GiB)", len);
         return NULL;
+    }
+    size_t max = opts && opts->max_literal_bytes ? opts->max_literal_bytes : SIZE_MAX;
+    if (!(opts && opts->parser_only)) {
+        graph *fast = read_fast(text, len, filename, max);
+        if (fast)
+            return fast;
     }
     char *copy = malloc(len + 1);
     if (!copy) {
@@ -1279,7 +1423,6 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
         dump_error_at(&st, (dump_span){copy, 0, 1, 1},
                       "empty dump: expected `module: \"main\"` or an instruction line");
     if (rc == 0 && !st.failed) {
-        size_t max = opts && opts->max_literal_bytes ? opts->max_literal_bytes : SIZE_MAX;
         g = build_graph(&st, max);
     } else if (!st.failed) {
         error_at(err, filename, st.last_tok.line, st.last_tok.col,

@@ -55,7 +55,7 @@ typedef struct op_counts {
 static bool count_op(op_counts *c, const char *name, bool opaque)
 {
     for (int i = 0; i < c->n; i++)
-        if (strcmp(c->items[i].name, name) == 0) {
+        if (c->items[i].name == name || strcmp(c->items[i].name, name) == 0) {
             c->items[i].count++;
             return true;
         }
