@@ -783,14 +783,72 @@ typedef struct module_build {
     module *m;
     dump_mod *dm;
     table names;
+    table_slot *numbered;       /* "@N" names, by N (see name_slot) */
+    size_t nnumbered;
     table params;
     const char *prefix;         /* "main:pointwise0:" */
     size_t prefix_len;
 } module_build;
 
+/* "@N" names, what MIGraphX and graft write, live in an array indexed by N
+ * instead of the hash table: the dump defines and uses them nearly in
+ * order, so lookups stay in cache. The same name always goes to the same
+ * place, so the two together behave as one table. */
+enum { NUMBERED_MAX = 1 << 22 };
+
+static bool numbered_name(const char *p, int len, size_t *n)
+{
+    if (len < 2 || len > 8 || p[0] != '@' || (p[1] == '0' && len > 2))
+        return false;
+    size_t v = 0;
+    for (int k = 1; k < len; k++) {
+        if (p[k] < '0' || p[k] > '9')
+            return false;
+        v = v * 10 + (size_t)(p[k] - '0');
+    }
+    *n = v;
+    return v < NUMBERED_MAX;
+}
+
+/* The slot of a name: for a definition (create), the slot to fill (NULL
+ * when out of memory); for a lookup, the slot or NULL when absent. */
+static table_slot *name_slot(module_build *mb, const char *p, int len, bool create)
+{
+    size_t n;
+    if (!numbered_name(p, len, &n))
+        return create ? table_slot_for(&mb->names, p, len) : table_find(&mb->names, p, len);
+    if (n >= mb->nnumbered) {
+        if (!create)
+            return NULL;
+        size_t cap = mb->nnumbered ? mb->nnumbered : 256;
+        while (cap <= n)
+            cap *= 2;
+        table_slot *grown = calloc(cap, sizeof *grown);
+        if (!grown)
+            return NULL;
+        if (mb->nnumbered)
+            memcpy(grown, mb->numbered, mb->nnumbered * sizeof *grown);
+        free(mb->numbered);
+        mb->numbered = grown;
+        mb->nnumbered = cap;
+    }
+    table_slot *s = &mb->numbered[n];
+    return create || s->p ? s : NULL;
+}
+
+static void free_names(module_build *mb)
+{
+    table_free(&mb->names);
+    free(mb->numbered);
+    mb->numbered = NULL;
+    mb->nnumbered = 0;
+}
+
 static bool define_name(builder *b, module_build *mb, dump_span name, ins *i)
 {
-    table_slot *slot = table_slot_for(&mb->names, name.p, name.len);
+    table_slot *slot = name_slot(mb, name.p, name.len, true);
+    if (!slot)
+        return out_of_memory(b, name);
     if (slot->p && !slot->alias)
         return fail_at(b, name, "duplicate instruction name %.*s (first defined on line %d)",
                        name.len, name.p, slot->line);
@@ -801,16 +859,18 @@ static bool define_name(builder *b, module_build *mb, dump_span name, ins *i)
         memcmp(name.p, mb->prefix, mb->prefix_len) == 0) {
         const char *p = name.p + mb->prefix_len;
         int len = name.len - (int)mb->prefix_len;
-        table_slot *alias = table_slot_for(&mb->names, p, len);
+        table_slot *alias = name_slot(mb, p, len, true);
+        if (!alias)
+            return out_of_memory(b, name);
         if (!alias->p)
             *alias = (table_slot){p, len, true, name.line, i};
     }
     return true;
 }
 
-static ins *find_name(const module_build *mb, dump_span name)
+static ins *find_name(module_build *mb, dump_span name)
 {
-    table_slot *s = table_find(&mb->names, name.p, name.len);
+    table_slot *s = name_slot(mb, name.p, name.len, false);
     return s ? s->value : NULL;
 }
 
@@ -1008,7 +1068,7 @@ static ins *build_known(builder *b, module_build *mb, const dump_stmt *s, const 
 
 static bool build_stmt(builder *b, module_build *mb, const dump_stmt *s, table *modules)
 {
-    table_slot *dup = table_find(&mb->names, s->name.p, s->name.len);
+    table_slot *dup = name_slot(mb, s->name.p, s->name.len, false);
     if (dup && !dup->alias)
         return fail_at(b, s->name, "duplicate instruction name %.*s (first defined on line %d)",
                        s->name.len, s->name.p, dup->line);
@@ -1086,7 +1146,7 @@ static bool build_module(builder *b, dump_mod *dm, table *modules)
     mb.prefix_len = plen + 1;
     if (!table_init(&mb.names, (size_t)dm->nstmts * 2) ||
         !table_init(&mb.params, (size_t)dm->nstmts)) {
-        table_free(&mb.names);
+        free_names(&mb);
         return out_of_memory(b, dm->header);
     }
     bool ok = true;
@@ -1102,7 +1162,7 @@ static bool build_module(builder *b, dump_mod *dm, table *modules)
         if (!s->is_param && span_is(s->op, "@return"))
             ret = s;
     }
-    table_free(&mb.names);
+    free_names(&mb);
     table_free(&mb.params);
     return ok;
 }
@@ -1292,7 +1352,7 @@ static bool fast_begin_module(builder *b, fast_module *fm, table *modules, dump_
 
 static void fast_end_module(fast_module *fm)
 {
-    table_free(&fm->mb.names);
+    free_names(&fm->mb);
     table_free(&fm->mb.params);
 }
 
@@ -1353,9 +1413,14 @@ static graph *read_fast(const char *text, size_t len, const char *filename,
             table_slot *slot = table_find(&modules, r->name.p, r->name.len);
             ok = slot && slot->value != fm.mb.dm;
         }
-        /* one name per statement, and its unprefixed alias (define_name) */
-        fm.nnames += 1 + ((size_t)s->name.len > fm.mb.prefix_len &&
-                          memcmp(s->name.p, fm.mb.prefix, fm.mb.prefix_len) == 0);
+        /* the hash table's share of the statement's name and of its
+         * unprefixed alias (define_name, name_slot) */
+        size_t n;
+        fm.nnames += !numbered_name(s->name.p, s->name.len, &n);
+        if ((size_t)s->name.len > fm.mb.prefix_len &&
+            memcmp(s->name.p, fm.mb.prefix, fm.mb.prefix_len) == 0)
+            fm.nnames += !numbered_name(s->name.p + fm.mb.prefix_len,
+                                        s->name.len - (int)fm.mb.prefix_len, &n);
         ok = ok && !fm.returned && table_reserve(&fm.mb.names, fm.nnames) &&
              (!s->is_param || table_reserve(&fm.mb.params, ++fm.nparams)) &&
              build_stmt(&b, &fm.mb, s, &modules);
