@@ -64,7 +64,7 @@ bool pipeline_rule_sets(const pipeline *p, const rule_set **out, graft_error *er
 static bool named(const ins *i, const char *const *names)
 {
     for (int k = 0; names[k]; k++)
-        if (strcmp(i->opname, names[k]) == 0)
+        if (i->opname[0] == names[k][0] && strcmp(i->opname, names[k]) == 0)
             return true;
     return false;
 }

@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_literal(const ins *i) { return strcmp(i->op->name, "@literal") == 0; }
+static bool is_literal(const ins *i)
+{
+    return (i->op->classes & OPC_BUILTIN) && strcmp(i->op->name, "@literal") == 0;
+}
 
 static bool mergeable(const ins *i)
 {

@@ -212,6 +212,16 @@ static bool parse_int64(builder *b, const dump_value *v, int64_t *out)
     char buf[64];
     if (v->kind != DUMP_INT)
         return fail_at(b, v->tok, "expected an integer, found '%.*s'", v->tok.len, v->tok.p);
+    /* Up to 18 digits cannot overflow: read them here; strtoll for the rest. */
+    const char *p = v->tok.p;
+    int len = v->tok.len, neg = len > 1 && p[0] == '-';
+    if (len - neg <= 18) {
+        int64_t x = 0;
+        for (int k = neg; k < len; k++)
+            x = x * 10 + (p[k] - '0');
+        *out = neg ? -x : x;
+        return true;
+    }
     if (!token_text(b, v->tok, buf, sizeof buf))
         return false;
     errno = 0;
@@ -737,17 +747,25 @@ static bool build_attrs(builder *b, const dump_stmt *s, const op_def *op, attr *
     attr *attrs = arena_alloc(&b->g->mem, (size_t)s->nattrs * sizeof *attrs);
     if (!attrs)
         return out_of_memory(b, s->op);
-    table seen;
-    if (!table_init(&seen, (size_t)s->nattrs))
-        return out_of_memory(b, s->op);
     bool ok = true;
-    for (const dump_attr *a = s->attrs; ok && a; a = a->next) {
-        table_slot *slot = table_slot_for(&seen, a->key.p, a->key.len);
-        if (slot->p)
-            ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
-        *slot = (table_slot){a->key.p, a->key.len, false, a->key.line, NULL};
+    if (s->nattrs <= 8) {
+        /* a few: compared pairwise, no table */
+        for (const dump_attr *a = s->attrs; ok && a; a = a->next)
+            for (const dump_attr *e = s->attrs; ok && e != a; e = e->next)
+                if (e->key.len == a->key.len && memcmp(e->key.p, a->key.p, (size_t)a->key.len) == 0)
+                    ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
+    } else {
+        table seen;
+        if (!table_init(&seen, (size_t)s->nattrs))
+            return out_of_memory(b, s->op);
+        for (const dump_attr *a = s->attrs; ok && a; a = a->next) {
+            table_slot *slot = table_slot_for(&seen, a->key.p, a->key.len);
+            if (slot->p)
+                ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
+            *slot = (table_slot){a->key.p, a->key.len, false, a->key.line, NULL};
+        }
+        table_free(&seen);
     }
-    table_free(&seen);
     if (!ok)
         return false;
     int k = 0;
@@ -1427,10 +1445,7 @@ static graph *read_fast(const char *text, size_t len, const char *filename,
         if (!s->is_param && span_is(s->op, "@return"))
             fm.returned = true;
         /* Statements are built: their nodes can go. */
-        if (st.scratch.bytes_used > ((size_t)1 << 18)) {
-            arena_free(&st.scratch);
-            arena_init(&st.scratch);
-        }
+        arena_reset(&st.scratch);
     }
     if (in_module)
         fast_end_module(&fm);

@@ -197,11 +197,28 @@ static void put_literal(out *o, const ins *i)
 
 /* ---- shapes and attributes ---- */
 
+/* An integer in decimal, without printf (shapes print two lists a line). */
+static void put_int(out *o, int64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    put(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 static void put_ints(out *o, const int64_t *v, int n)
 {
     put(o, "{", 1);
-    for (int k = 0; k < n; k++)
-        putf(o, k ? ", %lld" : "%lld", (long long)v[k]);
+    for (int k = 0; k < n; k++) {
+        if (k)
+            put(o, ", ", 2);
+        put_int(o, v[k]);
+    }
     put(o, "}", 1);
 }
 
@@ -244,7 +261,7 @@ static bool bare_string(const char *s)
 static void put_attr_value(out *o, const attr_value *v)
 {
     switch (v->kind) {
-    case ATTR_INT: putf(o, "%lld", (long long)v->u.i); break;
+    case ATTR_INT: put_int(o, v->u.i); break;
     case ATTR_BOOL: putf(o, "%d", v->u.i ? 1 : 0); break;
     case ATTR_TYPE: putf(o, "%d", migraphx_type_number((graft_type)v->u.i)); break;
     case ATTR_FLOAT: put_real(o, v->u.f); break;

@@ -69,6 +69,24 @@ void *arena_alloc(arena *a, size_t size)
     return p;
 }
 
+void arena_reset(arena *a)
+{
+    arena_chunk *keep = a->head;
+    if (!keep)
+        return;
+    arena_chunk *c = keep->next;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    memset(keep->bytes, 0, keep->used);
+    keep->used = 0;
+    keep->next = NULL;
+    a->bytes_used = 0;
+    a->bytes_reserved = keep->size;
+}
+
 void *arena_dup(arena *a, const void *p, size_t n)
 {
     void *q = arena_alloc(a, n ? n : 1);

@@ -22,6 +22,11 @@ void arena_init(arena *a);
 void arena_free(arena *a);
 /* Returns zeroed memory aligned to 16 bytes, or NULL when malloc fails. */
 void *arena_alloc(arena *a, size_t size);
+/* Empties the arena for reuse: keeps its newest chunk (zeroing what was
+ * handed out of it) and frees the others. Everything allocated before is
+ * gone. For scratch arenas refilled over and over (the dump reader's
+ * per-line statements). */
+void arena_reset(arena *a);
 /* Copies n bytes into the arena. */
 void *arena_dup(arena *a, const void *p, size_t n);
 /* Copies a NUL-terminated string (or the first n chars with arena_strndup). */
