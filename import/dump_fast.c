@@ -350,6 +350,52 @@ static bool modules(lexer *lx, dump_stmt *s)
     }
 }
 
+/* A shape's `{...}` list (at '{') when it is what read_dims accepts without
+ * a word: at most SHAPE_MAX_RANK plain non-negative integers of at most 15
+ * digits (below the reader's size limit). Their values go to dims[*n...];
+ * the list node gets no items. Anything else: NULL, nothing consumed. */
+static dump_value *dims_list(lexer *lx, int64_t *dims, int *n, int room)
+{
+    skip_ws(lx);
+    const char *start = lx->p, *p = lx->p, *end = lx->end;
+    if (p >= end || *p != '{')
+        return NULL;
+    p++;
+    int count = 0;
+    for (;;) {
+        while (p < end && ws_char(*p))
+            p++;
+        if (p < end && *p == '}' && count == 0)
+            break;
+        const char *d = p;
+        int64_t v = 0;
+        while (p < end && digit_char(*p) && p - d < 15)
+            v = v * 10 + (*p++ - '0');
+        if (p == d || (p < end && (digit_char(*p) || *p == '.' || *p == 'e' || *p == 'E')) ||
+            count >= room || v > ((int64_t)1 << 50))
+            return NULL;
+        lx->p = p;
+        if (!number_may_end(lx))
+            return NULL;
+        dims[*n + count++] = v;
+        while (p < end && ws_char(*p))
+            p++;
+        if (p < end && *p == '}')
+            break;
+        if (p >= end || *p != ',')
+            return NULL;
+        p++;
+    }
+    dump_value *v = node(lx, sizeof *v);
+    if (!v)
+        return NULL;
+    v->kind = DUMP_LIST;
+    v->tok = span(lx, start, start + 1);
+    lx->p = p + 1;
+    *n += count;
+    return v;
+}
+
 static dump_shape *shape_of(lexer *lx, int depth)
 {
     skip_ws(lx);
@@ -381,7 +427,20 @@ static dump_shape *shape_of(lexer *lx, int depth)
     if (word_token(lx, &sh->type) != TK_WORD)
         return NULL;
     sh->at = sh->type;
-    if (!eat(lx, ',') || !(sh->lens = list(lx)) || !eat(lx, ',') || !(sh->strides = list(lx)))
+    if (!eat(lx, ','))
+        return NULL;
+    const char *lens_at = lx->p;
+    int n = 0;
+    if ((sh->lens = dims_list(lx, sh->dims, &n, SHAPE_MAX_RANK))) {
+        sh->nlens = n;
+        if (eat(lx, ',') && (sh->strides = dims_list(lx, sh->dims, &n, SHAPE_MAX_RANK))) {
+            sh->nstrides = n - sh->nlens;
+            sh->dims_read = true;
+            return sh;
+        }
+        lx->p = lens_at;
+    }
+    if (!(sh->lens = list(lx)) || !eat(lx, ',') || !(sh->strides = list(lx)))
         return NULL;
     return sh;
 }

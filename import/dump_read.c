@@ -328,9 +328,15 @@ static bool build_shape(builder *b, const dump_shape *ds, shape *out, int depth)
                        type_list);
     int64_t lens[SHAPE_MAX_RANK], strides[SHAPE_MAX_RANK];
     int nlens, nstrides;
-    if (!read_dims(b, ds->lens, lens, &nlens, "length") ||
-        !read_dims(b, ds->strides, strides, &nstrides, "stride"))
+    if (ds->dims_read) {
+        nlens = ds->nlens;
+        nstrides = ds->nstrides;
+        memcpy(lens, ds->dims, (size_t)nlens * sizeof *lens);
+        memcpy(strides, ds->dims + nlens, (size_t)nstrides * sizeof *strides);
+    } else if (!read_dims(b, ds->lens, lens, &nlens, "length") ||
+               !read_dims(b, ds->strides, strides, &nstrides, "stride")) {
         return false;
+    }
     if (nlens == 0)
         return fail_at(b, ds->lens->tok, "a shape needs at least one length (a scalar is {1}, {0})");
     if (nstrides != nlens)

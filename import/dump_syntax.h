@@ -86,6 +86,12 @@ typedef struct dump_shape {
     bool tuple;
     dump_span type;             /* not a tuple: the type name */
     dump_value *lens, *strides; /* not a tuple: two DUMP_LIST values */
+    /* The fast path reads plain lists of small non-negative integers
+     * straight into numbers: the two lists then have no items, and these
+     * hold their values (lens then strides). */
+    bool dims_read;
+    int nlens, nstrides;
+    int64_t dims[2 * SHAPE_MAX_RANK];
     struct dump_shape *elems;   /* a tuple: its element shapes, linked by next */
     int nelems;
     struct dump_shape *next;
