@@ -1374,6 +1374,25 @@ static bool fast_begin_module(builder *b, fast_module *fm, table *modules, dump_
     return table_init(&fm->mb.names, 64) && table_init(&fm->mb.params, 8);
 }
 
+/* Room for "@N" names up to N = hint without regrowing (calloc: pages
+ * that no name reaches are never touched). */
+static bool reserve_numbered(module_build *mb, size_t hint)
+{
+    if (hint > NUMBERED_MAX)
+        hint = NUMBERED_MAX;
+    if (mb->nnumbered >= hint)
+        return true;
+    table_slot *s = calloc(hint, sizeof *s);
+    if (!s)
+        return false;
+    if (mb->nnumbered)
+        memcpy(s, mb->numbered, mb->nnumbered * sizeof *s);
+    free(mb->numbered);
+    mb->numbered = s;
+    mb->nnumbered = hint;
+    return true;
+}
+
 static void fast_end_module(fast_module *fm)
 {
     free_names(&fm->mb);
@@ -1426,7 +1445,12 @@ static graph *read_fast(const char *text, size_t len, const char *filename,
             }
             if (in_module)
                 fast_end_module(&fm);
-            in_module = dm->name && fast_begin_module(&b, &fm, &modules, dm);
+            /* The first module (main, usually the big one) gets room for
+             * @0 .. @(len / 16), a line being 16 bytes or more; the others
+             * grow as they need. */
+            in_module = dm->name && fast_begin_module(&b, &fm, &modules, dm) &&
+                        (nmods > 1 ||
+                         reserve_numbered(&fm.mb, (size_t)(st.limit - st.cursor) / 16 + 256));
             ok = in_module;
             st.current = dm;
             if (k == DUMP_FAST_MODULE)
