@@ -252,7 +252,8 @@ static bool check_arity(const op_call *call, graft_error *err)
 static bool check_no_tuples(const op_call *call, graft_error *err)
 {
     const op_def *op = call->op;
-    if (op->classes & (OPC_BUILTIN | OPC_OPAQUE) || strcmp(op->name, "get_tuple_elem") == 0)
+    if (op->classes & (OPC_BUILTIN | OPC_OPAQUE) ||
+        (op->name[0] == 'g' && strcmp(op->name, "get_tuple_elem") == 0))
         return true;
     for (int k = 0; k < call->ninputs; k++) {
         const shape *s = &call->inputs[k];
