@@ -91,11 +91,11 @@ static int word_token(lexer *lx, dump_span *out)
     const char *e = word_end(p, lx->end);
     size_t n = (size_t)(e - p);
     int kind = TK_WORD;
-    if (n == 7 && memcmp(p, "module:", 7) == 0)
+    if (*p == 'm' && n == 7 && memcmp(p, "module:", 7) == 0)
         kind = TK_MODULE;
-    else if (n >= 7 && memcmp(p, "@param:", 7) == 0)
+    else if (*p == '@' && n >= 7 && p[1] == 'p' && memcmp(p, "@param:", 7) == 0)
         kind = TK_PARAM;
-    else if (n >= 4 && memcmp(p, "b64:", 4) == 0) {
+    else if (*p == 'b' && n >= 4 && memcmp(p, "b64:", 4) == 0) {
         const char *b = p + 4;
         while (b < lx->end && b64_char(*b))
             b++;

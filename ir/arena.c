@@ -9,10 +9,13 @@
 struct arena_chunk {
     arena_chunk *next;
     size_t size, used;
+    size_t populated;       /* bytes faulted in ahead (big chunks) */
     _Alignas(16) unsigned char bytes[];
 };
 
 enum { ARENA_MIN_CHUNK = 1 << 16, ARENA_ALIGN = 16 };
+#define ARENA_POPULATE ((size_t)1 << 21)
+#define ARENA_POPULATE_MIN ((size_t)1 << 22)
 
 void arena_init(arena *a) { memset(a, 0, sizeof *a); }
 
@@ -47,18 +50,9 @@ void *arena_alloc(arena *a, size_t size)
         c = calloc(1, sizeof(arena_chunk) + want);
         if (!c)
             return NULL;
-#ifdef MADV_HUGEPAGE
-        /* A big chunk is filled front to back: huge pages fault it in 512
-         * times less often (where the system grants them on request). */
-        if (want >= ((size_t)4 << 20)) {
-            uintptr_t from = ((uintptr_t)c->bytes + 4095) & ~(uintptr_t)4095;
-            uintptr_t to = ((uintptr_t)c->bytes + want) & ~(uintptr_t)4095;
-            if (to > from)
-                madvise((void *)from, to - from, MADV_HUGEPAGE);
-        }
-#endif
         c->size = want;
         c->used = 0;
+        c->populated = 0;
         c->next = a->head;
         a->head = c;
         a->bytes_reserved += want;
@@ -66,6 +60,19 @@ void *arena_alloc(arena *a, size_t size)
     void *p = c->bytes + c->used;
     c->used += rounded;
     a->bytes_used += rounded;
+#ifdef MADV_POPULATE_WRITE
+    /* A big chunk is filled front to back: its pages are faulted in ahead,
+     * ARENA_POPULATE bytes per system call, instead of one trap per page
+     * as each is first touched (where the kernel knows how). */
+    if (c->used > c->populated && c->size >= ARENA_POPULATE_MIN) {
+        uintptr_t from = ((uintptr_t)c->bytes + c->populated + 4095) & ~(uintptr_t)4095;
+        size_t upto = c->used + ARENA_POPULATE < c->size ? c->used + ARENA_POPULATE : c->size;
+        uintptr_t to = ((uintptr_t)c->bytes + upto) & ~(uintptr_t)4095;
+        if (to > from)
+            madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+        c->populated = upto;
+    }
+#endif
     return p;
 }
 
