@@ -22,28 +22,35 @@
 
 #include <string.h>
 
-static inline bool ws_char(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
+/* Character classes of dump_lex.re, one table lookup each. */
+enum { C_WS = 1, C_WSTART = 2, C_WCHAR = 4, C_DIGIT = 8, C_B64 = 16 };
 
-static inline bool wstart_char(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_' || c == '@';
-}
+static const unsigned char char_class[256] = {
+    [' '] = C_WS, ['\t'] = C_WS, ['\r'] = C_WS, ['\v'] = C_WS, ['\f'] = C_WS,
+    ['_'] = C_WSTART | C_WCHAR, ['@'] = C_WSTART | C_WCHAR,
+    ['.'] = C_WCHAR, [':'] = C_WCHAR, ['/'] = C_WCHAR | C_B64, ['+'] = C_B64, ['='] = C_B64,
+#define DIGIT(c) [c] = C_WCHAR | C_DIGIT | C_B64
+    DIGIT('0'), DIGIT('1'), DIGIT('2'), DIGIT('3'), DIGIT('4'),
+    DIGIT('5'), DIGIT('6'), DIGIT('7'), DIGIT('8'), DIGIT('9'),
+#undef DIGIT
+#define LETTER(c) [c] = C_WSTART | C_WCHAR | C_B64
+    LETTER('A'), LETTER('B'), LETTER('C'), LETTER('D'), LETTER('E'), LETTER('F'), LETTER('G'),
+    LETTER('H'), LETTER('I'), LETTER('J'), LETTER('K'), LETTER('L'), LETTER('M'), LETTER('N'),
+    LETTER('O'), LETTER('P'), LETTER('Q'), LETTER('R'), LETTER('S'), LETTER('T'), LETTER('U'),
+    LETTER('V'), LETTER('W'), LETTER('X'), LETTER('Y'), LETTER('Z'),
+    LETTER('a'), LETTER('b'), LETTER('c'), LETTER('d'), LETTER('e'), LETTER('f'), LETTER('g'),
+    LETTER('h'), LETTER('i'), LETTER('j'), LETTER('k'), LETTER('l'), LETTER('m'), LETTER('n'),
+    LETTER('o'), LETTER('p'), LETTER('q'), LETTER('r'), LETTER('s'), LETTER('t'), LETTER('u'),
+    LETTER('v'), LETTER('w'), LETTER('x'), LETTER('y'), LETTER('z'),
+#undef LETTER
+};
 
-static inline bool digit_char(char c) { return c >= '0' && c <= '9'; }
-
-static inline bool wchar_char(char c)
-{
-    return wstart_char(c) || digit_char(c) || c == '.' || c == ':' || c == '/';
-}
-
-static inline bool b64_char(char c)
-{
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || digit_char(c) || c == '+' ||
-           c == '/' || c == '=';
-}
+static inline bool is_class(char c, int cls) { return char_class[(unsigned char)c] & cls; }
+static inline bool ws_char(char c) { return is_class(c, C_WS); }
+static inline bool wstart_char(char c) { return is_class(c, C_WSTART); }
+static inline bool digit_char(char c) { return is_class(c, C_DIGIT); }
+static inline bool wchar_char(char c) { return is_class(c, C_WCHAR); }
+static inline bool b64_char(char c) { return is_class(c, C_B64); }
 
 typedef struct lexer {
     dump_parse_state *st;
