@@ -62,6 +62,11 @@ bool graph_bytes_are_onnx(const char *bytes, size_t len)
     return detect_format(bytes, len) == FORMAT_ONNX;
 }
 
+bool graph_bytes_are_dump(const char *bytes, size_t len)
+{
+    return detect_format(bytes, len) == FORMAT_DUMP;
+}
+
 graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
                            const graph_read_options *opts, graft_error *err)
 {
