@@ -30,11 +30,19 @@ void arena_free(arena *a)
     memset(a, 0, sizeof *a);
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* The head chunk's `used` lives in a->cur while it is the head. */
+static void sync_used(arena *a)
+{
+    if (a->head && a->cur)
+        a->head->used = (size_t)(a->cur - a->head->bytes);
+}
+
+void *arena_alloc_slow(arena *a, size_t size)
 {
     size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     if (rounded < size)
         return NULL;
+    sync_used(a);
     arena_chunk *c = a->head;
     if (!c || c->size - c->used < rounded) {
         /* Chunks double as the arena grows, so a big graph needs few mallocs. */
@@ -73,11 +81,15 @@ void *arena_alloc(arena *a, size_t size)
         c->populated = upto;
     }
 #endif
+    a->cur = c->bytes + c->used;
+    a->limit = c->bytes + (c->size >= ARENA_POPULATE_MIN && c->populated > c->used ? c->populated
+                                                                                  : c->size);
     return p;
 }
 
 void arena_reset(arena *a)
 {
+    sync_used(a);
     arena_chunk *keep = a->head;
     if (!keep)
         return;
@@ -92,6 +104,9 @@ void arena_reset(arena *a)
     keep->next = NULL;
     a->bytes_used = 0;
     a->bytes_reserved = keep->size;
+    a->cur = keep->bytes;
+    a->limit = keep->bytes + (keep->size >= ARENA_POPULATE_MIN && keep->populated ? keep->populated
+                                                                                 : keep->size);
 }
 
 void *arena_dup(arena *a, const void *p, size_t n)
