@@ -130,13 +130,32 @@ enum { SCAN_MAX_USERS = 16 };
 #define VIA_SCAN ((void *)1)
 #define VIA_TABLE ((void *)2)
 
-static ins *earlier_twin(table *t, ins *i, bool *oom)
+/* The operands whose aux was set, to clear them after the walk without a
+ * second walk over the module. */
+typedef struct marked {
+    ins **items;
+    size_t n, cap;
+} marked;
+
+static ins *earlier_twin(table *t, marked *mk, ins *i, bool *oom)
 {
     if (i->nargs == 0)
         return table_find_or_add(t, i, oom);
     ins *first = i->args[0];
-    if (!first->aux)
+    if (!first->aux) {
+        if (mk->n == mk->cap) {
+            size_t cap = mk->cap ? mk->cap * 2 : 256;
+            ins **items = realloc(mk->items, cap * sizeof *items);
+            if (!items) {
+                *oom = true;
+                return NULL;
+            }
+            mk->items = items;
+            mk->cap = cap;
+        }
+        mk->items[mk->n++] = first;
         first->aux = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
+    }
     if (first->aux == VIA_TABLE)
         return table_find_or_add(t, i, oom);
     for (int k = 0; k < first->nusers; k++) {
@@ -150,19 +169,21 @@ static ins *earlier_twin(table *t, ins *i, bool *oom)
 static size_t cse_module(module *m, table *t, bool *oom)
 {
     size_t merged = 0;
+    marked mk = {0};
     for (ins *i = m->first, *next; i && !*oom; i = next) {
         next = i->next;
         if (!mergeable(i))
             continue;
-        ins *twin = earlier_twin(t, i, oom);
+        ins *twin = earlier_twin(t, &mk, i, oom);
         if (twin) {
             ins_replace_all_uses(i, twin);
             module_remove(i);
             merged++;
         }
     }
-    for (ins *i = m->first; i; i = i->next)
-        i->aux = NULL;
+    for (size_t k = 0; k < mk.n; k++)
+        mk.items[k]->aux = NULL;
+    free(mk.items);
     return merged;
 }
 

@@ -38,31 +38,36 @@ typedef struct module module;
 typedef struct graph graph;
 
 struct ins {
+    /* What a walk over a module reads comes first, in one cache line: a
+     * graph of 100k instructions is far bigger than the caches, and every
+     * line a walk touches per instruction is a trip to memory. */
     const op_def *op;     /* never NULL; op_opaque() for unknown ops */
-    const char *opname;   /* op->name, or the name as written for opaque ops */
-    attr *attrs;          /* known ops: op->nattrs entries in declaration order */
-    int nattrs;
-    ins **args;           /* operands */
+    ins *next;
+    uint64_t order;       /* increases along the module's list */
+    module *mod;          /* owning module */
+    uint32_t flags;       /* INS_* bits */
+    uint32_t id;          /* unique in the graph, never reused */
     int nargs;
+    int nusers;
+    ins **args;           /* operands */
     ins **users;          /* one entry per use (an ins using x twice appears twice);
                              unordered: removing a use moves the last entry */
-    int nusers, users_cap;
+    ins *prev;
+    int users_cap;
+    int nattrs;
     int *user_slot;       /* parallel to users: which operand of users[j] is this */
     int *use_pos;         /* parallel to args: where this use sits in args[k]->users,
                              so that removing a use is O(1) whatever the fan-out */
+    const char *opname;   /* op->name, or the name as written for opaque ops */
+    attr *attrs;          /* known ops: op->nattrs entries in declaration order */
     module **mods;        /* submodules (fused regions) */
     int nmods;
-    shape sh;
+    int line, col;        /* where it was read from, 0 if built */
     const char *name;     /* stable name: "@7", "sample", "main:pointwise0:@2" */
     const char *param;    /* @param: the parameter name; else NULL */
     void *data;           /* @literal: shape_bytes(&sh) bytes in sh's layout */
-    module *mod;          /* owning module */
-    ins *prev, *next;
-    uint64_t order;       /* increases along the module's list */
-    uint32_t id;          /* unique in the graph, never reused */
-    int line, col;        /* where it was read from, 0 if built */
-    uint32_t flags;       /* INS_* bits */
     void *aux;            /* scratch for one pass at a time; NULL between passes */
+    shape sh;
 };
 
 enum {
