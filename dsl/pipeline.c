@@ -78,6 +78,7 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
     if (!m)
         return;
     for (ins *i = m->first; i; i = i->next) {
+        ins_prefetch_ahead(i);
         unsigned c = i->op->classes;
         if (c & OPC_BUILTIN || ins_is_pending(i))
             continue;

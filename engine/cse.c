@@ -172,6 +172,7 @@ static size_t cse_module(module *m, table *t, bool *oom)
     marked mk = {0};
     for (ins *i = m->first, *next; i && !*oom; i = next) {
         next = i->next;
+        ins_prefetch_ahead(i);
         if (!mergeable(i))
             continue;
         ins *twin = earlier_twin(t, &mk, i, oom);

@@ -580,6 +580,7 @@ static void sweep_in_order(rewriter *rw)
         while (cur && !stopping(rw)) {
             uint64_t key = cur->order;
             ins *next = cur->next;
+            ins_prefetch_ahead(cur);
             visit(rw, cur);
             ins *i;
             while (!stopping(rw) && (i = worklist_pop(&rw->wl))) {

@@ -358,6 +358,7 @@ static bool name_module(namer *nm, const module *m, const char *prefix)
     int pos = 0;
     char num[48];
     for (const ins *i = m->first; i; i = i->next, pos++) {
+        ins_prefetch_ahead(i);
         if (nm->pool.failed)
             return false;
         if (i->name && writable_name(i->name) && claim(nm, i, "", i->name))
@@ -494,8 +495,10 @@ char *dump_write(const graph *g, size_t *len, graft_error *err)
         put(&o, "module: ", 8);
         put_quoted(&o, m->name);
         put(&o, "\n", 1);
-        for (const ins *i = m->first; ok && i; i = i->next)
+        for (const ins *i = m->first; ok && i; i = i->next) {
+            ins_prefetch_ahead(i);
             ok = put_ins(&o, &nm, i, err);
+        }
     }
     if (ok && (o.failed || !o.p)) {
         put(&o, "", 0);

@@ -744,6 +744,7 @@ static bool verify_uses(const module *m, graft_error *err)
     size_t nargs = 0, nusers = 0;
     bool indexed = true;
     for (ins *i = m->first; i; i = i->next) {
+        ins_prefetch_ahead(i);
         nargs += (size_t)i->nargs;
         nusers += (size_t)i->nusers;
         /* The back-indices name, for each operand use, a distinct users
@@ -807,6 +808,7 @@ bool graph_verify(const graph *g, graft_error *err)
     for (module *m = g->first_module; m; m = m->next) {
         int count = 0;
         for (ins *i = m->first; i; i = i->next) {
+            ins_prefetch_ahead(i);
             count++;
             if (i->mod != m || (i->flags & INS_REMOVED))
                 return verify_fail(g, i, err, "is linked into a module it does not belong to");
