@@ -360,8 +360,9 @@ static bool modules(lexer *lx, dump_stmt *s)
 /* A shape's `{...}` list (at '{') when it is what read_dims accepts without
  * a word: at most SHAPE_MAX_RANK plain non-negative integers of at most 15
  * digits (below the reader's size limit). Their values go to dims[*n...];
- * the list node gets no items. Anything else: NULL, nothing consumed. */
-static dump_value *dims_list(lexer *lx, int64_t *dims, int *n, int room)
+ * the list node v (inside the shape node) gets no items. Anything else:
+ * NULL, nothing consumed. */
+static dump_value *dims_list(lexer *lx, dump_value *v, int64_t *dims, int *n, int room)
 {
     skip_ws(lx);
     const char *start = lx->p, *p = lx->p, *end = lx->end;
@@ -372,30 +373,27 @@ static dump_value *dims_list(lexer *lx, int64_t *dims, int *n, int room)
     for (;;) {
         while (p < end && ws_char(*p))
             p++;
-        if (p < end && *p == '}' && count == 0)
+        if (count == 0 && p < end && *p == '}')
             break;
         const char *d = p;
-        int64_t v = 0;
-        while (p < end && digit_char(*p) && p - d < 15)
-            v = v * 10 + (*p++ - '0');
-        if (p == d || (p < end && (digit_char(*p) || *p == '.' || *p == 'e' || *p == 'E')) ||
-            count >= room || v > ((int64_t)1 << 50))
+        int64_t x = 0;
+        for (; p < end && digit_char(*p); p++)
+            if (p - d < 16)
+                x = x * 10 + (*p - '0');
+        if (p == d || p - d > 15 || count >= room || x > ((int64_t)1 << 50))
             return NULL;
-        lx->p = p;
-        if (!number_may_end(lx))
-            return NULL;
-        dims[*n + count++] = v;
+        /* What follows a number, past spaces, must end it as the lexer
+         * would and go on with the list: ',' or '}' (anything else: the
+         * parser's way). */
         while (p < end && ws_char(*p))
             p++;
-        if (p < end && *p == '}')
-            break;
-        if (p >= end || *p != ',')
+        if (p >= end || (*p != ',' && *p != '}'))
             return NULL;
+        dims[*n + count++] = x;
+        if (*p == '}')
+            break;
         p++;
     }
-    dump_value *v = node(lx, sizeof *v);
-    if (!v)
-        return NULL;
     v->kind = DUMP_LIST;
     v->tok = span(lx, start, start + 1);
     lx->p = p + 1;
@@ -438,9 +436,10 @@ static dump_shape *shape_of(lexer *lx, int depth)
         return NULL;
     const char *lens_at = lx->p;
     int n = 0;
-    if ((sh->lens = dims_list(lx, sh->dims, &n, SHAPE_MAX_RANK))) {
+    if ((sh->lens = dims_list(lx, &sh->dims_lists[0], sh->dims, &n, SHAPE_MAX_RANK))) {
         sh->nlens = n;
-        if (eat(lx, ',') && (sh->strides = dims_list(lx, sh->dims, &n, SHAPE_MAX_RANK))) {
+        if (eat(lx, ',') &&
+            (sh->strides = dims_list(lx, &sh->dims_lists[1], sh->dims, &n, SHAPE_MAX_RANK))) {
             sh->nstrides = n - sh->nlens;
             sh->dims_read = true;
             return sh;

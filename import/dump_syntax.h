@@ -92,6 +92,7 @@ typedef struct dump_shape {
     bool dims_read;
     int nlens, nstrides;
     int64_t dims[2 * SHAPE_MAX_RANK];
+    struct dump_value dims_lists[2]; /* what lens and strides point at then */
     struct dump_shape *elems;   /* a tuple: its element shapes, linked by next */
     int nelems;
     struct dump_shape *next;
