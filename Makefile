@@ -286,7 +286,7 @@ FORCE:
 PACKAGES += mlir-19-tools
 # codegen/graft_kernel.h, the header every generated kernel includes, as a C
 # string (cg_kernel_header) for hiprtc, the emu device and `graft compile`.
-$(BUILD)/libgraft.a $(BUILD)/libgraft.so $(BUILD)/libgraft_core.a: $(BUILD)/obj/gen/graft_kernel_text.o
+$(BUILD)/libgraft_internal.a $(BUILD)/obj/libgraft_public.o $(BUILD)/libgraft.so $(BUILD)/libgraft_core.a: $(BUILD)/obj/gen/graft_kernel_text.o
 $(BUILD)/gen/graft_kernel_text.c: codegen/graft_kernel.h
 	@mkdir -p $(@D)
 	@echo "  build $@"

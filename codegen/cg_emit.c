@@ -94,7 +94,7 @@ bool cg_fail(cg_kgen *g, const char *fmt, ...)
     if (!g->failed) {
         va_list ap;
         va_start(ap, fmt);
-        error_vset(g->err, fmt, ap);
+        error_setv(g->err, fmt, ap);
         va_end(ap);
         g->failed = true;
     }

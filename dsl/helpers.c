@@ -234,7 +234,26 @@ static bool helper_all_equal(arena *mem, const rule_value *a, int n, rule_value 
     }
     int64_t count = shape_elements(&k->sh);
     bool eq = count > 0;
-    for (int64_t i = 0; eq && i < count; i++) {
+    double first;
+    if (eq && !literal_element(k, 0, &first))
+        return false;
+    eq = eq && first == a[1].u.f;
+    /* When every element of memory is one element (no holes, no repeats),
+     * memory whose bytes all repeat the first element's holds only that
+     * value: one memcmp of the data against itself shifted by one element
+     * instead of a walk through shape_index_of_linear. Different bytes may
+     * still be equal values (0 and -0): then the walk decides. */
+    size_t size = type_size(k->sh.type);
+    if (eq && size && shape_element_space(&k->sh) == count) {
+        const unsigned char *d = k->data;
+        const unsigned char *at0 = d + (size_t)shape_index_of_linear(&k->sh, 0) * size;
+        size_t bytes = (size_t)count * size;
+        if (at0 == d && memcmp(d, d + size, bytes - size) == 0) {
+            *out = rule_bool(true);
+            return true;
+        }
+    }
+    for (int64_t i = 1; eq && i < count; i++) {
         double v;
         if (!literal_element(k, i, &v))
             return false;

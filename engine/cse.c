@@ -1,7 +1,9 @@
 /* cse.c: common subexpression elimination (see cse.h).
  *
- * One walk per module in program order with an open-addressing hash table
- * of the instructions seen so far. Because a merged instruction's users are
+ * One walk per module in program order, finding each instruction's earlier
+ * twin among the users of its first operand (or, for operands with many
+ * users and for literals, in an open-addressing hash table of what was seen
+ * so far). Because a merged instruction's users are
  * redirected before they are reached, their operands are already the
  * surviving representatives when they are hashed, so one walk finds chains
  * of duplicates (f(g(x)) twice) as well as single ones.
@@ -12,7 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool is_literal(const ins *i) { return strcmp(i->op->name, "@literal") == 0; }
+static bool is_literal(const ins *i)
+{
+    return (i->op->classes & OPC_BUILTIN) && strcmp(i->op->name, "@literal") == 0;
+}
 
 static bool mergeable(const ins *i)
 {
@@ -66,47 +71,134 @@ typedef struct slot {
     ins *i;
 } slot;
 
-static size_t cse_module(module *m, slot *table, size_t mask)
+/* The hash table of seen expressions, grown as it fills (it holds only the
+ * instructions that are not found through their first operand, below). */
+typedef struct table {
+    slot *slots;
+    size_t cap, count;
+} table;
+
+static bool table_grow(table *t)
+{
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    slot *slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return false;
+    for (size_t k = 0; k < t->cap; k++) {
+        if (!t->slots[k].i)
+            continue;
+        size_t at = (size_t)hash_finish(t->slots[k].hash) & (cap - 1);
+        while (slots[at].i)
+            at = (at + 1) & (cap - 1);
+        slots[at] = t->slots[k];
+    }
+    free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
+    return true;
+}
+
+/* The earlier instruction computing what i computes, after recording i as
+ * seen when there is none. NULL: none (or out of memory: *oom). */
+static ins *table_find_or_add(table *t, ins *i, bool *oom)
+{
+    if (2 * (t->count + 1) > t->cap && !table_grow(t)) {
+        *oom = true;
+        return NULL;
+    }
+    uint64_t h = hash_ins(i);
+    for (size_t at = (size_t)hash_finish(h) & (t->cap - 1);; at = (at + 1) & (t->cap - 1)) {
+        slot *s = &t->slots[at];
+        if (!s->i) {
+            *s = (slot){h, i};
+            t->count++;
+            return NULL;
+        }
+        if (s->hash == h && same_expression(s->i, i))
+            return s->i;
+    }
+}
+
+/* Two instructions computing the same value read the same first operand,
+ * so an instruction's earlier twin is among that operand's users: a short
+ * list, next to each other in memory, where a table of the whole module is
+ * a cache miss per instruction. An operand with many users (a weight read
+ * everywhere) sends all of its users to the table instead; which way an
+ * operand goes is decided once (ins->aux), so that every instruction that
+ * reads it looks in the same place. */
+enum { SCAN_MAX_USERS = 16 };
+#define VIA_SCAN ((void *)1)
+#define VIA_TABLE ((void *)2)
+
+/* The operands whose aux was set, to clear them after the walk without a
+ * second walk over the module. */
+typedef struct marked {
+    ins **items;
+    size_t n, cap;
+} marked;
+
+static ins *earlier_twin(table *t, marked *mk, ins *i, bool *oom)
+{
+    if (i->nargs == 0)
+        return table_find_or_add(t, i, oom);
+    ins *first = i->args[0];
+    if (!first->aux) {
+        if (mk->n == mk->cap) {
+            size_t cap = mk->cap ? mk->cap * 2 : 256;
+            ins **items = realloc(mk->items, cap * sizeof *items);
+            if (!items) {
+                *oom = true;
+                return NULL;
+            }
+            mk->items = items;
+            mk->cap = cap;
+        }
+        mk->items[mk->n++] = first;
+        first->aux = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
+    }
+    if (first->aux == VIA_TABLE)
+        return table_find_or_add(t, i, oom);
+    for (int k = 0; k < first->nusers; k++) {
+        ins *u = first->users[k];
+        if (u != i && ins_before(u, i) && same_expression(u, i))
+            return u;
+    }
+    return NULL;
+}
+
+static size_t cse_module(module *m, table *t, bool *oom)
 {
     size_t merged = 0;
-    for (ins *i = m->first, *next; i; i = next) {
+    marked mk = {0};
+    for (ins *i = m->first, *next; i && !*oom; i = next) {
         next = i->next;
+        ins_prefetch_ahead(i);
         if (!mergeable(i))
             continue;
-        uint64_t h = hash_ins(i);
-        size_t at = (size_t)hash_finish(h) & mask;
-        for (;;) {
-            slot *s = &table[at];
-            if (!s->i) {
-                s->hash = h;
-                s->i = i;
-                break;
-            }
-            if (s->hash == h && same_expression(s->i, i)) {
-                ins_replace_all_uses(i, s->i);
-                module_remove(i);
-                merged++;
-                break;
-            }
-            at = (at + 1) & mask;
+        ins *twin = earlier_twin(t, &mk, i, oom);
+        if (twin) {
+            ins_replace_all_uses(i, twin);
+            module_remove(i);
+            merged++;
         }
     }
+    for (size_t k = 0; k < mk.n; k++)
+        mk.items[k]->aux = NULL;
+    free(mk.items);
     return merged;
 }
 
 bool cse_run(graph *g, size_t *merged, graft_error *err)
 {
     size_t total = 0;
-    for (module *m = g->first_module; m; m = m->next) {
-        size_t cap = 16;
-        while (cap < (size_t)m->count * 2)
-            cap *= 2;
-        slot *table = calloc(cap, sizeof *table);
-        if (!table)
-            return error_set(err, "out of memory");
-        total += cse_module(m, table, cap - 1);
-        free(table);
+    bool oom = false;
+    for (module *m = g->first_module; m && !oom; m = m->next) {
+        table t = {0};
+        total += cse_module(m, &t, &oom);
+        free(t.slots);
     }
+    if (oom)
+        return error_set(err, "out of memory");
     if (merged)
         *merged = total;
     return true;

@@ -12,6 +12,7 @@ size_t dce_run(graph *g)
     for (module *m = g->first_module; m; m = m->next) {
         for (ins *i = m->last, *prev; i; i = prev) {
             prev = i->prev;
+            ins_prefetch_behind(i);
             if (ins_is_dead(i)) {
                 module_remove(i);
                 erased++;

@@ -298,6 +298,7 @@ static bool resolve_module(module *m, shapes_stats *st, graft_error *err)
     bool ok = true;
     for (ins *i = m->first, *next; i && ok; i = next) {
         next = i->next;
+        ins_prefetch_ahead(i);
         ok = visit(i, &c, st, err);
     }
     free(c.slot);
@@ -306,6 +307,7 @@ static bool resolve_module(module *m, shapes_stats *st, graft_error *err)
         return false;
     for (ins *i = m->last, *prev; i; i = prev) {
         prev = i->prev;
+        ins_prefetch_behind(i);
         if (!ins_is_pending(i))
             continue;
         if (i->nusers == 0) {

@@ -59,7 +59,7 @@ bool rw_attempt(rewriter *rw, int rule, ins *root)
     clear_logs(rw);
     if (rw->opt.trace)
         rw->trace_before = driver_trace_before(root);
-    rw->txn_start_ns = driver_now_ns();
+    rw->txn_start = driver_ticks();
     return true;
 }
 
@@ -170,7 +170,7 @@ bool rw_set_attrs(rewriter *rw, ins *i, const attr *attrs, int nattrs)
 
 static void finish_timing(rewriter *rw)
 {
-    current_rule(rw)->ns += driver_now_ns() - rw->txn_start_ns;
+    current_rule(rw)->ns += driver_ticks() - rw->txn_start;
 }
 
 /* Undoes the log: operand and attribute changes in reverse, then the

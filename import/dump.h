@@ -1,8 +1,10 @@
 /* dump.h: reading and writing the graph dump format (docs/dump-format.md).
  *
  * The format is MIGraphX's printed program, made readable back: a real
- * MIGraphX print parses as it is. The reader is an re2c lexer (dump_lex.re)
- * and a bison parser (dump_parse.y); the writer prints the canonical form.
+ * MIGraphX print parses as it is. The reader is a hand-written line reader
+ * (dump_fast.c) for the common case, with an re2c lexer (dump_lex.re) and a
+ * bison parser (dump_parse.y) as the fallback and the reference for what is
+ * accepted and for every error; the writer prints the canonical form.
  * Round trip: dump_write then dump_read gives the same graph and the same
  * numbers: literals graft writes always carry their data (decimal lists for
  * small ones, base64 of the raw bytes for large ones: `{b64:...}`). A MIGraphX
@@ -24,6 +26,7 @@ graph *dump_read(const char *text, size_t len, const char *filename, graft_error
 /* Limits for reading untrusted dumps (the fuzz target uses them). */
 typedef struct dump_read_options {
     size_t max_literal_bytes; /* literal data one dump may create in total; 0: no limit */
+    bool parser_only;         /* skip the fast path (tests compare the two) */
 } dump_read_options;
 /* dump_read with options (opts may be NULL). */
 graph *dump_read_with(const char *text, size_t len, const char *filename,

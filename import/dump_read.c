@@ -209,6 +209,16 @@ static bool parse_int64(builder *b, const dump_value *v, int64_t *out)
     char buf[64];
     if (v->kind != DUMP_INT)
         return fail_at(b, v->tok, "expected an integer, found '%.*s'", v->tok.len, v->tok.p);
+    /* Up to 18 digits cannot overflow: read them here; strtoll for the rest. */
+    const char *p = v->tok.p;
+    int len = v->tok.len, neg = len > 1 && p[0] == '-';
+    if (len - neg <= 18) {
+        int64_t x = 0;
+        for (int k = neg; k < len; k++)
+            x = x * 10 + (p[k] - '0');
+        *out = neg ? -x : x;
+        return true;
+    }
     if (!token_text(b, v->tok, buf, sizeof buf))
         return false;
     errno = 0;
@@ -315,9 +325,15 @@ static bool build_shape(builder *b, const dump_shape *ds, shape *out, int depth)
                        type_list);
     int64_t lens[SHAPE_MAX_RANK], strides[SHAPE_MAX_RANK];
     int nlens, nstrides;
-    if (!read_dims(b, ds->lens, lens, &nlens, "length") ||
-        !read_dims(b, ds->strides, strides, &nstrides, "stride"))
+    if (ds->dims_read) {
+        nlens = ds->nlens;
+        nstrides = ds->nstrides;
+        memcpy(lens, ds->dims, (size_t)nlens * sizeof *lens);
+        memcpy(strides, ds->dims + nlens, (size_t)nstrides * sizeof *strides);
+    } else if (!read_dims(b, ds->lens, lens, &nlens, "length") ||
+               !read_dims(b, ds->strides, strides, &nstrides, "stride")) {
         return false;
+    }
     if (nlens == 0)
         return fail_at(b, ds->lens->tok, "a shape needs at least one length (a scalar is {1}, {0})");
     if (nstrides != nlens)
@@ -709,17 +725,25 @@ static bool build_attrs(builder *b, const dump_stmt *s, const op_def *op, attr *
     attr *attrs = arena_alloc(&b->g->mem, (size_t)s->nattrs * sizeof *attrs);
     if (!attrs)
         return out_of_memory(b, s->op);
-    table seen;
-    if (!table_init(&seen, (size_t)s->nattrs))
-        return out_of_memory(b, s->op);
     bool ok = true;
-    for (const dump_attr *a = s->attrs; ok && a; a = a->next) {
-        table_slot *slot = table_slot_for(&seen, a->key.p, a->key.len);
-        if (slot->p)
-            ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
-        *slot = (table_slot){a->key.p, a->key.len, false, a->key.line, NULL};
+    if (s->nattrs <= 8) {
+        /* a few: compared pairwise, no table */
+        for (const dump_attr *a = s->attrs; ok && a; a = a->next)
+            for (const dump_attr *e = s->attrs; ok && e != a; e = e->next)
+                if (e->key.len == a->key.len && memcmp(e->key.p, a->key.p, (size_t)a->key.len) == 0)
+                    ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
+    } else {
+        table seen;
+        if (!table_init(&seen, (size_t)s->nattrs))
+            return out_of_memory(b, s->op);
+        for (const dump_attr *a = s->attrs; ok && a; a = a->next) {
+            table_slot *slot = table_slot_for(&seen, a->key.p, a->key.len);
+            if (slot->p)
+                ok = fail_at(b, a->key, "attribute '%.*s' is given twice", a->key.len, a->key.p);
+            *slot = (table_slot){a->key.p, a->key.len, false, a->key.line, NULL};
+        }
+        table_free(&seen);
     }
-    table_free(&seen);
     if (!ok)
         return false;
     int k = 0;
@@ -755,14 +779,72 @@ typedef struct module_build {
     module *m;
     dump_mod *dm;
     table names;
+    table_slot *numbered;       /* "@N" names, by N (see name_slot) */
+    size_t nnumbered;
     table params;
     const char *prefix;         /* "main:pointwise0:" */
     size_t prefix_len;
 } module_build;
 
+/* "@N" names, what MIGraphX and graft write, live in an array indexed by N
+ * instead of the hash table: the dump defines and uses them nearly in
+ * order, so lookups stay in cache. The same name always goes to the same
+ * place, so the two together behave as one table. */
+enum { NUMBERED_MAX = 1 << 22 };
+
+static bool numbered_name(const char *p, int len, size_t *n)
+{
+    if (len < 2 || len > 8 || p[0] != '@' || (p[1] == '0' && len > 2))
+        return false;
+    size_t v = 0;
+    for (int k = 1; k < len; k++) {
+        if (p[k] < '0' || p[k] > '9')
+            return false;
+        v = v * 10 + (size_t)(p[k] - '0');
+    }
+    *n = v;
+    return v < NUMBERED_MAX;
+}
+
+/* The slot of a name: for a definition (create), the slot to fill (NULL
+ * when out of memory); for a lookup, the slot or NULL when absent. */
+static table_slot *name_slot(module_build *mb, const char *p, int len, bool create)
+{
+    size_t n;
+    if (!numbered_name(p, len, &n))
+        return create ? table_slot_for(&mb->names, p, len) : table_find(&mb->names, p, len);
+    if (n >= mb->nnumbered) {
+        if (!create)
+            return NULL;
+        size_t cap = mb->nnumbered ? mb->nnumbered : 256;
+        while (cap <= n)
+            cap *= 2;
+        table_slot *grown = calloc(cap, sizeof *grown);
+        if (!grown)
+            return NULL;
+        if (mb->nnumbered)
+            memcpy(grown, mb->numbered, mb->nnumbered * sizeof *grown);
+        free(mb->numbered);
+        mb->numbered = grown;
+        mb->nnumbered = cap;
+    }
+    table_slot *s = &mb->numbered[n];
+    return create || s->p ? s : NULL;
+}
+
+static void free_names(module_build *mb)
+{
+    table_free(&mb->names);
+    free(mb->numbered);
+    mb->numbered = NULL;
+    mb->nnumbered = 0;
+}
+
 static bool define_name(builder *b, module_build *mb, dump_span name, ins *i)
 {
-    table_slot *slot = table_slot_for(&mb->names, name.p, name.len);
+    table_slot *slot = name_slot(mb, name.p, name.len, true);
+    if (!slot)
+        return out_of_memory(b, name);
     if (slot->p && !slot->alias)
         return fail_at(b, name, "duplicate instruction name %.*s (first defined on line %d)",
                        name.len, name.p, slot->line);
@@ -773,16 +855,18 @@ static bool define_name(builder *b, module_build *mb, dump_span name, ins *i)
         memcmp(name.p, mb->prefix, mb->prefix_len) == 0) {
         const char *p = name.p + mb->prefix_len;
         int len = name.len - (int)mb->prefix_len;
-        table_slot *alias = table_slot_for(&mb->names, p, len);
+        table_slot *alias = name_slot(mb, p, len, true);
+        if (!alias)
+            return out_of_memory(b, name);
         if (!alias->p)
             *alias = (table_slot){p, len, true, name.line, i};
     }
     return true;
 }
 
-static ins *find_name(const module_build *mb, dump_span name)
+static ins *find_name(module_build *mb, dump_span name)
 {
-    table_slot *s = table_find(&mb->names, name.p, name.len);
+    table_slot *s = name_slot(mb, name.p, name.len, false);
     return s ? s->value : NULL;
 }
 
@@ -954,7 +1038,7 @@ static ins *build_known(builder *b, module_build *mb, const dump_stmt *s, const 
 
 static bool build_stmt(builder *b, module_build *mb, const dump_stmt *s, table *modules)
 {
-    table_slot *dup = table_find(&mb->names, s->name.p, s->name.len);
+    table_slot *dup = name_slot(mb, s->name.p, s->name.len, false);
     if (dup && !dup->alias)
         return fail_at(b, s->name, "duplicate instruction name %.*s (first defined on line %d)",
                        s->name.len, s->name.p, dup->line);
@@ -1032,7 +1116,7 @@ static bool build_module(builder *b, dump_mod *dm, table *modules)
     mb.prefix_len = plen + 1;
     if (!table_init(&mb.names, (size_t)dm->nstmts * 2) ||
         !table_init(&mb.params, (size_t)dm->nstmts)) {
-        table_free(&mb.names);
+        free_names(&mb);
         return out_of_memory(b, dm->header);
     }
     bool ok = true;
@@ -1048,7 +1132,7 @@ static bool build_module(builder *b, dump_mod *dm, table *modules)
         if (!s->is_param && span_is(s->op, "@return"))
             ret = s;
     }
-    table_free(&mb.names);
+    free_names(&mb);
     table_free(&mb.params);
     return ok;
 }
@@ -1187,6 +1271,170 @@ static graph *build_graph(dump_parse_state *st, size_t max_literal_bytes)
     return b.g;
 }
 
+/* ---- the fast path ---- */
+
+/* Makes room for `entries` entries in t (rehashing), keeping what it holds. */
+static bool table_reserve(table *t, size_t entries)
+{
+    if (t->cap >= entries * 2 + 2)
+        return true;
+    table bigger;
+    if (!table_init(&bigger, entries * 2))
+        return false;
+    for (size_t k = 0; k < t->cap; k++)
+        if (t->slots[k].p)
+            *table_slot_for(&bigger, t->slots[k].p, t->slots[k].len) = t->slots[k];
+    table_free(t);
+    *t = bigger;
+    return true;
+}
+
+/* The module a fast read is filling. */
+typedef struct fast_module {
+    module_build mb;
+    size_t nnames, nparams;
+    bool returned;              /* its @return was read */
+} fast_module;
+
+static bool fast_begin_module(builder *b, fast_module *fm, table *modules, dump_mod *dm)
+{
+    table_slot *slot = table_slot_for(modules, dm->name, (int)strlen(dm->name));
+    if (slot->p)
+        return false;
+    *slot = (table_slot){dm->name, (int)strlen(dm->name), false, 0, dm};
+    graft_error e = {0};
+    dm->built = graph_add_module(b->g, dm->name, &e);
+    if (!dm->built)
+        return false;
+    memset(fm, 0, sizeof *fm);
+    fm->mb.m = dm->built;
+    fm->mb.dm = dm;
+    size_t plen = strlen(dm->name);
+    char *prefix = arena_alloc(&b->g->mem, plen + 2);
+    if (!prefix)
+        return false;
+    memcpy(prefix, dm->name, plen);
+    prefix[plen] = ':';
+    fm->mb.prefix = prefix;
+    fm->mb.prefix_len = plen + 1;
+    return table_init(&fm->mb.names, 64) && table_init(&fm->mb.params, 8);
+}
+
+/* Room for "@N" names up to N = hint without regrowing (calloc: pages
+ * that no name reaches are never touched). */
+static bool reserve_numbered(module_build *mb, size_t hint)
+{
+    if (hint > NUMBERED_MAX)
+        hint = NUMBERED_MAX;
+    if (mb->nnumbered >= hint)
+        return true;
+    table_slot *s = calloc(hint, sizeof *s);
+    if (!s)
+        return false;
+    if (mb->nnumbered)
+        memcpy(s, mb->numbered, mb->nnumbered * sizeof *s);
+    free(mb->numbered);
+    mb->numbered = s;
+    mb->nnumbered = hint;
+    return true;
+}
+
+static void fast_end_module(fast_module *fm)
+{
+    free_names(&fm->mb);
+    table_free(&fm->mb.params);
+}
+
+/* Reads text line by line (dump_fast.c) and builds each statement as it
+ * comes. NULL when the text needs the parser: a line the fast path is not
+ * sure of, any error (the parser reports it), or a submodule used before
+ * its section (the parser orders modules). */
+static graph *read_fast(const char *text, size_t len, const char *filename,
+                        size_t max_literal_bytes)
+{
+    graft_error ignored;
+    dump_parse_state st;
+    memset(&st, 0, sizeof st);
+    st.text = st.cursor = st.line_start = text;
+    st.limit = text + len;
+    st.line = 1;
+    st.filename = filename;
+    st.err = &ignored;
+    arena_init(&st.scratch);
+    arena mods_mem;             /* the dump_mod records, kept to the end */
+    arena_init(&mods_mem);
+    builder b = {&st, graph_new(), 0, max_literal_bytes};
+    table modules = {0};
+    fast_module fm;
+    bool in_module = false, ok = b.g && table_init(&modules, 8);
+    size_t nmods = 0;
+    if (b.g)
+        b.g->source = arena_strdup(&b.g->mem, filename);
+    while (ok) {
+        dump_stmt *s = NULL;
+        dump_span header;
+        int k = dump_fast_line(&st, &s, &header);
+        if (k == DUMP_FAST_END || k == DUMP_FAST_BAIL) {
+            ok = k == DUMP_FAST_END && nmods > 0;
+            break;
+        }
+        if (k == DUMP_FAST_MODULE || !in_module) {
+            dump_mod *dm = arena_alloc(&mods_mem, sizeof *dm);
+            ok = dm && table_reserve(&modules, ++nmods);
+            if (!ok)
+                break;
+            if (k == DUMP_FAST_MODULE) {
+                dm->header = header;
+                dm->name = arena_strndup(&mods_mem, header.p + 1, (size_t)header.len - 2);
+            } else {
+                dm->name = "main";
+            }
+            if (in_module)
+                fast_end_module(&fm);
+            /* The first module (main, usually the big one) gets room for
+             * @0 .. @(len / 16), a line being 16 bytes or more; the others
+             * grow as they need. */
+            in_module = dm->name && fast_begin_module(&b, &fm, &modules, dm) &&
+                        (nmods > 1 ||
+                         reserve_numbered(&fm.mb, (size_t)(st.limit - st.cursor) / 16 + 256));
+            ok = in_module;
+            st.current = dm;
+            if (k == DUMP_FAST_MODULE)
+                continue;
+        }
+        /* Submodules must be complete: sections above this one, not this. */
+        for (const dump_ref *r = s->mods; ok && r; r = r->next) {
+            table_slot *slot = table_find(&modules, r->name.p, r->name.len);
+            ok = slot && slot->value != fm.mb.dm;
+        }
+        /* the hash table's share of the statement's name and of its
+         * unprefixed alias (define_name, name_slot) */
+        size_t n;
+        fm.nnames += !numbered_name(s->name.p, s->name.len, &n);
+        if ((size_t)s->name.len > fm.mb.prefix_len &&
+            memcmp(s->name.p, fm.mb.prefix, fm.mb.prefix_len) == 0)
+            fm.nnames += !numbered_name(s->name.p + fm.mb.prefix_len,
+                                        s->name.len - (int)fm.mb.prefix_len, &n);
+        ok = ok && !fm.returned && table_reserve(&fm.mb.names, fm.nnames) &&
+             (!s->is_param || table_reserve(&fm.mb.params, ++fm.nparams)) &&
+             build_stmt(&b, &fm.mb, s, &modules);
+        if (!s->is_param && span_is(s->op, "@return"))
+            fm.returned = true;
+        /* Statements are built: their nodes can go. */
+        arena_reset(&st.scratch);
+    }
+    if (in_module)
+        fast_end_module(&fm);
+    table_free(&modules);
+    arena_free(&st.scratch);
+    arena_free(&mods_mem);
+    if (!ok) {
+        graph_free(b.g);
+        return NULL;
+    }
+    return b.g;
+}
+
 /* ---- entry points ---- */
 
 graph *dump_read_with(const char *text, size_t len, const char *filename,
@@ -1202,6 +1450,12 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
     if (len >= INT_MAX) {
         error_at(err, filename, 0, 0, "the dump is too large (%zu bytes; the limit is 2 GiB)", len);
         return NULL;
+    }
+    size_t max = opts && opts->max_literal_bytes ? opts->max_literal_bytes : SIZE_MAX;
+    if (!(opts && opts->parser_only)) {
+        graph *fast = read_fast(text, len, filename, max);
+        if (fast)
+            return fast;
     }
     char *copy = malloc(len + 1);
     if (!copy) {
@@ -1225,7 +1479,6 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
         dump_error_at(&st, (dump_span){copy, 0, 1, 1},
                       "empty dump: expected `module: \"main\"` or an instruction line");
     if (rc == 0 && !st.failed) {
-        size_t max = opts && opts->max_literal_bytes ? opts->max_literal_bytes : SIZE_MAX;
         g = build_graph(&st, max);
     } else if (!st.failed) {
         error_at(err, filename, st.last_tok.line, st.last_tok.col,

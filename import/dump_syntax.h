@@ -9,6 +9,10 @@
  * region's shape can only be computed once its submodule is built; it also
  * keeps every semantic error pointing at the token that caused it.
  *
+ * Most dumps take a fast path first (dump_fast.c): each line is read by
+ * hand into the same statement structure and built at once, so no tree of
+ * the whole file is kept; a dump it is not sure of goes the two-step way.
+ *
  * Token text is never copied: a span points into the NUL-terminated copy of
  * the input that lives as long as the parse. Nothing here is part of the
  * public API; only dump_*.c include this header.
@@ -82,6 +86,13 @@ typedef struct dump_shape {
     bool tuple;
     dump_span type;             /* not a tuple: the type name */
     dump_value *lens, *strides; /* not a tuple: two DUMP_LIST values */
+    /* The fast path reads plain lists of small non-negative integers
+     * straight into numbers: the two lists then have no items, and these
+     * hold their values (lens then strides). */
+    bool dims_read;
+    int nlens, nstrides;
+    int64_t dims[2 * SHAPE_MAX_RANK];
+    struct dump_value dims_lists[2]; /* what lens and strides point at then */
     struct dump_shape *elems;   /* a tuple: its element shapes, linked by next */
     int nelems;
     struct dump_shape *next;
@@ -170,6 +181,16 @@ typedef struct dump_parse_state {
     graft_error *err;
     bool failed;                /* err holds the message */
 } dump_parse_state;
+
+/* The fast path (dump_fast.c): reads the next line at st->cursor (bounded
+ * by st->limit; the text need not be NUL-terminated). A statement goes to
+ * *stmt, allocated in st->scratch; a `module:` header's name token (with
+ * its quotes, no escapes inside) to *module_name. Blank and comment lines
+ * are skipped; st->cursor, st->line and st->line_start follow. Anything
+ * doubtful returns DUMP_FAST_BAIL without an error: the caller then reads
+ * the whole text with the parser, which has the last word. */
+enum { DUMP_FAST_STMT, DUMP_FAST_MODULE, DUMP_FAST_END, DUMP_FAST_BAIL };
+int dump_fast_line(dump_parse_state *st, dump_stmt **stmt, dump_span *module_name);
 
 /* The parser (dump_parse.y); returns 0 on success. */
 int dump_yyparse(dump_parse_state *st);

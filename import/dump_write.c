@@ -147,11 +147,28 @@ static void put_literal(strbuf *o, const ins *i)
 
 /* ---- shapes and attributes ---- */
 
+/* An integer in decimal, without printf (shapes print two lists a line). */
+static void put_int(strbuf *o, int64_t v)
+{
+    char buf[24], *p = buf + sizeof buf;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do {
+        *--p = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        *--p = '-';
+    put(o, p, (size_t)(buf + sizeof buf - p));
+}
+
 static void put_ints(strbuf *o, const int64_t *v, int n)
 {
     put(o, "{", 1);
-    for (int k = 0; k < n; k++)
-        strbuf_appendf(o, k ? ", %lld" : "%lld", (long long)v[k]);
+    for (int k = 0; k < n; k++) {
+        if (k)
+            put(o, ", ", 2);
+        put_int(o, v[k]);
+    }
     put(o, "}", 1);
 }
 
@@ -194,7 +211,7 @@ static bool bare_string(const char *s)
 static void put_attr_value(strbuf *o, const attr_value *v)
 {
     switch (v->kind) {
-    case ATTR_INT: strbuf_appendf(o, "%lld", (long long)v->u.i); break;
+    case ATTR_INT: put_int(o, v->u.i); break;
     case ATTR_BOOL: strbuf_appendf(o, "%d", v->u.i ? 1 : 0); break;
     case ATTR_TYPE: strbuf_appendf(o, "%d", migraphx_type_number((graft_type)v->u.i)); break;
     case ATTR_FLOAT: put_real(o, v->u.f); break;
@@ -281,6 +298,7 @@ static bool name_module(namer *nm, const module *m, const char *prefix)
     int pos = 0;
     char num[48];
     for (const ins *i = m->first; i; i = i->next, pos++) {
+        ins_prefetch_ahead(i);
         if (nm->pool.failed)
             return false;
         if (i->name && writable_name(i->name) && claim(nm, i, "", i->name))
@@ -417,8 +435,10 @@ char *dump_write(const graph *g, size_t *len, graft_error *err)
         put(&o, "module: ", 8);
         put_quoted(&o, m->name);
         put(&o, "\n", 1);
-        for (const ins *i = m->first; ok && i; i = i->next)
+        for (const ins *i = m->first; ok && i; i = i->next) {
+            ins_prefetch_ahead(i);
             ok = put_ins(&o, &nm, i, err);
+        }
     }
     free(nm.offset);
     free(nm.set);

@@ -36,11 +36,7 @@ static bool looks_binary(const unsigned char *p, size_t len)
 
 static bool contains(const char *p, size_t len, const char *needle)
 {
-    size_t n = strlen(needle);
-    for (size_t k = 0; k + n <= len; k++)
-        if (memcmp(p + k, needle, n) == 0)
-            return true;
-    return false;
+    return memmem(p, len, needle, strlen(needle)) != NULL;
 }
 
 static input_format detect_format(const char *bytes, size_t len)
@@ -64,6 +60,11 @@ static input_format detect_format(const char *bytes, size_t len)
 bool graph_bytes_are_onnx(const char *bytes, size_t len)
 {
     return detect_format(bytes, len) == FORMAT_ONNX;
+}
+
+bool graph_bytes_are_dump(const char *bytes, size_t len)
+{
+    return detect_format(bytes, len) == FORMAT_DUMP;
 }
 
 graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,

@@ -27,4 +27,9 @@ graph *graph_read_file_with(const char *path, const graph_read_options *opts, gr
 /* True when bytes look like an ONNX model (a binary protobuf) rather than
  * dump text, a MIGraphX script or JSON: the test graph_read_any uses. */
 bool graph_bytes_are_onnx(const char *bytes, size_t len);
+/* True when bytes are read as dump text. The dump reader verifies what it
+ * builds as it goes (every instruction through the checked IR API, every
+ * written shape compared with the computed one), so its graphs need no
+ * second graph_verify pass. */
+bool graph_bytes_are_dump(const char *bytes, size_t len);
 #endif

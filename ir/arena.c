@@ -4,14 +4,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct arena_chunk {
     arena_chunk *next;
     size_t size, used;
+    size_t populated;       /* bytes faulted in ahead (big chunks) */
     _Alignas(16) unsigned char bytes[];
 };
 
 enum { ARENA_MIN_CHUNK = 1 << 16, ARENA_ALIGN = 16 };
+#define ARENA_POPULATE ((size_t)1 << 21)
+#define ARENA_POPULATE_MIN ((size_t)1 << 22)
 
 void arena_init(arena *a) { memset(a, 0, sizeof *a); }
 
@@ -26,11 +30,19 @@ void arena_free(arena *a)
     memset(a, 0, sizeof *a);
 }
 
-void *arena_alloc(arena *a, size_t size)
+/* The head chunk's `used` lives in a->cur while it is the head. */
+static void sync_used(arena *a)
+{
+    if (a->head && a->cur)
+        a->head->used = (size_t)(a->cur - a->head->bytes);
+}
+
+void *arena_alloc_slow(arena *a, size_t size)
 {
     size_t rounded = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
     if (rounded < size)
         return NULL;
+    sync_used(a);
     arena_chunk *c = a->head;
     if (!c || c->size - c->used < rounded) {
         /* Chunks double as the arena grows, so a big graph needs few mallocs. */
@@ -48,6 +60,7 @@ void *arena_alloc(arena *a, size_t size)
             return NULL;
         c->size = want;
         c->used = 0;
+        c->populated = 0;
         c->next = a->head;
         a->head = c;
         a->bytes_reserved += want;
@@ -55,7 +68,45 @@ void *arena_alloc(arena *a, size_t size)
     void *p = c->bytes + c->used;
     c->used += rounded;
     a->bytes_used += rounded;
+#ifdef MADV_POPULATE_WRITE
+    /* A big chunk is filled front to back: its pages are faulted in ahead,
+     * ARENA_POPULATE bytes per system call, instead of one trap per page
+     * as each is first touched (where the kernel knows how). */
+    if (c->used > c->populated && c->size >= ARENA_POPULATE_MIN) {
+        uintptr_t from = ((uintptr_t)c->bytes + c->populated + 4095) & ~(uintptr_t)4095;
+        size_t upto = c->used + ARENA_POPULATE < c->size ? c->used + ARENA_POPULATE : c->size;
+        uintptr_t to = ((uintptr_t)c->bytes + upto) & ~(uintptr_t)4095;
+        if (to > from)
+            madvise((void *)from, to - from, MADV_POPULATE_WRITE);
+        c->populated = upto;
+    }
+#endif
+    a->cur = c->bytes + c->used;
+    a->limit = c->bytes + (c->size >= ARENA_POPULATE_MIN && c->populated > c->used ? c->populated
+                                                                                  : c->size);
     return p;
+}
+
+void arena_reset(arena *a)
+{
+    sync_used(a);
+    arena_chunk *keep = a->head;
+    if (!keep)
+        return;
+    arena_chunk *c = keep->next;
+    while (c) {
+        arena_chunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    memset(keep->bytes, 0, keep->used);
+    keep->used = 0;
+    keep->next = NULL;
+    a->bytes_used = 0;
+    a->bytes_reserved = keep->size;
+    a->cur = keep->bytes;
+    a->limit = keep->bytes + (keep->size >= ARENA_POPULATE_MIN && keep->populated ? keep->populated
+                                                                                 : keep->size);
 }
 
 void *arena_dup(arena *a, const void *p, size_t n)

@@ -10,6 +10,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,10 +97,50 @@ char *read_file_all(const char *path, size_t *len, graft_error *err)
         return NULL;
     }
     struct stat st;
-    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+    bool have_stat = fstat(fileno(f), &st) == 0;
+    if (have_stat && S_ISDIR(st.st_mode)) {
         fclose(f);
         error_set(err, "cannot read '%s': it is a directory", path);
         return NULL;
+    }
+    /* A regular file of known size: one buffer of that size, filled by
+     * read() with no stdio copy and no regrowing (a big dump is read once,
+     * straight into the memory the reader scans). */
+    if (have_stat && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size < ((size_t)-1) / 2) {
+        size_t size = (size_t)st.st_size, n = 0;
+        char *buf = malloc(size + 1);
+        if (!buf) {
+            fclose(f);
+            error_set(err, "%s: out of memory", path);
+            return NULL;
+        }
+        int fd = fileno(f);
+        while (n < size) {
+            ssize_t got = read(fd, buf + n, size - n);
+            if (got < 0 && errno == EINTR)
+                continue;
+            if (got <= 0)
+                break;
+            n += (size_t)got;
+        }
+        if (n == size) {
+            /* at the end, unless the file grew meanwhile: then the slow way */
+            char probe;
+            ssize_t more = read(fd, &probe, 1);
+            if (more == 0) {
+                fclose(f);
+                buf[n] = 0;
+                if (len)
+                    *len = n;
+                return buf;
+            }
+        }
+        free(buf);
+        if (fseek(f, 0, SEEK_SET) != 0 || lseek(fd, 0, SEEK_SET) != 0) {
+            fclose(f);
+            error_set(err, "cannot read '%s': %s", path, strerror(errno));
+            return NULL;
+        }
     }
     char *buf = read_stream(f, path, len, err);
     fclose(f);

@@ -708,7 +708,10 @@ bool ins_recompute_shape(ins *i, graft_error *err)
 
 /* ---- queries ---- */
 
-bool ins_is(const ins *i, const char *opname) { return strcmp(i->opname, opname) == 0; }
+bool ins_is(const ins *i, const char *opname)
+{
+    return i->opname[0] == opname[0] && strcmp(i->opname, opname) == 0;
+}
 
 bool ins_is_dead(const ins *i)
 {
@@ -782,14 +785,25 @@ static int compare_edges(const void *pa, const void *pb)
 static bool verify_uses(const module *m, graft_error *err)
 {
     size_t nargs = 0, nusers = 0;
+    bool indexed = true;
     for (ins *i = m->first; i; i = i->next) {
+        ins_prefetch_ahead(i);
         nargs += (size_t)i->nargs;
         nusers += (size_t)i->nusers;
+        /* The back-indices name, for each operand use, a distinct users
+         * entry recording exactly that use: with as many entries as uses,
+         * the lists then hold the edges. O(E); the sorted comparison
+         * below is the reference when they do not. */
+        for (int k = 0; k < i->nargs && indexed; k++) {
+            const ins *a = i->args[k];
+            int j = i->use_pos ? i->use_pos[k] : -1;
+            indexed = j >= 0 && j < a->nusers && a->users[j] == i && a->user_slot[j] == k;
+        }
     }
     if (nargs != nusers)
         return error_set(err, "module \"%s\": %zu operand uses but %zu users entries", m->name,
                          nargs, nusers);
-    if (!nargs)
+    if (!nargs || indexed)
         return true;
     use_edge *from_args = malloc(nargs * sizeof *from_args);
     use_edge *from_users = malloc(nargs * sizeof *from_users);
@@ -837,6 +851,7 @@ bool graph_verify(const graph *g, graft_error *err)
     for (module *m = g->first_module; m; m = m->next) {
         int count = 0;
         for (ins *i = m->first; i; i = i->next) {
+            ins_prefetch_ahead(i);
             count++;
             if (i->mod != m || (i->flags & INS_REMOVED))
                 return verify_fail(g, i, err, "is linked into a module it does not belong to");

@@ -37,6 +37,8 @@ bool type_from_name(const char *name, size_t len, graft_type *out)
 {
     for (int t = 0; t < GRAFT_TYPE_COUNT; t++) {
         const char *a = type_table[t].name, *b = type_table[t].short_name;
+        if (len == 0 || (a[0] != name[0] && b[0] != name[0]))
+            continue;
         if ((strlen(a) == len && memcmp(a, name, len) == 0) ||
             (strlen(b) == len && memcmp(b, name, len) == 0)) {
             *out = (graft_type)t;

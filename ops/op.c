@@ -4,13 +4,13 @@
  * Each op family keeps its own table (ops_builtin.c, ops_pointwise.c,
  * ops_reduce.c, ops_view.c, ops_compute.c, ops_move.c, ops_pending.c,
  * ops_region.c). This file gathers
- * them once into a name-sorted index so that op_find is a binary search (the
- * dump reader calls it for every instruction), numbers the ops in family
- * order (op_def.code, what generated rule code switches on: the ops of a
- * family get neighbouring codes, so a switch over related ops is one dense
- * jump table; op_by_code is the way back), and it owns
- * op_compute_shape: the arity check and the tuple check every shape
- * computation goes through. Calls are counted per graph by the IR
+ * them once into a name-sorted index (op_all) with a hash index over it, so
+ * that op_find is a probe or two (the dump reader calls it for every
+ * instruction), numbers the ops in family order (op_def.code, what generated
+ * rule code switches on: the ops of a family get neighbouring codes, so a
+ * switch over related ops is one dense jump table; op_by_code is the way
+ * back), and it owns op_compute_shape: the arity check and the tuple check
+ * every shape computation goes through. Calls are counted per graph by the IR
  * (graph.shape_calls), not here: two graphs optimised on two threads at once
  * each get exact counts.
  */
@@ -56,6 +56,30 @@ static void add_family(op_def *table, int count)
     }
 }
 
+/* A hash index over the sorted table, built with it: op_find is one probe
+ * or two instead of a binary search of strlen + memcmp steps. */
+enum { OPS_HASH = 1024 };
+static const op_def *hashed_ops[OPS_HASH];
+
+static size_t name_hash(const char *p, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t k = 0; k < len; k++)
+        h = (h ^ (unsigned char)p[k]) * 1099511628211ull;
+    return (size_t)(h ^ (h >> 29)) & (OPS_HASH - 1);
+}
+
+static void build_hash(void)
+{
+    for (int i = 0; i < sorted_count; i++) {
+        const char *n = sorted_ops[i]->name;
+        size_t k = name_hash(n, strlen(n));
+        while (hashed_ops[k])
+            k = (k + 1) & (OPS_HASH - 1);
+        hashed_ops[k] = sorted_ops[i];
+    }
+}
+
 static void build_index(void)
 {
     add_family(ops_builtin_table, ops_builtin_count);
@@ -66,6 +90,7 @@ static void build_index(void)
     add_family(ops_move_table, ops_move_count);
     add_family(ops_pending_table, ops_pending_count);
     add_family(ops_region_table, ops_region_count);
+    build_hash();
 }
 
 const op_def *op_find_n(const char *name, size_t len)
@@ -73,18 +98,13 @@ const op_def *op_find_n(const char *name, size_t len)
     if (!name)
         return NULL;
     pthread_once(&sorted_once, build_index);
-    int lo = 0, hi = sorted_count - 1;
-    while (lo <= hi) {
-        int mid = lo + (hi - lo) / 2;
-        int c = compare_names(name, len, sorted_ops[mid]->name);
-        if (c == 0)
-            return sorted_ops[mid];
-        if (c < 0)
-            hi = mid - 1;
-        else
-            lo = mid + 1;
+    for (size_t k = name_hash(name, len);; k = (k + 1) & (OPS_HASH - 1)) {
+        const op_def *d = hashed_ops[k];
+        if (!d)
+            return NULL;
+        if (compare_names(name, len, d->name) == 0)
+            return d;
     }
-    return NULL;
 }
 
 const op_def *op_find(const char *name) { return name ? op_find_n(name, strlen(name)) : NULL; }
@@ -247,7 +267,8 @@ static bool check_arity(const op_call *call, graft_error *err)
 static bool check_no_tuples(const op_call *call, graft_error *err)
 {
     const op_def *op = call->op;
-    if (op->classes & (OPC_BUILTIN | OPC_OPAQUE) || strcmp(op->name, "get_tuple_elem") == 0)
+    if (op->classes & (OPC_BUILTIN | OPC_OPAQUE) ||
+        (op->name[0] == 'g' && strcmp(op->name, "get_tuple_elem") == 0))
         return true;
     for (int k = 0; k < call->ninputs; k++) {
         const shape *s = &call->inputs[k];

@@ -253,6 +253,21 @@ bool ops_check_operand(const op_call *call, int k, graft_error *err)
 {
     const shape *s = &call->inputs[k];
     const int64_t limit = (int64_t)1 << OPS_MAX_ELEMENTS_LOG2;
+    /* Every shape rule call checks every operand: one pass that only says
+     * yes, and the checks below, in their order, for the message when it
+     * says no. */
+    bool fine = true;
+    int64_t elements = 1, span = 0;
+    for (int i = 0; i < s->rank && fine; i++) {
+        int64_t len = s->lens[i], stride = s->strides[i], step;
+        fine = len >= 0 && stride >= 0 &&
+               !__builtin_mul_overflow(elements, len > 0 ? len : 1, &elements) &&
+               elements <= limit &&
+               (len == 0 || (!__builtin_mul_overflow(len - 1, stride, &step) &&
+                             !__builtin_add_overflow(span, step, &span) && span <= limit));
+    }
+    if (fine)
+        return true;
     int64_t space = 0;
     char a[200], b[200];
     if (!ops_check_result_lens(call, s->lens, s->rank, NULL))

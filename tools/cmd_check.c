@@ -55,7 +55,7 @@ typedef struct op_counts {
 static bool count_op(op_counts *c, const char *name, bool opaque)
 {
     for (int i = 0; i < c->n; i++)
-        if (strcmp(c->items[i].name, name) == 0) {
+        if (c->items[i].name == name || strcmp(c->items[i].name, name) == 0) {
             c->items[i].count++;
             return true;
         }
@@ -97,6 +97,7 @@ static int summarize(const char *path, const graph *g)
     int params = 0, literals = 0, returns = 0, others = 0, opaque = 0;
     for (const module *m = g->first_module; m; m = m->next)
         for (const ins *i = m->first; i; i = i->next) {
+            ins_prefetch_ahead(i);
             if (ins_is(i, "@param"))
                 params++;
             else if (ins_is(i, "@literal"))

@@ -415,7 +415,9 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
         return EXIT_FAIL;
     report r = {0};
     r.pipeline = label;
-    graph_kernel_counts(g, &r.before);
+    /* Kernel counts are for --stats only: each is a walk over the graph. */
+    if (a->stats)
+        graph_kernel_counts(g, &r.before);
     optimize_result res;
     graft_error err = {0};
     if (!optimize_run(g, sets, nsets, &o, &res, &err)) {
@@ -423,7 +425,8 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
         return cli_report("opt", &err);
     }
     r.res = &res;
-    graph_kernel_counts(g, &r.after);
+    if (a->stats)
+        graph_kernel_counts(g, &r.after);
     st = EXIT_OK;
     if (res.driver.stop == DRIVER_ERROR) {
         st = cli_report("opt", &res.driver.error);

@@ -942,6 +942,118 @@ static void replays_fuzz_corpus_and_crashers(void)
     CHECK(corpus_replay(regress, check_dump_input) >= 1);
 }
 
+/* ---- the fast path against the parser ---- */
+
+/* Reading text through the fast path (the default) and through the parser
+ * alone gives the same graph, or the same error. */
+static void same_both_ways(const char *path, const char *text, size_t len)
+{
+    graft_error e1 = {0}, e2 = {0};
+    dump_read_options fast = {.max_literal_bytes = (size_t)1 << 20};
+    dump_read_options slow = {.max_literal_bytes = (size_t)1 << 20, .parser_only = true};
+    graph *a = dump_read_with(text, len, path, &fast, &e1);
+    graph *b = dump_read_with(text, len, path, &slow, &e2);
+    CHECK((a == NULL) == (b == NULL));
+    if (a && b) {
+        char *ta = write_graph(a), *tb = write_graph(b);
+        CHECK_STR(ta, tb);
+        CHECK(graph_count(a) == graph_count(b));
+        free(ta);
+        free(tb);
+    } else if (!a && !b) {
+        char m1[1400], m2[1400];
+        CHECK_STR(graft_error_format(&e1, m1, sizeof m1), graft_error_format(&e2, m2, sizeof m2));
+    } else {
+        printf("    %s: read %s only\n", path, a ? "by the fast path" : "by the parser");
+    }
+    graph_free(a);
+    graph_free(b);
+}
+
+static void same_in_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[2400];
+        snprintf(path, sizeof path, "%.1100s/%.255s", dir, e->d_name);
+        size_t len;
+        char *bytes = read_file_all(path, &len, NULL);
+        if (bytes) {
+            same_both_ways(path, bytes, len);
+            free(bytes);
+        }
+    }
+    closedir(d);
+}
+
+static void fast_path_matches_the_parser(void)
+{
+    static const char *const texts[] = {
+        design_example,
+        "x = @param:x -> float_type, {2}, {1}\n@1 = relu(x)\n@2 = @return(@1)",
+        "module: \"main\"\r\nx = @param:x-y -> float_type, {2}, {1} # c\r\n\r\n# only\n"
+        "@1 = relu ( x ) -> float_type , { 2 } , { 1 } , target_id=0\n@2 = @return(@1)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n"
+        "@1 = @literal{1e5, -inf, inf, nan, .5, 1., -0} -> float_type, {7}, {1}\n",
+        "module: \"main\"\n@0 = @literal{b64:AACAPw==} -> float_type, {1}, {0}\n",
+        "module: \"main\"\n@0 = @literal{b64:AACAPw==x} -> float_type, {1}, {0}\n",
+        "module: \"main\"\n@0 = @literal{b64:AA_A} -> float_type, {1}, {0}\n",
+        "module: \"main\"\n@0 = @literal{ ... } -> float_type, {12}, {1}\n",
+        "module: \"main\"\n@0 = @literal{ ... , 1} -> float_type, {12}, {1}\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2, 2}, {2, 1}\n"
+        "@1 = transpose[permutation={1, 0},](x)\n@2 = @return(@1)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2, 2}, {2, 1}\n"
+        "@1 = transpose[permutation={1, 0},,](x)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n12 = relu(x)\n13 = relu(12)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n1e = relu(x)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(x)x\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(x) -> float_type, {2}, {1}x\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(x)\n@1 = relu(x)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(y)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = @return(x)\n@2 = relu(x)\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\nx = @param:x -> float_type, {2}, {1}\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = foo[a=1,b=2.5,c=w,d={1, 2}](x) "
+        "-> float_type, {2}, {1}\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = foo[s=\"q\"](x) -> float_type, {2}, {1}\n",
+        "module: \"main:sub\"\na = @param:a -> float_type, {2}, {1}\nmain:sub:@1 = relu(a)\n"
+        "@2 = neg(@1)\n@3 = @return(@2)\nmodule: \"main\"\nx = @param:x -> float_type, {2}, {1}\n"
+        "@1 = foo(x), [main:sub] -> [float_type, {2}, {1}, half_type, {2}, {1}]\n",
+        "module: \"a\"\nmodule: \"a\"\n",
+        "module: \"a\\\"b\"\n",
+        "",
+        "\n# nothing\n",
+        "module: \"main\"\n@1 = @param:x -> float_type, {2}, {1}\n@2 = @return(@1\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(x) -> float_type, {3}, {1}\n",
+        "module: \"main\"\nx = @param:x -> float_type, {2}, {1}\n@1 = relu(x) -> float_type, {2}, {1}\n\0",
+    };
+    for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
+        same_both_ways("test.dump", texts[k], strlen(texts[k]));
+    char top[1024], dir[1200];
+    CHECK(find_top(top, sizeof top));
+    static const char *const dirs[] = {"tests/fuzz/corpus_dump", "tests/fuzz/regress_dump",
+                                       "examples"};
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        snprintf(dir, sizeof dir, "%s/%s", top, dirs[k]);
+        same_in_dir(dir);
+    }
+    snprintf(dir, sizeof dir, "%s/tests/golden", top);
+    DIR *d = opendir(dir);
+    CHECK(d != NULL);
+    for (struct dirent *e; d && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        char sub[1500];
+        snprintf(sub, sizeof sub, "%s/%.255s", dir, e->d_name);
+        same_in_dir(sub);
+    }
+    if (d)
+        closedir(d);
+}
+
 int main(void)
 {
     RUN(reads_the_design_example);
@@ -969,5 +1081,6 @@ int main(void)
     RUN(reads_and_writes_files);
     RUN(tells_formats_apart);
     RUN(replays_fuzz_corpus_and_crashers);
+    RUN(fast_path_matches_the_parser);
     return tests_finish();
 }
