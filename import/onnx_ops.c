@@ -1847,6 +1847,13 @@ const onnx_op_entry *onnx_find_op(const char *op_type)
     for (size_t i = 0; i < sizeof onnx_ops / sizeof onnx_ops[0]; i++)
         if (strcmp(onnx_ops[i].onnx_name, op_type) == 0)
             return &onnx_ops[i];
+    /* the handlers kept in files of their own (onnx_ops_*.c) */
+    static const onnx_op_table *const more[] = {&onnx_ops_loss, &onnx_ops_index,
+                                                &onnx_ops_resize, &onnx_ops_misc};
+    for (size_t t = 0; t < sizeof more / sizeof more[0]; t++)
+        for (int i = 0; i < more[t]->count; i++)
+            if (strcmp(more[t]->entries[i].onnx_name, op_type) == 0)
+                return &more[t]->entries[i];
     return NULL;
 }
 
@@ -1858,4 +1865,51 @@ bool onnx_op_available(const onnx_op_entry *e)
         if (!op_find(e->needs[i]))
             return false;
     return true;
+}
+
+/* ---- the builders, for the handlers in onnx_ops_*.c (onnx_private.h) ---- */
+
+ins *onnx_binary(onnx_ctx *c, const char *op, ins *a, ins *b) { return binary(c, op, a, b); }
+ins *onnx_broadcast_to(onnx_ctx *c, ins *x, int rank, const int64_t *lens)
+{
+    return broadcast_to(c, x, rank, lens);
+}
+ins *onnx_broadcast_axis(onnx_ctx *c, ins *x, int axis, int rank, const int64_t *lens)
+{
+    return broadcast_axis(c, x, axis, rank, lens);
+}
+ins *onnx_convert(onnx_ctx *c, ins *x, graft_type t) { return convert_to(c, x, t); }
+ins *onnx_emit_ints(onnx_ctx *c, const char *op, const char *key, const int64_t *v, int n, ins *x)
+{
+    return emit_ints(c, op, key, v, n, x);
+}
+ins *onnx_emit_int(onnx_ctx *c, const char *op, const char *key, int64_t v, ins *x)
+{
+    return emit_int(c, op, key, v, x);
+}
+ins *onnx_reshape(onnx_ctx *c, ins *x, int rank, const int64_t *lens)
+{
+    return reshape_to(c, x, rank, lens);
+}
+bool onnx_normalize_axis(onnx_ctx *c, int64_t axis, int rank, int *out)
+{
+    return normalize_axis(c, axis, rank, out);
+}
+bool onnx_need_inputs(onnx_ctx *c, ins **in, int nin, int count)
+{
+    return need_inputs(c, in, nin, count);
+}
+bool onnx_numpy_lens(onnx_ctx *c, const shape *a, const shape *b, int *rank, int64_t *lens)
+{
+    return numpy_lens(c, a, b, rank, lens);
+}
+ins *onnx_int64_literal(onnx_ctx *c, const int64_t *v, int n) { return int64_literal(c, v, n); }
+bool onnx_window_padding(onnx_ctx *c, const shape *x, int k, const int64_t *kernel,
+                         const int64_t *strides, const int64_t *dilations, int64_t *padding)
+{
+    return window_padding(c, x, k, kernel, strides, dilations, false, padding);
+}
+bool onnx_window_attrs(onnx_ctx *c, int k, const char *name, int64_t dflt, int64_t *out)
+{
+    return window_attrs(c, k, name, dflt, out);
 }

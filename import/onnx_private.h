@@ -75,6 +75,17 @@ typedef struct onnx_op_entry {
     const char *needs[4]; /* further graft ops that must exist in the op table */
 } onnx_op_entry;
 
+/* A table of handlers kept in a file of its own (onnx_ops_*.c); onnx_find_op
+ * searches onnx_ops.c's table, then these. */
+typedef struct onnx_op_table {
+    const onnx_op_entry *entries;
+    int count;
+} onnx_op_table;
+extern const onnx_op_table onnx_ops_loss;   /* onnx_ops_loss.c: training losses */
+extern const onnx_op_table onnx_ops_index;  /* onnx_ops_index.c: gather/scatter family */
+extern const onnx_op_table onnx_ops_resize; /* onnx_ops_resize.c: Resize, Upsample */
+extern const onnx_op_table onnx_ops_misc;   /* onnx_ops_misc.c: the rest */
+
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);
 /* True when the entry's graft ops all exist. */
@@ -112,5 +123,33 @@ ins *onnx_scalar(onnx_ctx *c, graft_type t, double v);
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n);
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n);
 bool onnx_is_const(const ins *x);
+
+/* ---- builders shared by the handler files (onnx_ops.c) ---- */
+
+/* A binary pointwise op with numpy broadcasting made explicit. */
+ins *onnx_binary(onnx_ctx *c, const char *op, ins *a, ins *b);
+/* multibroadcast x to lens, unless it has them already. */
+ins *onnx_broadcast_to(onnx_ctx *c, ins *x, int rank, const int64_t *lens);
+/* Places a 1-D x (length lens[axis]) along axis of lens. */
+ins *onnx_broadcast_axis(onnx_ctx *c, ins *x, int axis, int rank, const int64_t *lens);
+/* convert to t, unless x has it already. */
+ins *onnx_convert(onnx_ctx *c, ins *x, graft_type t);
+/* op[key=v](x), one attribute. */
+ins *onnx_emit_ints(onnx_ctx *c, const char *op, const char *key, const int64_t *v, int n, ins *x);
+ins *onnx_emit_int(onnx_ctx *c, const char *op, const char *key, int64_t v, ins *x);
+/* reshape to lens (contiguous first when x is not standard), unless x has them. */
+ins *onnx_reshape(onnx_ctx *c, ins *x, int rank, const int64_t *lens);
+bool onnx_normalize_axis(onnx_ctx *c, int64_t axis, int rank, int *out);
+/* in[0..count) present; fails naming the missing one. */
+bool onnx_need_inputs(onnx_ctx *c, ins **in, int nin, int count);
+/* numpy broadcasting of two shapes' lens. */
+bool onnx_numpy_lens(onnx_ctx *c, const shape *a, const shape *b, int *rank, int64_t *lens);
+/* A 1-D int64 literal. */
+ins *onnx_int64_literal(onnx_ctx *c, const int64_t *v, int n);
+/* Conv-style explicit padding [begin..., end...] from pads or auto_pad. */
+bool onnx_window_padding(onnx_ctx *c, const shape *x, int k, const int64_t *kernel,
+                         const int64_t *strides, const int64_t *dilations, int64_t *padding);
+/* strides/dilations-style per-axis attribute: k positive values or dflt. */
+bool onnx_window_attrs(onnx_ctx *c, int k, const char *name, int64_t dflt, int64_t *out);
 
 #endif

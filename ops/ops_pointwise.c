@@ -62,6 +62,16 @@ static bool where_shape(const op_call *call, shape *out, graft_error *err)
     if (shape_elements(cond) != 1 && !ops_check_same_lens(call, 0, 2, err))
         return false;
     *out = ops_binary_layout(&call->inputs[1], &call->inputs[2]);
+    /* x and y may both be broadcast along an axis the condition varies on:
+     * the result is then written in full */
+    bool varies = false;
+    for (int a = 0; a < out->rank && shape_elements(cond) != 1; a++)
+        varies = varies || (out->strides[a] == 0 && out->lens[a] > 1 && cond->strides[a] != 0);
+    if (varies) {
+        shape three[3] = {call->inputs[1], call->inputs[2], *cond};
+        three[2].type = out->type;
+        *out = ops_common_layout(three, 3);
+    }
     return true;
 }
 
