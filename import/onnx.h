@@ -18,7 +18,10 @@ bool onnx_write_tensor_file(const char *path, const char *name, const tensor *t,
 
 /* Options for import: symbolic dimensions bound by name (default 1), and
  * graph inputs bound to constant values (they become @literals, not @params:
- * shape, axes or pads inputs that graft's static shapes need at import). */
+ * shape, axes or pads inputs that graft's static shapes need at import).
+ * Known values are weaker: those inputs stay @params, and a value is used
+ * only where an op needs that operand as a constant (Resize's scales, say),
+ * so the rest of the graph still reads the parameter. */
 typedef struct onnx_options {
     int ndims;
     const char *const *dim_names;
@@ -26,6 +29,9 @@ typedef struct onnx_options {
     int nconstants;
     const char *const *constant_names;
     const tensor *constant_values;
+    int nknown;
+    const char *const *known_names;
+    const tensor *known_values;
 } onnx_options;
 
 /* Imports an ONNX model (bytes) into a new graph whose main module has one

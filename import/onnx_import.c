@@ -237,15 +237,30 @@ bool onnx_is_const(const ins *x)
     return x && x->data && x->op && strcmp(x->op->name, "@literal") == 0;
 }
 
-/* The element count of x, the constant operand called `what` that
- * onnx_const_ints and onnx_const_doubles read: an error when it is missing
- * or too large to read, unsupported when it is not a constant. */
-static bool constant_count(onnx_ctx *c, const ins *x, const char *what, int64_t *count)
+/* A parameter's value given in onnx_options.known_*, or NULL. */
+static const tensor *known_value(const onnx_ctx *c, const ins *x)
+{
+    for (int k = 0; x->param && c->opt && k < c->opt->nknown; k++)
+        if (c->opt->known_names[k] && strcmp(c->opt->known_names[k], x->param) == 0 &&
+            c->opt->known_values[k].sh.type == x->sh.type &&
+            shape_elements(&c->opt->known_values[k].sh) == shape_elements(&x->sh))
+            return &c->opt->known_values[k];
+    return NULL;
+}
+
+/* The value of x, the constant operand called `what` that onnx_const_ints
+ * and onnx_const_doubles read (a literal's data, or a parameter's known
+ * value), and its element count: an error when it is missing or too large
+ * to read, unsupported when it is not a constant. */
+static bool constant_value(onnx_ctx *c, const ins *x, const char *what, tensor *t,
+                           int64_t *count)
 {
     if (!x)
         return onnx_fail(c, "%s is missing", what);
-    if (!onnx_is_const(x))
+    const tensor *known = onnx_is_const(x) ? NULL : known_value(c, x);
+    if (!onnx_is_const(x) && !known)
         return onnx_unsupported(c, "%s must be a constant", what);
+    *t = known ? *known : (tensor){x->sh, x->data};
     *count = shape_elements(&x->sh);
     if (*count > (1 << 24))
         return onnx_fail(c, "%s has too many elements", what);
@@ -255,14 +270,14 @@ static bool constant_count(onnx_ctx *c, const ins *x, const char *what, int64_t 
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
 {
     int64_t count;
-    if (!constant_count(c, x, what, &count))
+    tensor t;
+    if (!constant_value(c, x, what, &t, &count))
         return false;
     int64_t *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
-    tensor t = {x->sh, x->data};
     for (int64_t i = 0; i < count; i++)
-        v[i] = type_is_float(x->sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
+        v[i] = type_is_float(t.sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
     *vals = v;
     *n = (int)count;
     return true;
@@ -271,12 +286,12 @@ bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int 
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n)
 {
     int64_t count;
-    if (!constant_count(c, x, what, &count))
+    tensor t;
+    if (!constant_value(c, x, what, &t, &count))
         return false;
     double *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
-    tensor t = {x->sh, x->data};
     for (int64_t i = 0; i < count; i++)
         v[i] = tensor_get_f64(&t, i);
     *vals = v;

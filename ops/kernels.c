@@ -55,6 +55,20 @@ static const kernel_entry kernel_table[] = {
     {"pad", kernel_pad},
     {"gather", kernel_gather},
     {"get_tuple_elem", kernel_get_tuple_elem},
+    {"gather_elements", kernel_gather_elements},
+    {"gathernd", kernel_gathernd},
+    {"scatter_none", kernel_scatter},
+    {"scatter_add", kernel_scatter},
+    {"scatter_mul", kernel_scatter},
+    {"scatter_min", kernel_scatter},
+    {"scatter_max", kernel_scatter},
+    {"scatternd_none", kernel_scatternd},
+    {"scatternd_add", kernel_scatternd},
+    {"scatternd_mul", kernel_scatternd},
+    {"scatternd_min", kernel_scatternd},
+    {"scatternd_max", kernel_scatternd},
+    {"resize", kernel_resize},
+    {"convolution_backwards", kernel_convolution_backwards},
 };
 
 kernel_fn kernel_for(const op_def *op)

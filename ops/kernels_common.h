@@ -66,4 +66,18 @@ bool kernel_gather(const op_call *call, const tensor *inputs, tensor *out, graft
 bool kernel_get_tuple_elem(const op_call *call, const tensor *inputs, tensor *out,
                            graft_error *err);
 
+/* ---- gather/scatter family (kernels_index.c) ---- */
+bool kernel_gather_elements(const op_call *call, const tensor *inputs, tensor *out,
+                            graft_error *err);
+bool kernel_gathernd(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_scatter(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_scatternd(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- resize (kernels_resize.c) ---- */
+bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- transposed convolution (kernels_deconv.c) ---- */
+bool kernel_convolution_backwards(const op_call *call, const tensor *inputs, tensor *out,
+                                  graft_error *err);
+
 #endif

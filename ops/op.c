@@ -56,6 +56,9 @@ static void build_index(void)
     add_family(ops_move_table, ops_move_count);
     add_family(ops_pending_table, ops_pending_count);
     add_family(ops_region_table, ops_region_count);
+    add_family(ops_index_table, ops_index_count);
+    add_family(ops_resize_table, ops_resize_count);
+    add_family(ops_deconv_table, ops_deconv_count);
 }
 
 const op_def *op_find_n(const char *name, size_t len)

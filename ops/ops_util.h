@@ -106,5 +106,11 @@ extern const op_def ops_pending_table[]; /* pending_shape_change (engine/lazy_sh
 extern const int ops_pending_count;
 extern const op_def ops_region_table[]; /* fused (ops_region.c) */
 extern const int ops_region_count;
+extern const op_def ops_index_table[]; /* gather/scatter family (ops_index.c) */
+extern const int ops_index_count;
+extern const op_def ops_resize_table[]; /* resize (ops_resize.c) */
+extern const int ops_resize_count;
+extern const op_def ops_deconv_table[]; /* convolution_backwards (ops_deconv.c) */
+extern const int ops_deconv_count;
 
 #endif
