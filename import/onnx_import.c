@@ -267,6 +267,12 @@ static bool constant_value(onnx_ctx *c, const ins *x, const char *what, tensor *
     return true;
 }
 
+bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t)
+{
+    int64_t count;
+    return constant_value(c, x, what, t, &count);
+}
+
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
 {
     int64_t count;

@@ -85,6 +85,8 @@ extern const onnx_op_table onnx_ops_loss;   /* onnx_ops_loss.c: training losses 
 extern const onnx_op_table onnx_ops_index;  /* onnx_ops_index.c: gather/scatter family */
 extern const onnx_op_table onnx_ops_resize; /* onnx_ops_resize.c: Resize, Upsample */
 extern const onnx_op_table onnx_ops_misc;   /* onnx_ops_misc.c: the rest */
+extern const onnx_op_table onnx_ops_einsum; /* onnx_ops_einsum.c: Einsum */
+extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, RoiAlign, NMS */
 
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);
@@ -123,6 +125,10 @@ ins *onnx_scalar(onnx_ctx *c, graft_type t, double v);
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n);
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n);
 bool onnx_is_const(const ins *x);
+/* The value of a constant operand (a literal's data, or a parameter's known
+ * value, see onnx_options): *t points at it, valid while the import runs;
+ * fails like onnx_const_ints when x is not constant. */
+bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
 
 /* ---- builders shared by the handler files (onnx_ops.c) ---- */
 

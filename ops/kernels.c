@@ -69,6 +69,11 @@ static const kernel_entry kernel_table[] = {
     {"scatternd_max", kernel_scatternd},
     {"resize", kernel_resize},
     {"convolution_backwards", kernel_convolution_backwards},
+    {"prefix_scan_sum", kernel_prefix_scan_sum},
+    {"topk_indices", kernel_topk_indices},
+    {"grid_sample", kernel_grid_sample},
+    {"roialign", kernel_roialign},
+    {"nonmaxsuppression", kernel_nonmaxsuppression},
 };
 
 kernel_fn kernel_for(const op_def *op)

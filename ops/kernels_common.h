@@ -80,4 +80,15 @@ bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft
 bool kernel_convolution_backwards(const op_call *call, const tensor *inputs, tensor *out,
                                   graft_error *err);
 
+/* ---- along one axis in order (kernels_order.c) ---- */
+bool kernel_prefix_scan_sum(const op_call *call, const tensor *inputs, tensor *out,
+                            graft_error *err);
+bool kernel_topk_indices(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- sampling and detection (kernels_vision.c) ---- */
+bool kernel_grid_sample(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_roialign(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_nonmaxsuppression(const op_call *call, const tensor *inputs, tensor *out,
+                              graft_error *err);
+
 #endif

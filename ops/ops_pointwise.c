@@ -128,6 +128,8 @@ const op_def ops_pointwise_table[] = {
     BINARY_OP("mod", false, "fmodf(fmodf(${0}, ${1}) + ${1}, ${1})"),
     BINARY_OP("fmod", false, "fmodf(${0}, ${1})"),
     BINARY_OP("bitwise_and", true, "${0} & ${1}"),
+    BINARY_OP("shift_left", false, "${0} << ${1}"),
+    BINARY_OP("shift_right", false, "${0} >> ${1}"),
 
     UNARY_OP("relu", OPC_NEVER_NEGATIVE | OPC_ZERO_PRESERVING, "${0} > 0 ? ${0} : 0"),
     UNARY_OP("sigmoid", OPC_NEVER_NEGATIVE, "1.0f / (1.0f + expf(-(${0})))"),

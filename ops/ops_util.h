@@ -112,5 +112,9 @@ extern const op_def ops_resize_table[]; /* resize (ops_resize.c) */
 extern const int ops_resize_count;
 extern const op_def ops_deconv_table[]; /* convolution_backwards (ops_deconv.c) */
 extern const int ops_deconv_count;
+extern const op_def ops_order_table[]; /* prefix_scan_sum, topk_indices (ops_order.c) */
+extern const int ops_order_count;
+extern const op_def ops_vision_table[]; /* grid_sample, roialign, nonmaxsuppression */
+extern const int ops_vision_count;
 
 #endif

@@ -506,7 +506,7 @@ static void test_symbolic_dims(void)
     }
     const char *names[1] = {"batch"};
     int64_t values[1] = {6};
-    onnx_options opt = {1, names, values, 0, NULL, NULL};
+    onnx_options opt = {1, names, values, 0, NULL, NULL, 0, NULL, NULL};
     g = onnx_import(bytes, len, "sym.onnx", &opt, &err);
     CHECK(g != NULL);
     if (g) {
@@ -655,6 +655,70 @@ static void test_constant_folding(void)
     ins *ret = module_return(graph_main(g));
     CHECK(ret && ret->args[0]->sh.rank == 2 && ret->args[0]->sh.lens[1] == 12);
     graph_free(g);
+}
+
+/* Einsum equations on constant operands (the node folds at import, which
+ * runs the graph of dots, transposes and sums it becomes); the expected
+ * values are worked out by hand with A = [[1, 2], [3, 4]],
+ * B = [[5, 6], [7, 8]], u = [1, 2], v = [3, 4, 5]. */
+static void test_einsum_equations(void)
+{
+    static const struct {
+        const char *eq;
+        int nin;  /* operands: 0 A, 1 B, 2 u, 3 v */
+        int in[2];
+        int n;
+        double want[6];
+    } cases[] = {
+        {"ij,jk->ik", 2, {0, 1}, 4, {19, 22, 43, 50}},
+        {"ij,kj->ik", 2, {0, 1}, 4, {17, 23, 39, 53}},
+        {"ii", 1, {0, 0}, 1, {5}},
+        {"ii->i", 1, {0, 0}, 2, {1, 4}},
+        {"ij,ij->", 2, {0, 1}, 1, {70}},
+        {"i,j->ij", 2, {2, 3}, 6, {3, 4, 5, 6, 8, 10}},
+        {"ij->", 1, {0, 0}, 1, {10}},
+        {"ji", 1, {0, 0}, 4, {1, 3, 2, 4}},
+        {"...j,j->...", 2, {0, 2}, 2, {5, 11}},
+        {"ij,j", 2, {0, 2}, 2, {5, 11}},
+    };
+    static float a[4] = {1, 2, 3, 4}, bb[4] = {5, 6, 7, 8}, u[2] = {1, 2}, v[3] = {3, 4, 5};
+    static int64_t la[2] = {2, 2}, lb[2] = {2, 2}, lu[1] = {2}, lv[1] = {3};
+    static const char *names[4] = {"A", "B", "u", "v"};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        model_builder b;
+        builder_init(&b, 13);
+        add_float_init(&b, "A", 2, la, a, 4);
+        add_float_init(&b, "B", 2, lb, bb, 4);
+        add_float_init(&b, "u", 1, lu, u, 2);
+        add_float_init(&b, "v", 1, lv, v, 3);
+        add_node(&b, "Einsum", "e", names[cases[k].in[0]],
+                 cases[k].nin > 1 ? names[cases[k].in[1]] : NULL, NULL, "y");
+        Onnx__AttributeProto *eq = add_attr(&b, "equation");
+        eq->has_type = true;
+        eq->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        eq->has_s = true;
+        eq->s.data = (uint8_t *)cases[k].eq;
+        eq->s.len = strlen(cases[k].eq);
+        add_output(&b, "y");
+        graft_error err = {0};
+        graph *g = import_model(&b, "einsum", &err);
+        CHECK(g != NULL);
+        if (!g) {
+            printf("# %s: %s\n", cases[k].eq, err.message);
+            continue;
+        }
+        tensor_list outs = {0};
+        tensor_list none = {0};
+        CHECK(exec_run(graph_main(g), &none, &outs, &err));
+        if (outs.n == 1) {
+            const tensor *y = &outs.items[0].t;
+            CHECK_INT(shape_elements(&y->sh), cases[k].n);
+            for (int i = 0; i < cases[k].n && i < shape_elements(&y->sh); i++)
+                CHECK_NEAR(tensor_get_f64(y, i), cases[k].want[i], 1e-6);
+        }
+        tensor_list_free(&outs);
+        graph_free(g);
+    }
 }
 
 static void test_external_data(void)
@@ -958,6 +1022,7 @@ int main(int argc, char **argv)
     RUN(test_missing_initializer);
     RUN(test_shape_contradiction);
     RUN(test_constant_folding);
+    RUN(test_einsum_equations);
     RUN(test_external_data);
     RUN(test_softmax_old_opset);
     RUN(test_op_coverage);
