@@ -1850,7 +1850,8 @@ const onnx_op_entry *onnx_find_op(const char *op_type)
     /* the handlers kept in files of their own (onnx_ops_*.c) */
     static const onnx_op_table *const more[] = {&onnx_ops_loss, &onnx_ops_index,
                                                 &onnx_ops_resize, &onnx_ops_misc,
-                                                &onnx_ops_einsum, &onnx_ops_vision};
+                                                &onnx_ops_einsum, &onnx_ops_vision,
+                                                &onnx_ops_quant};
     for (size_t t = 0; t < sizeof more / sizeof more[0]; t++)
         for (int i = 0; i < more[t]->count; i++)
             if (strcmp(more[t]->entries[i].onnx_name, op_type) == 0)

@@ -87,6 +87,7 @@ extern const onnx_op_table onnx_ops_resize; /* onnx_ops_resize.c: Resize, Upsamp
 extern const onnx_op_table onnx_ops_misc;   /* onnx_ops_misc.c: the rest */
 extern const onnx_op_table onnx_ops_einsum; /* onnx_ops_einsum.c: Einsum */
 extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, RoiAlign, NMS */
+extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
 
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);

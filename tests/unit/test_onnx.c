@@ -721,6 +721,56 @@ static void test_einsum_equations(void)
     }
 }
 
+/* QuantizeLinear rounds half to even and saturates: x / 1 + zero point,
+ * int8 zero point 0: [0.5, 1.5, 2.5, -300, 300] -> [0, 2, 2, -128, 127];
+ * DequantizeLinear of that with zero point 0 and scale 2 doubles it. */
+static void test_quantize_linear(void)
+{
+    model_builder b;
+    builder_init(&b, 13);
+    static float x[5] = {0.5f, 1.5f, 2.5f, -300, 300}, scale[1] = {1}, scale2[1] = {2};
+    static int64_t lx[1] = {5}, ls[1] = {1}, lz[1] = {1};
+    static int32_t zp[1] = {0};
+    add_float_init(&b, "x", 1, lx, x, 5);
+    add_float_init(&b, "s", 1, ls, scale, 1);
+    add_float_init(&b, "s2", 1, ls, scale2, 1);
+    size_t i = b.graph.n_initializer++;
+    Onnx__TensorProto *t = &b.inits[i];
+    onnx__tensor_proto__init(t);
+    t->name = "zp";
+    t->n_dims = 1;
+    t->dims = lz;
+    t->has_data_type = true;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+    t->n_int32_data = 1;
+    t->int32_data = zp;
+    b.init_ptrs[i] = t;
+    add_node(&b, "QuantizeLinear", "q", "x", "s", "zp", "y");
+    add_node(&b, "DequantizeLinear", "d", "y", "s2", "zp", "z");
+    add_output(&b, "y");
+    add_output(&b, "z");
+    graft_error err = {0};
+    graph *g = import_model(&b, "quantize", &err);
+    CHECK(g != NULL);
+    if (!g) {
+        printf("# %s\n", err.message);
+        return;
+    }
+    tensor_list outs = {0}, none = {0};
+    CHECK(exec_run(graph_main(g), &none, &outs, &err));
+    const double want[5] = {0, 2, 2, -128, 127};
+    if (outs.n == 2) {
+        CHECK_INT(outs.items[0].t.sh.type, GRAFT_INT8);
+        CHECK_INT(outs.items[1].t.sh.type, GRAFT_FLOAT);
+        for (int k = 0; k < 5; k++) {
+            CHECK_NEAR(tensor_get_f64(&outs.items[0].t, k), want[k], 0);
+            CHECK_NEAR(tensor_get_f64(&outs.items[1].t, k), 2 * want[k], 0);
+        }
+    }
+    tensor_list_free(&outs);
+    graph_free(g);
+}
+
 static void test_external_data(void)
 {
     model_builder b;
@@ -1023,6 +1073,7 @@ int main(int argc, char **argv)
     RUN(test_shape_contradiction);
     RUN(test_constant_folding);
     RUN(test_einsum_equations);
+    RUN(test_quantize_linear);
     RUN(test_external_data);
     RUN(test_softmax_old_opset);
     RUN(test_op_coverage);
