@@ -88,6 +88,7 @@ extern const onnx_op_table onnx_ops_misc;   /* onnx_ops_misc.c: the rest */
 extern const onnx_op_table onnx_ops_einsum; /* onnx_ops_einsum.c: Einsum */
 extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, RoiAlign, NMS */
 extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
+extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
 
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);

@@ -771,6 +771,66 @@ static void test_quantize_linear(void)
     graph_free(g);
 }
 
+/* A bidirectional RNN with Relu, W = R = 1 (h = relu(x + h)) and sequence
+ * lengths [3, 2] over x = [[1, 1], [2, 1], [3, 1]] (time, batch):
+ * forward b0 1, 3, 6; b1 1, 2, then held (Y 0); reverse b0 reads 3, 2, 1
+ * (Y at t = 2, 1, 0: 3, 5, 6); b1 reads its two steps backwards (Y at
+ * t = 1, 0: 1, 2; t = 2: 0). Y is [time, direction, batch, 1]. */
+static void test_rnn_bidirectional_lengths(void)
+{
+    model_builder b;
+    builder_init(&b, 14);
+    static float x[6] = {1, 1, 2, 1, 3, 1}, w[2] = {1, 1}, r[2] = {1, 1};
+    static int64_t lx[3] = {3, 2, 1}, lw[3] = {2, 1, 1}, lr[3] = {2, 1, 1}, ll[1];
+    static int64_t lens[2] = {3, 2};
+    add_float_init(&b, "X", 3, lx, x, 6);
+    add_float_init(&b, "W", 3, lw, w, 2);
+    add_float_init(&b, "R", 3, lr, r, 2);
+    add_int64_init(&b, "L", ll, lens, 2);
+    Onnx__NodeProto *n = add_node(&b, "RNN", "rnn", "X", "W", "R", "Y");
+    static char *inputs[5] = {"X", "W", "R", "", "L"};
+    n->input = inputs;
+    n->n_input = 5;
+    static char *outputs[2] = {"Y", "Yh"};
+    n->output = outputs;
+    n->n_output = 2;
+    set_attr_int(&b, "hidden_size", 1);
+    Onnx__AttributeProto *dir = add_attr(&b, "direction");
+    dir->has_type = true;
+    dir->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    dir->has_s = true;
+    dir->s.data = (uint8_t *)"bidirectional";
+    dir->s.len = strlen("bidirectional");
+    Onnx__AttributeProto *act = add_attr(&b, "activations");
+    static ProtobufCBinaryData relu[2] = {{4, (uint8_t *)"Relu"}, {4, (uint8_t *)"Relu"}};
+    act->has_type = true;
+    act->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+    act->n_strings = 2;
+    act->strings = relu;
+    add_output(&b, "Y");
+    add_output(&b, "Yh");
+    graft_error err = {0};
+    graph *g = import_model(&b, "rnn", &err);
+    CHECK(g != NULL);
+    if (!g) {
+        printf("# %s\n", err.message);
+        return;
+    }
+    tensor_list outs = {0}, none = {0};
+    CHECK(exec_run(graph_main(g), &none, &outs, &err));
+    const double want_y[12] = {1, 1, 6, 2, 3, 2, 5, 1, 6, 0, 3, 0}, want_h[4] = {6, 2, 6, 2};
+    if (outs.n == 2) {
+        CHECK_INT(shape_elements(&outs.items[0].t.sh), 12);
+        CHECK_INT(shape_elements(&outs.items[1].t.sh), 4);
+        for (int k = 0; k < 12; k++)
+            CHECK_NEAR(tensor_get_f64(&outs.items[0].t, k), want_y[k], 0);
+        for (int k = 0; k < 4; k++)
+            CHECK_NEAR(tensor_get_f64(&outs.items[1].t, k), want_h[k], 0);
+    }
+    tensor_list_free(&outs);
+    graph_free(g);
+}
+
 static void test_external_data(void)
 {
     model_builder b;
@@ -1074,6 +1134,7 @@ int main(int argc, char **argv)
     RUN(test_constant_folding);
     RUN(test_einsum_equations);
     RUN(test_quantize_linear);
+    RUN(test_rnn_bidirectional_lengths);
     RUN(test_external_data);
     RUN(test_softmax_old_opset);
     RUN(test_op_coverage);
