@@ -325,10 +325,11 @@ static const char *node_unsupported_reason(const Onnx__NodeProto *n, const onnx_
         return "no importer";
     if (!onnx_op_available(e))
         return "a graft op it needs is missing";
-    for (size_t k = 0; k < n->n_attribute; k++) {
+    /* If, Loop and Scan take their subgraphs; no other op has one */
+    for (size_t k = 0; k < n->n_attribute && !onnx_takes_subgraphs(e); k++) {
         const Onnx__AttributeProto *a = n->attribute[k];
         if (a && (a->g || a->n_graphs))
-            return "a subgraph"; /* If, Loop, Scan... */
+            return "a subgraph";
     }
     return NULL;
 }
@@ -524,7 +525,10 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
         if (in[k] && shape_elements(&in[k]->sh) == 0 && !onnx_is_const(in[k]) && !in[k]->param)
             ok = onnx_unsupported(c, "zero-size tensors");
     bool folded = false;
-    if (ok && all_const)
+    /* a node with a subgraph reads values of the enclosing graph, which a
+     * scratch module cannot: it is built in place (and its body's nodes
+     * fold one by one) */
+    if (ok && all_const && !onnx_takes_subgraphs(e))
         ok = fold_node(c, e, in, nin, out, nout, &folded);
     if (ok && !folded) {
         for (int k = 0; k < nout; k++)
@@ -544,6 +548,64 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
     }
     free(in);
     free(out);
+    return ok;
+}
+
+bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
+                      ins **outputs, int noutputs)
+{
+    const Onnx__NodeProto *node = c->node;
+    const onnx_op_entry *entry = c->entry;
+    int index = c->node_index;
+    if (!body)
+        return onnx_fail(c, "the subgraph is missing");
+    if ((int)body->n_input != ninputs || (int)body->n_output != noutputs)
+        return onnx_fail(c, "the subgraph has %zu inputs and %zu outputs, expected %d and %d",
+                         body->n_input, body->n_output, ninputs, noutputs);
+    if (++c->depth > 16) {
+        c->depth--;
+        return onnx_unsupported(c, "subgraphs nested more than 16 deep");
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < body->n_initializer; i++) {
+        const Onnx__TensorProto *tp = body->initializer[i];
+        tensor t;
+        bool borrowed;
+        if (!tp || !tp->name || !onnx_tensor_view_from_proto(tp, c->model_dir, &t, &borrowed, c->err)) {
+            ok = onnx_fail(c, "a subgraph initializer is unreadable");
+            break;
+        }
+        ins *lit = module_add_literal(c->m, &t.sh, t.data);
+        if (!borrowed)
+            free(t.data);
+        ok = lit ? value_set(c, tp->name, lit) : onnx_fail(c, "out of memory");
+    }
+    for (int k = 0; ok && k < ninputs; k++) {
+        const Onnx__ValueInfoProto *vi = body->input[k];
+        if (!vi || !vi->name)
+            ok = onnx_fail(c, "subgraph input %d has no name", k);
+        else if (inputs[k])
+            ok = value_set(c, vi->name, inputs[k]);
+    }
+    for (size_t i = 0; ok && i < body->n_node; i++) {
+        if (!body->node[i]) {
+            ok = onnx_fail(c, "corrupt subgraph: empty node %zu", i);
+            break;
+        }
+        c->node = body->node[i];
+        c->node_index = (int)i;
+        ok = import_node(c, body->node[i]);
+        c->node = node;
+        c->entry = entry;
+        c->node_index = index;
+    }
+    for (int k = 0; ok && k < noutputs; k++) {
+        const char *name = body->output[k] ? body->output[k]->name : NULL;
+        outputs[k] = name ? value_get(c, name) : NULL;
+        if (!outputs[k])
+            ok = onnx_fail(c, "subgraph output '%s' is not computed", name ? name : "");
+    }
+    c->depth--;
     return ok;
 }
 

@@ -1851,7 +1851,8 @@ const onnx_op_entry *onnx_find_op(const char *op_type)
     static const onnx_op_table *const more[] = {&onnx_ops_loss, &onnx_ops_index,
                                                 &onnx_ops_resize, &onnx_ops_misc,
                                                 &onnx_ops_einsum, &onnx_ops_vision,
-                                                &onnx_ops_quant, &onnx_ops_rnn};
+                                                &onnx_ops_quant, &onnx_ops_rnn,
+                                                &onnx_ops_control};
     for (size_t t = 0; t < sizeof more / sizeof more[0]; t++)
         for (int i = 0; i < more[t]->count; i++)
             if (strcmp(more[t]->entries[i].onnx_name, op_type) == 0)

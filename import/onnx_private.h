@@ -61,6 +61,7 @@ typedef struct onnx_ctx {
     onnx_value *values;     /* open addressing, cap a power of two */
     size_t nvalues, cap;
     arena scratch;          /* short-lived data: constant operands read by handlers */
+    int depth;              /* subgraphs being imported (onnx_import_body) */
 } onnx_ctx;
 
 /* A handler emits the graft instructions for one node: in[k] is NULL for an
@@ -74,6 +75,10 @@ typedef struct onnx_op_entry {
     const char *graft_op; /* the graft op a generic handler (unary, binary) emits */
     const char *needs[4]; /* further graft ops that must exist in the op table */
 } onnx_op_entry;
+
+/* If, Loop, Scan: entries whose graph attributes are the handler's to read
+ * (onnx_ops_control.c); a node of any other op with a subgraph is refused. */
+bool onnx_takes_subgraphs(const onnx_op_entry *e);
 
 /* A table of handlers kept in a file of its own (onnx_ops_*.c); onnx_find_op
  * searches onnx_ops.c's table, then these. */
@@ -89,6 +94,7 @@ extern const onnx_op_table onnx_ops_einsum; /* onnx_ops_einsum.c: Einsum */
 extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, RoiAlign, NMS */
 extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
 extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
+extern const onnx_op_table onnx_ops_control; /* onnx_ops_control.c: If, Loop, Scan */
 
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);
@@ -131,6 +137,15 @@ bool onnx_is_const(const ins *x);
  * value, see onnx_options): *t points at it, valid while the import runs;
  * fails like onnx_const_ints when x is not constant. */
 bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
+
+/* Imports a subgraph (If's branches, Loop's and Scan's bodies) into c->m:
+ * its inputs bound to inputs[0..ninputs) (a NULL input stays unbound), its
+ * initializers and nodes imported as the main graph's are (values of the
+ * enclosing graphs are visible by name), and outputs[k] set to its k-th
+ * output. Importing the same body again (an unrolled loop) rebinds its
+ * names. (onnx_import.c) */
+bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
+                      ins **outputs, int noutputs);
 
 /* ---- builders shared by the handler files (onnx_ops.c) ---- */
 
