@@ -399,6 +399,28 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
                          onnx_type_name(tt->elem_type));
     int64_t lens[SHAPE_MAX_RANK];
     int rank = 0;
+    for (int k = 0; c->opt && k < c->opt->ninput_shapes; k++) {
+        const onnx_input_shape *given = &c->opt->input_shapes[k];
+        if (!given->name || strcmp(given->name, name) != 0)
+            continue;
+        if (given->rank < 1 || given->rank > SHAPE_MAX_RANK)
+            return error_set(c->err, "graph input '%s': --input-dim gives rank %d", name,
+                             given->rank);
+        if (tt->shape && tt->shape->n_dim > 0 && (int)tt->shape->n_dim != given->rank)
+            return error_set(c->err, "graph input '%s': --input-dim gives %d dimensions, the "
+                                     "model declares %zu",
+                             name, given->rank, tt->shape->n_dim);
+        for (int i = 0; tt->shape && i < (int)tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                d->dim_value != given->lens[i])
+                return error_set(c->err, "graph input '%s': --input-dim gives dimension %d as "
+                                         "%lld, the model fixes it at %lld",
+                                 name, i, (long long)given->lens[i], (long long)d->dim_value);
+        }
+        *out = shape_standard(t, given->rank, given->lens);
+        return true;
+    }
     if (tt->shape) {
         if (tt->shape->n_dim > SHAPE_MAX_RANK)
             return error_set(c->err, "graph input '%s': rank %zu exceeds graft's maximum %d", name,
@@ -406,13 +428,27 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
         for (size_t i = 0; i < tt->shape->n_dim; i++) {
             const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
             int64_t v = 1;
+            bool bound = false;
             if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
                 v = d->dim_value;
+                bound = true;
             } else if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                        d->dim_param && c->opt) {
                 for (int k = 0; k < c->opt->ndims; k++)
-                    if (c->opt->dim_names[k] && strcmp(c->opt->dim_names[k], d->dim_param) == 0)
+                    if (c->opt->dim_names[k] && strcmp(c->opt->dim_names[k], d->dim_param) == 0) {
                         v = c->opt->dim_values[k];
+                        bound = true;
+                    }
+            }
+            if (!bound && c->nunbound < 8) {
+                struct onnx_unbound *u = &c->unbound[c->nunbound++];
+                u->input = name;
+                u->param = d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                                   d->dim_param && *d->dim_param
+                               ? d->dim_param
+                               : NULL;
+                u->dim = (int)i;
+                u->rank = (int)tt->shape->n_dim;
             }
             if (v < 0 || v > ((int64_t)1 << 32))
                 return error_set(c->err, "graph input '%s': bad dimension %lld", name,
@@ -420,12 +456,53 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
             lens[rank++] = v;
         }
     }
+    for (int k = 0; k < c->nunbound; k++)
+        if (c->unbound[k].input == name)
+            memcpy(c->unbound[k].lens, lens, sizeof lens);
     if (rank == 0) {
         rank = 1;
         lens[0] = 1;
     }
     *out = shape_standard(t, rank, lens);
     return true;
+}
+
+/* After an import error that is not an unsupported op: the dimensions
+ * taken as 1 may be why, so the message names them and the option that
+ * binds each: --dim NAME=N for a named one, --input-dim for an unnamed one
+ * (the input's other dimensions as they were read, N for the unbound). */
+static void hint_unbound(onnx_ctx *c)
+{
+    if (!c->nunbound || strstr(c->err->message, "unsupported"))
+        return;
+    char hint[600];
+    size_t at = 0;
+    for (int k = 0; k < c->nunbound && at + 200 < sizeof hint; k++) {
+        const struct onnx_unbound *u = &c->unbound[k];
+        at += (size_t)snprintf(hint + at, sizeof hint - at,
+                               "%sinput '%s' dimension %d%s%s%s was not bound and became 1 (add ",
+                               k ? "; " : "", u->input, u->dim, u->param ? " ('" : "",
+                               u->param ? u->param : "", u->param ? "')" : "");
+        if (u->param) {
+            at += (size_t)snprintf(hint + at, sizeof hint - at, "--dim %s=N)", u->param);
+            continue;
+        }
+        at += (size_t)snprintf(hint + at, sizeof hint - at, "--input-dim %s=", u->input);
+        for (int i = 0; i < u->rank && at + 24 < sizeof hint; i++) {
+            bool open = false;
+            for (int j = 0; j < c->nunbound; j++)
+                open = open || (c->unbound[j].input == u->input && c->unbound[j].dim == i);
+            at += (size_t)snprintf(hint + at, sizeof hint - at, open ? "%sN" : "%s%lld",
+                                   i ? "," : "", (long long)u->lens[i]);
+        }
+        at += (size_t)snprintf(hint + at, sizeof hint - at, ")");
+    }
+    size_t len = strlen(c->err->message), room = sizeof c->err->message - 1;
+    const char *parts[2] = {"; ", hint};
+    for (int p = 0; p < 2; p++)
+        for (const char *q = parts[p]; *q && len < room; q++)
+            c->err->message[len++] = *q;
+    c->err->message[len] = 0;
 }
 
 /* Builds the node in a scratch graph from copies of its constant inputs and
@@ -768,6 +845,8 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
     c.err = &local;
     arena_init(&c.scratch);
     graph *g = import_model(&c, mp);
+    if (!g)
+        hint_unbound(&c);
     if (!g) {
         if (c.g)
             graph_free(c.g);
@@ -912,6 +991,31 @@ bool onnx_op_coverage(const void *bytes, size_t len, const char *filename, onnx_
     const Onnx__GraphProto *gp = mp->graph;
     int cap = 0;
     bool ok = true;
+    size_t at = 0;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        bool init = false;
+        for (size_t k = 0; vi && vi->name && k < gp->n_initializer && !init; k++)
+            init = gp->initializer[k] && gp->initializer[k]->name &&
+                   strcmp(gp->initializer[k]->name, vi->name) == 0;
+        if (!vi || !vi->name || init || !vi->type ||
+            vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+            !vi->type->tensor_type || !vi->type->tensor_type->shape)
+            continue;
+        const Onnx__TensorShapeProto *sp = vi->type->tensor_type->shape;
+        for (size_t d = 0; d < sp->n_dim && at + 160 < sizeof out->symbolic; d++) {
+            const Onnx__TensorShapeProto__Dimension *dim = sp->dim[d];
+            if (dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+                continue;
+            const char *param = dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                                        dim->dim_param && *dim->dim_param
+                                    ? dim->dim_param
+                                    : "?";
+            at += (size_t)snprintf(out->symbolic + at, sizeof out->symbolic - at,
+                                   "%s%.60s (input %.60s, dimension %zu)", at ? ", " : "", param,
+                                   vi->name, d);
+        }
+    }
     for (size_t i = 0; ok && i < gp->n_node; i++) {
         if (!gp->node[i]) {
             ok = error_at(err, fname, 0, 0, "corrupt model: empty node %zu", i);

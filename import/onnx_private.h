@@ -62,6 +62,13 @@ typedef struct onnx_ctx {
     size_t nvalues, cap;
     arena scratch;          /* short-lived data: constant operands read by handlers */
     int depth;              /* subgraphs being imported (onnx_import_body) */
+    /* graph inputs whose dimension no option bound and was taken as 1 */
+    struct onnx_unbound {
+        const char *input, *param; /* param: the dim_param, or NULL */
+        int dim, rank;
+        int64_t lens[SHAPE_MAX_RANK];
+    } unbound[8];
+    int nunbound;
 } onnx_ctx;
 
 /* A handler emits the graft instructions for one node: in[k] is NULL for an

@@ -441,7 +441,7 @@ static graph *import_for(const test_model *tm, const data_set *d, graft_error *e
             values[n++] = d->values[k];
         }
     onnx_options opt = {tm->dims.n, tm->dims.names, tm->dims.values, n, names, values,
-                        d ? d->n : 0, tm->input_names, d ? d->values : NULL};
+                        d ? d->n : 0, tm->input_names, d ? d->values : NULL, 0, NULL};
     return onnx_import(tm->bytes, tm->len, tm->path, &opt, err);
 }
 

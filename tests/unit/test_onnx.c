@@ -506,7 +506,7 @@ static void test_symbolic_dims(void)
     }
     const char *names[1] = {"batch"};
     int64_t values[1] = {6};
-    onnx_options opt = {1, names, values, 0, NULL, NULL, 0, NULL, NULL};
+    onnx_options opt = {1, names, values, 0, NULL, NULL, 0, NULL, NULL, 0, NULL};
     g = onnx_import(bytes, len, "sym.onnx", &opt, &err);
     CHECK(g != NULL);
     if (g) {
@@ -1050,6 +1050,20 @@ static int write_model(const char *name, const char *path)
     if (strcmp(name, "symbolic") == 0) {
         build_symbolic(&b);
         ok = write_packed(&b, path);
+    } else if (strcmp(name, "symbolic_reshape") == 0) {
+        /* x [batch, 4] reshaped to [3, 8]: only batch 6 fits */
+        builder_init(&b, 13);
+        int64_t lens[2] = {0, 4};
+        b.graph.n_input = 1;
+        onnx__value_info_proto__init(&b.inputs[0]);
+        b.inputs[0].name = "x";
+        b.inputs[0].type = tensor_type(&b, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, lens, "batch");
+        b.input_ptrs[0] = &b.inputs[0];
+        static int64_t sl[1], target[2] = {3, 8};
+        add_int64_init(&b, "target", sl, target, 2);
+        add_node(&b, "Reshape", "reshape", "x", "target", NULL, "y");
+        add_output(&b, "y");
+        ok = write_packed(&b, path);
     } else if (strcmp(name, "symbolic_test") == 0) {
         ok = write_symbolic_test(path);
     } else if (strcmp(name, "relu") == 0) {
@@ -1070,8 +1084,8 @@ static int write_model(const char *name, const char *path)
         add_output(&b, "y");
         ok = write_packed(&b, path);
     } else {
-        fprintf(stderr, "test_onnx: unknown model '%s' (symbolic, symbolic_test, relu, "
-                        "unsupported)\n", name);
+        fprintf(stderr, "test_onnx: unknown model '%s' (symbolic, symbolic_reshape, "
+                        "symbolic_test, relu, unsupported)\n", name);
         return 2;
     }
     if (!ok)
