@@ -608,8 +608,15 @@ static bool h_dropout(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         int n;
         if (!onnx_const_ints(c, in[2], "training_mode", &mode, &n))
             return false;
-        if (n > 0 && mode[0])
-            return onnx_unsupported(c, "training mode");
+        if (n > 0 && mode[0]) {
+            /* training mode drops at random, unless the ratio is 0 */
+            double *ratio = NULL;
+            int nr = 0;
+            if (nin > 1 && in[1] && !onnx_const_doubles(c, in[1], "ratio", &ratio, &nr))
+                return false;
+            if (!(nr == 1 && ratio[0] == 0))
+                return onnx_unsupported(c, "training mode (a random mask)");
+        }
     }
     out[0] = in[0];
     if (nout > 1) {
@@ -889,7 +896,7 @@ static bool h_batch_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     if (!need_inputs(c, in, nin, 5))
         return false;
     if (onnx_attr_int(c, "training_mode", 0))
-        return onnx_unsupported(c, "training mode");
+        return onnx_batch_norm_training(c, in, nin, out, nout);
     for (int k = 1; k < nout; k++)
         if (c->node->output[k] && *c->node->output[k])
             return onnx_unsupported(c, "training outputs");
@@ -1294,6 +1301,36 @@ static ins *slice_axis(onnx_ctx *c, ins *x, int64_t axis, int64_t start, int64_t
     return onnx_emit(c, "slice", a, 3, &x, 1);
 }
 
+/* A slice with a step other than 1 (negative runs backwards), as a gather
+ * of the positions it keeps; bounds clamp as ONNX's Slice says. */
+static ins *slice_with_step(onnx_ctx *c, ins *x, int axis, int64_t start, int64_t end,
+                            int64_t step)
+{
+    if (step == 0)
+        return onnx_fail(c, "a step of 0"), NULL;
+    int64_t len = x->sh.lens[axis];
+    if (start < 0)
+        start += len;
+    if (end < 0)
+        end += len;
+    /* forwards: start and end in [0, len]; backwards: start in [0, len - 1],
+     * end in [-1, len - 1] */
+    int64_t hi = step > 0 ? len : len - 1, end_lo = step > 0 ? 0 : -1;
+    start = start < 0 ? 0 : start > hi ? hi : start;
+    end = end < end_lo ? end_lo : end > hi ? hi : end;
+    int64_t *pos = arena_alloc(&c->scratch, (size_t)(len + 1) * sizeof *pos);
+    if (!pos)
+        return onnx_fail(c, "out of memory"), NULL;
+    int n = 0;
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
+        pos[n++] = i;
+    if (n == 0)
+        return onnx_unsupported(c, "an empty slice"), NULL;
+    attr a = attr_of("axis", attr_int(axis));
+    ins *args[2] = {x, onnx_int64_literal(c, pos, n)};
+    return onnx_emit(c, "gather", &a, 1, args, 2);
+}
+
 static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
@@ -1339,11 +1376,19 @@ static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
             return onnx_fail(c, "axis %d repeats", axis);
         seen[axis] = true;
         int64_t step = nst >= 0 ? steps[i] : 1;
-        if (step != 1)
-            return onnx_unsupported(c, "steps other than 1");
+        if (step != 1) {
+            y = slice_with_step(c, y, axis, starts[i], ends[i], step);
+            continue;
+        }
         int64_t len = x->sh.lens[axis];
         int64_t s = starts[i], e = ends[i];
         clamp_bounds(len, &s, &e);
+        /* an empty constant (a slice of a Shape, say) folds into an empty
+         * literal that Concat can take; a runtime tensor cannot be empty */
+        if (e <= s && onnx_is_const(x)) {
+            y = slice_axis(c, y, axis, s, s);
+            continue;
+        }
         if (e <= s)
             return onnx_unsupported(c, "an empty slice");
         if (s == 0 && e == len)

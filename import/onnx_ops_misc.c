@@ -7,6 +7,8 @@
  */
 #include "onnx_private.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool h_mod(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
@@ -322,7 +324,275 @@ static bool h_reverse_sequence(onnx_ctx *c, ins **in, int nin, ins **out, int no
     return (out[0] = onnx_emit(c, "gather_elements", &ga, 1, gargs, 2)) != NULL;
 }
 
+/* A literal of type t and lens holding v (doubles, row-major). */
+static ins *literal_of(onnx_ctx *c, graft_type t, int rank, const int64_t *lens, const double *v)
+{
+    shape sh = shape_standard(t, rank, lens);
+    char *buf = calloc(1, shape_bytes(&sh) + 1);
+    if (!buf)
+        return onnx_fail(c, "out of memory"), NULL;
+    tensor tt = {sh, buf};
+    for (int64_t i = 0; i < shape_elements(&sh); i++)
+        tensor_set_f64(&tt, i, v[i]);
+    ins *r = onnx_literal(c, &sh, buf);
+    free(buf);
+    return r;
+}
+
+/* output_datatype (default float) */
+static bool output_type(onnx_ctx *c, graft_type *t)
+{
+    *t = GRAFT_FLOAT;
+    const Onnx__AttributeProto *dt = onnx_attr(c, "output_datatype");
+    if (dt && !onnx_type_to_graft((int32_t)dt->i, t))
+        return onnx_unsupported(c, "output_datatype %s", onnx_type_name((int32_t)dt->i));
+    return true;
+}
+
+/* HannWindow, HammingWindow, BlackmanWindow: a constant of `size` values
+ * (periodic: the period is size, else size - 1). The cosines are libm's,
+ * evaluated once at import. */
+static bool h_window(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 1))
+        return false;
+    int64_t *sz;
+    int n;
+    graft_type t;
+    if (!onnx_const_ints(c, in[0], "size", &sz, &n) || !output_type(c, &t))
+        return false;
+    if (n != 1 || sz[0] < 1 || sz[0] > (1 << 24))
+        return onnx_fail(c, "size must be one positive value");
+    int64_t size = sz[0];
+    bool periodic = onnx_attr_int(c, "periodic", 1) != 0;
+    double period = periodic ? (double)size : (double)(size - 1);
+    double *v = arena_alloc(&c->scratch, (size_t)size * sizeof *v);
+    if (!v)
+        return onnx_fail(c, "out of memory");
+    const char *op = c->node->op_type;
+    const double pi = 3.14159265358979323846;
+    for (int64_t i = 0; i < size; i++) {
+        double a = period > 0 ? 2 * pi * (double)i / period : 0;
+        if (strcmp(op, "HannWindow") == 0)
+            v[i] = 0.5 - 0.5 * cos(a);
+        else if (strcmp(op, "HammingWindow") == 0)
+            v[i] = 25.0 / 46 - (1 - 25.0 / 46) * cos(a);
+        else
+            v[i] = 0.42 - 0.5 * cos(a) + 0.08 * cos(2 * a);
+    }
+    return (out[0] = literal_of(c, t, 1, &size, v)) != NULL;
+}
+
+/* MelWeightMatrix: the constant [dft_length / 2 + 1, num_mel_bins] matrix
+ * of triangular filters, as ONNX's definition builds it. */
+static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 5))
+        return false;
+    double *v[5];
+    int n[5];
+    static const char *const what[] = {"num_mel_bins", "dft_length", "sample_rate",
+                                       "lower_edge_hertz", "upper_edge_hertz"};
+    graft_type t;
+    for (int k = 0; k < 5; k++) {
+        if (!onnx_const_doubles(c, in[k], what[k], &v[k], &n[k]))
+            return false;
+        if (n[k] != 1)
+            return onnx_fail(c, "%s must have one value", what[k]);
+    }
+    if (!output_type(c, &t))
+        return false;
+    int64_t mels = (int64_t)v[0][0], dft = (int64_t)v[1][0], rate = (int64_t)v[2][0];
+    if (mels < 1 || dft < 1 || rate < 1 || mels > 4096 || dft > (1 << 20))
+        return onnx_fail(c, "num_mel_bins, dft_length and sample_rate must be positive");
+    int64_t bins = dft / 2 + 1;
+    double lo = 2595 * log10(1 + v[3][0] / 700), hi = 2595 * log10(1 + v[4][0] / 700);
+    double step = (hi - lo) / (double)(mels + 2);
+    int64_t *f = arena_alloc(&c->scratch, (size_t)(mels + 2) * sizeof *f);
+    double *m = calloc((size_t)(bins * mels), sizeof *m);
+    if (!f || !m) {
+        free(m);
+        return onnx_fail(c, "out of memory");
+    }
+    for (int64_t i = 0; i < mels + 2; i++) {
+        double hz = 700 * (pow(10, ((double)i * step + lo) / 2595) - 1);
+        f[i] = (int64_t)floor((double)(dft + 1) * hz / (double)rate);
+    }
+    bool ok = true;
+    for (int64_t i = 0; i < mels && ok; i++) {
+        int64_t left = f[i], center = f[i + 1], right = f[i + 2];
+        ok = left >= 0 && right < bins && left <= center && center <= right;
+        if (!ok)
+            break;
+        if (center == left)
+            m[center * mels + i] = 1;
+        else
+            for (int64_t j = left; j <= center; j++)
+                m[j * mels + i] = (double)(j - left) / (double)(center - left);
+        for (int64_t j = center; j < right; j++)
+            m[j * mels + i] = (double)(right - j) / (double)(right - center);
+    }
+    int64_t lens[2] = {bins, mels};
+    out[0] = ok ? literal_of(c, t, 2, lens, m) : NULL;
+    free(m);
+    if (!ok)
+        return onnx_fail(c, "the edges do not fit the spectrogram's %lld bins", (long long)bins);
+    return out[0] != NULL;
+}
+
+/* Compress with a constant condition: gather at the positions it selects
+ * (of the flattened input without an axis). */
+static bool h_compress(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 2))
+        return false;
+    ins *x = in[0];
+    int64_t *cond;
+    int n, axis = 0;
+    if (!onnx_const_ints(c, in[1], "condition", &cond, &n))
+        return false;
+    const Onnx__AttributeProto *a = onnx_attr(c, "axis");
+    if (a) {
+        if (!onnx_normalize_axis(c, a->i, x->sh.rank, &axis))
+            return false;
+    } else {
+        int64_t all = shape_elements(&x->sh);
+        x = onnx_reshape(c, x, 1, &all);
+        if (!x)
+            return false;
+    }
+    int64_t len = x->sh.lens[axis], count = 0;
+    int64_t *pos = arena_alloc(&c->scratch, (size_t)(n + 1) * sizeof *pos);
+    if (!pos)
+        return onnx_fail(c, "out of memory");
+    for (int i = 0; i < n && i < len; i++)
+        if (cond[i])
+            pos[count++] = i;
+    if (count == 0)
+        return onnx_unsupported(c, "nothing selected (an empty result)");
+    attr g = {"axis", attr_int(axis)};
+    ins *args[2] = {x, onnx_int64_literal(c, pos, (int)count)};
+    return (out[0] = onnx_emit(c, "gather", &g, 1, args, 2)) != NULL;
+}
+
+/* MaxUnpool: the values scattered into zeros at their (flattened) indices
+ * in the shape the pooling attributes give; an output_shape larger than that
+ * pads zeros after it, as ONNX's reference does. */
+static bool h_max_unpool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 2))
+        return false;
+    ins *x = in[0], *idx = in[1];
+    int k = x->sh.rank - 2;
+    if (k < 1 || !shape_same_lens(&x->sh, &idx->sh))
+        return onnx_fail(c, "X and I must have the same lens, rank 3 or more");
+    int64_t lens[SHAPE_MAX_RANK], want[SHAPE_MAX_RANK];
+    bool given = nin > 2 && in[2];
+    if (given) {
+        int64_t *os;
+        int n;
+        if (!onnx_const_ints(c, in[2], "output_shape", &os, &n))
+            return false;
+        if (n != x->sh.rank)
+            return onnx_fail(c, "output_shape has %d values for rank %d", n, x->sh.rank);
+        memcpy(want, os, (size_t)n * sizeof *want);
+    }
+    {
+        int nk = 0, np = 0, ns = 0;
+        const int64_t *ks = onnx_attr_ints(c, "kernel_shape", &nk);
+        const int64_t *pads = onnx_attr_ints(c, "pads", &np);
+        const int64_t *st = onnx_attr_ints(c, "strides", &ns);
+        if (nk != k || (np > 0 && np != 2 * k) || (ns > 0 && ns != k))
+            return onnx_fail(c, "kernel_shape, pads or strides do not fit %d spatial axes", k);
+        lens[0] = x->sh.lens[0];
+        lens[1] = x->sh.lens[1];
+        for (int i = 0; i < k; i++)
+            lens[2 + i] = (x->sh.lens[2 + i] - 1) * (ns > 0 ? st[i] : 1) -
+                          (np > 0 ? pads[i] + pads[i + k] : 0) + ks[i];
+    }
+    int64_t total = 1;
+    for (int i = 0; i < x->sh.rank; i++) {
+        if (lens[i] < 1)
+            return onnx_fail(c, "the output has an empty axis");
+        total *= lens[i];
+    }
+    int64_t nx = shape_elements(&x->sh);
+    ins *zeros = onnx_broadcast_to(c, onnx_scalar(c, x->sh.type, 0), 1, &total);
+    ins *args[3] = {onnx_emit1(c, "contiguous", zeros), onnx_reshape(c, idx, 1, &nx),
+                    onnx_reshape(c, x, 1, &nx)};
+    attr a = {"axis", attr_int(0)};
+    ins *y = onnx_reshape(c, onnx_emit(c, "scatter_none", &a, 1, args, 3), x->sh.rank, lens);
+    if (y && given) {
+        int64_t pads[2 * SHAPE_MAX_RANK] = {0};
+        bool grow = false;
+        for (int i = 0; i < x->sh.rank; i++) {
+            if (want[i] < lens[i])
+                return onnx_unsupported(c, "an output_shape smaller than the unpooled %lld on "
+                                           "axis %d",
+                                        (long long)lens[i], i);
+            pads[x->sh.rank + i] = want[i] - lens[i];
+            grow = grow || want[i] != lens[i];
+        }
+        attr p[2] = {{"pads", attr_ints(pads, 2 * x->sh.rank)}, {"mode", attr_string("constant")}};
+        if (grow)
+            y = onnx_emit(c, "pad", p, 2, &y, 1);
+    }
+    return (out[0] = y) != NULL;
+}
+
+bool onnx_batch_norm_training(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    if (!onnx_need_inputs(c, in, nin, 5))
+        return false;
+    ins *x = in[0];
+    int r = x->sh.rank;
+    if (r < 2)
+        return onnx_fail(c, "X must have rank 2 or more");
+    double eps = onnx_attr_float(c, "epsilon", 1e-5), momentum = onnx_attr_float(c, "momentum", 0.9);
+    int64_t axes[SHAPE_MAX_RANK], n = 0, ch = x->sh.lens[1];
+    for (int a = 0; a < r; a++)
+        if (a != 1)
+            axes[n++] = a;
+    const int64_t *l = x->sh.lens;
+    /* the batch's mean and (population) variance, per channel */
+    ins *mean = onnx_emit_ints(c, "reduce_mean", "axes", axes, (int)n, x);
+    ins *mean_b = onnx_broadcast_to(c, mean, r, l);
+    ins *var = onnx_emit_ints(c, "reduce_mean", "axes", axes, (int)n, onnx_emit2(c, "sqdiff", x, mean_b));
+    ins *inv = onnx_emit1(c, "rsqrt", onnx_binary(c, "add", var, onnx_scalar(c, x->sh.type, eps)));
+    ins *y = onnx_emit2(c, "mul", onnx_emit2(c, "sub", x, mean_b), onnx_broadcast_to(c, inv, r, l));
+    y = onnx_emit2(c, "mul", y, onnx_broadcast_axis(c, in[1], 1, r, l));
+    out[0] = onnx_emit2(c, "add", y, onnx_broadcast_axis(c, in[2], 1, r, l));
+    ins *mean1 = onnx_reshape(c, mean, 1, &ch), *var1 = onnx_reshape(c, var, 1, &ch);
+    for (int k = 1; k < nout && k < 3; k++) {
+        ins *running = in[k + 2], *batch = k == 1 ? mean1 : var1;
+        out[k] = onnx_binary(c, "add", onnx_binary(c, "mul", running, onnx_scalar(c, x->sh.type, momentum)),
+                             onnx_binary(c, "mul", batch, onnx_scalar(c, x->sh.type, 1 - momentum)));
+        if (!out[k])
+            return false;
+    }
+    return out[0] != NULL;
+}
+
+static bool h_det(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 1))
+        return false;
+    return (out[0] = onnx_emit1(c, "det", in[0])) != NULL;
+}
+
 static const onnx_op_entry entries[] = {
+    {"Det", h_det, "det", {NULL}},
+    {"HannWindow", h_window, NULL, {NULL}},
+    {"HammingWindow", h_window, NULL, {NULL}},
+    {"BlackmanWindow", h_window, NULL, {NULL}},
+    {"MelWeightMatrix", h_mel_weight_matrix, NULL, {NULL}},
+    {"Compress", h_compress, "gather", {"reshape"}},
+    {"MaxUnpool", h_max_unpool, "scatter_none", {"reshape", "contiguous", "pad"}},
     {"BitShift", h_bitshift, "shift_left", {"shift_right", "multibroadcast"}},
     {"Hardmax", h_hardmax, "argmax", {"equal", "convert", "broadcast"}},
     {"CumSum", h_cumsum, "prefix_scan_sum", {NULL}},

@@ -154,6 +154,10 @@ bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
 bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
                       ins **outputs, int noutputs);
 
+/* BatchNormalization with training_mode: the batch's statistics, and the
+ * running mean and variance updated with them (onnx_ops_misc.c). */
+bool onnx_batch_norm_training(onnx_ctx *c, ins **in, int nin, ins **out, int nout);
+
 /* ---- builders shared by the handler files (onnx_ops.c) ---- */
 
 /* A binary pointwise op with numpy broadcasting made explicit. */

@@ -74,6 +74,7 @@ static const kernel_entry kernel_table[] = {
     {"grid_sample", kernel_grid_sample},
     {"roialign", kernel_roialign},
     {"nonmaxsuppression", kernel_nonmaxsuppression},
+    {"det", kernel_det},
 };
 
 kernel_fn kernel_for(const op_def *op)

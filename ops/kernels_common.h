@@ -91,4 +91,7 @@ bool kernel_roialign(const op_call *call, const tensor *inputs, tensor *out, gra
 bool kernel_nonmaxsuppression(const op_call *call, const tensor *inputs, tensor *out,
                               graft_error *err);
 
+/* ---- linear algebra (kernels_linalg.c) ---- */
+bool kernel_det(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif

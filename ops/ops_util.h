@@ -116,5 +116,7 @@ extern const op_def ops_order_table[]; /* prefix_scan_sum, topk_indices (ops_ord
 extern const int ops_order_count;
 extern const op_def ops_vision_table[]; /* grid_sample, roialign, nonmaxsuppression */
 extern const int ops_vision_count;
+extern const op_def ops_linalg_table[]; /* det (ops_linalg.c) */
+extern const int ops_linalg_count;
 
 #endif

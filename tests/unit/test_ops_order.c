@@ -1,5 +1,6 @@
 /* test_ops_order.c: prefix_scan_sum and topk_indices (ops/ops_order.c,
- * ops/kernels_order.c), and the shift_left / shift_right pointwise ops, on
+ * ops/kernels_order.c), det (ops/ops_linalg.c), and the shift_left /
+ * shift_right pointwise ops, on
  * cases worked out by hand in the comments.
  */
 #include "kernel_call.h"
@@ -98,10 +99,35 @@ static void test_shifts(void)
     kc_free(&c);
 }
 
+/* det: [[1, 2], [3, 4]] = -2; a stack of a permutation-like matrix
+ * (one row swap: -1 times 2 = -2) and a singular one (0) */
+static void test_det(void)
+{
+    kcall c;
+    kc_init(&c, "det");
+    kc_input(&c, GRAFT_FLOAT, 2, KC_LENS(2, 2), KC_VALS(1, 2, 3, 4));
+    KC_RUN_OK(&c);
+    kc_check(&c, 1, KC_LENS(1), KC_VALS(-2), 1e-6);
+    kc_free(&c);
+
+    kc_init(&c, "det");
+    kc_input(&c, GRAFT_DOUBLE, 3, KC_LENS(2, 3, 3),
+             KC_VALS(0, 1, 0, 1, 0, 0, 0, 0, 2, 1, 2, 3, 2, 4, 6, 0, 1, 1));
+    KC_RUN_OK(&c);
+    kc_check(&c, 1, KC_LENS(2), KC_VALS(-2, 0), 1e-12);
+    kc_free(&c);
+
+    kc_init(&c, "det");
+    kc_input(&c, GRAFT_FLOAT, 2, KC_LENS(2, 3), KC_VALS(1, 2, 3, 4, 5, 6));
+    KC_RUN_FAILS(&c, "det: operand {2, 3} is not a stack of square matrices");
+    kc_free(&c);
+}
+
 int main(void)
 {
     RUN(test_prefix_scan_sum);
     RUN(test_topk_indices);
     RUN(test_shifts);
+    RUN(test_det);
     return tests_finish();
 }
