@@ -585,7 +585,92 @@ static bool h_det(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     return (out[0] = onnx_emit1(c, "det", in[0])) != NULL;
 }
 
+/* one constant integer operand, or dflt when absent */
+static bool optional_int(onnx_ctx *c, ins **in, int nin, int k, const char *what, int64_t dflt,
+                         int64_t *v)
+{
+    *v = dflt;
+    if (k >= nin || !in[k])
+        return true;
+    int64_t *vals;
+    int n;
+    if (!onnx_const_ints(c, in[k], what, &vals, &n))
+        return false;
+    if (n != 1)
+        return onnx_fail(c, "%s must have one value", what);
+    *v = vals[0];
+    return true;
+}
+
+static bool h_dft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 1))
+        return false;
+    int64_t length, axis = onnx_attr_int(c, "axis", 1);
+    if (!optional_int(c, in, nin, 1, "dft_length", 0, &length) ||
+        (c->opset >= 20 && !optional_int(c, in, nin, 2, "axis", -2, &axis)))
+        return false;
+    int a;
+    if (!onnx_normalize_axis(c, axis, in[0]->sh.rank, &a))
+        return false;
+    attr at[4] = {{"axis", attr_int(a)},
+                  {"inverse", attr_bool(onnx_attr_int(c, "inverse", 0) != 0)},
+                  {"onesided", attr_bool(onnx_attr_int(c, "onesided", 0) != 0)},
+                  {"length", attr_int(length)}};
+    return (out[0] = onnx_emit(c, "dft", at, 4, in, 1)) != NULL;
+}
+
+/* STFT: frames gathered at constant positions, times the window, then a
+ * dft of each frame. */
+static bool h_stft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    (void)nout;
+    if (!onnx_need_inputs(c, in, nin, 2))
+        return false;
+    ins *x = in[0], *window = nin > 2 ? in[2] : NULL;
+    if (x->sh.rank != 3)
+        return onnx_fail(c, "signal must be [batch, length, 1 or 2]");
+    int64_t step, flen;
+    if (!optional_int(c, in, nin, 1, "frame_step", 0, &step) ||
+        !optional_int(c, in, nin, 3, "frame_length", window ? shape_elements(&window->sh) : 0, &flen))
+        return false;
+    int64_t len = x->sh.lens[1];
+    if (step < 1 || flen < 1 || flen > len)
+        return onnx_fail(c, "frame_step %lld and frame_length %lld do not fit %lld samples",
+                         (long long)step, (long long)flen, (long long)len);
+    int64_t frames = 1 + (len - flen) / step;
+    if (frames * flen > (1 << 24))
+        return onnx_fail(c, "too many frames");
+    int64_t *pos = arena_alloc(&c->scratch, (size_t)(frames * flen) * sizeof *pos);
+    if (!pos)
+        return onnx_fail(c, "out of memory");
+    for (int64_t f = 0; f < frames; f++)
+        for (int64_t i = 0; i < flen; i++)
+            pos[f * flen + i] = f * step + i;
+    int64_t fl[2] = {frames, flen};
+    shape ps = shape_standard(GRAFT_INT64, 2, fl);
+    attr g = {"axis", attr_int(1)};
+    ins *gargs[2] = {x, onnx_literal(c, &ps, pos)};
+    ins *y = onnx_emit(c, "gather", &g, 1, gargs, 2); /* [batch, frames, flen, parts] */
+    if (y && window) {
+        if (shape_elements(&window->sh) != flen)
+            return onnx_fail(c, "window has %lld values for frames of %lld",
+                             (long long)shape_elements(&window->sh), (long long)flen);
+        ins *w = onnx_reshape(c, window, 1, &flen);
+        y = onnx_emit2(c, "mul", y, onnx_broadcast_axis(c, onnx_convert(c, w, y->sh.type), 2,
+                                                         y->sh.rank, y->sh.lens));
+    }
+    attr at[4] = {{"axis", attr_int(2)},
+                  {"inverse", attr_bool(false)},
+                  {"onesided", attr_bool(onnx_attr_int(c, "onesided", 1) != 0)},
+                  {"length", attr_int(flen)}};
+    return (out[0] = y ? onnx_emit(c, "dft", at, 4, &y, 1) : NULL) != NULL;
+}
+
 static const onnx_op_entry entries[] = {
+    {"DFT", h_dft, "dft", {NULL}},
+    {"STFT", h_stft, "dft", {"gather", "mul", "broadcast"}},
     {"Det", h_det, "det", {NULL}},
     {"HannWindow", h_window, NULL, {NULL}},
     {"HammingWindow", h_window, NULL, {NULL}},

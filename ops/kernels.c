@@ -75,6 +75,7 @@ static const kernel_entry kernel_table[] = {
     {"roialign", kernel_roialign},
     {"nonmaxsuppression", kernel_nonmaxsuppression},
     {"det", kernel_det},
+    {"dft", kernel_dft},
 };
 
 kernel_fn kernel_for(const op_def *op)

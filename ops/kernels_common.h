@@ -94,4 +94,7 @@ bool kernel_nonmaxsuppression(const op_call *call, const tensor *inputs, tensor 
 /* ---- linear algebra (kernels_linalg.c) ---- */
 bool kernel_det(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
 
+/* ---- signal processing (kernels_signal.c) ---- */
+bool kernel_dft(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif

@@ -62,6 +62,7 @@ static void build_index(void)
     add_family(ops_order_table, ops_order_count);
     add_family(ops_vision_table, ops_vision_count);
     add_family(ops_linalg_table, ops_linalg_count);
+    add_family(ops_signal_table, ops_signal_count);
 }
 
 const op_def *op_find_n(const char *name, size_t len)

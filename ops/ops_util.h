@@ -118,5 +118,7 @@ extern const op_def ops_vision_table[]; /* grid_sample, roialign, nonmaxsuppress
 extern const int ops_vision_count;
 extern const op_def ops_linalg_table[]; /* det (ops_linalg.c) */
 extern const int ops_linalg_count;
+extern const op_def ops_signal_table[]; /* dft (ops_signal.c) */
+extern const int ops_signal_count;
 
 #endif

@@ -1,7 +1,7 @@
 /* test_ops_order.c: prefix_scan_sum and topk_indices (ops/ops_order.c,
- * ops/kernels_order.c), det (ops/ops_linalg.c), and the shift_left /
- * shift_right pointwise ops, on
- * cases worked out by hand in the comments.
+ * ops/kernels_order.c), det (ops/ops_linalg.c), dft (ops/ops_signal.c) and
+ * the shift_left / shift_right pointwise ops, on cases worked out by hand in
+ * the comments.
  */
 #include "kernel_call.h"
 
@@ -123,11 +123,44 @@ static void test_det(void)
     kc_free(&c);
 }
 
+/* dft of the real [0, 1, 0, 0] (lens {1, 4, 1}): X[k] = e^(-2 pi i k / 4) =
+ * 1, -i, -1, i; onesided keeps k = 0..2; the inverse of the complex result
+ * gives the signal back */
+static void test_dft(void)
+{
+    kcall c;
+    kc_init(&c, "dft");
+    kc_input(&c, GRAFT_FLOAT, 3, KC_LENS(1, 4, 1), KC_VALS(0, 1, 0, 0));
+    KC_RUN_OK(&c);
+    kc_check(&c, 3, KC_LENS(1, 4, 2), KC_VALS(1, 0, 0, -1, -1, 0, 0, 1), 1e-6);
+    kc_free(&c);
+
+    kc_init(&c, "dft");
+    kc_set(&c, "onesided", attr_bool(true));
+    kc_input(&c, GRAFT_FLOAT, 3, KC_LENS(1, 4, 1), KC_VALS(0, 1, 0, 0));
+    KC_RUN_OK(&c);
+    kc_check(&c, 3, KC_LENS(1, 3, 2), KC_VALS(1, 0, 0, -1, -1, 0), 1e-6);
+    kc_free(&c);
+
+    kc_init(&c, "dft");
+    kc_set(&c, "inverse", attr_bool(true));
+    kc_input(&c, GRAFT_DOUBLE, 3, KC_LENS(1, 4, 2), KC_VALS(1, 0, 0, -1, -1, 0, 0, 1));
+    KC_RUN_OK(&c);
+    kc_check(&c, 3, KC_LENS(1, 4, 2), KC_VALS(0, 0, 1, 0, 0, 0, 0, 0), 1e-12);
+    kc_free(&c);
+
+    kc_init(&c, "dft");
+    kc_input(&c, GRAFT_FLOAT, 2, KC_LENS(4, 3), KC_VALS(0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0));
+    KC_RUN_FAILS(&c, "dft: operand {4, 3} must end in an axis of 1 (real) or 2 (complex)");
+    kc_free(&c);
+}
+
 int main(void)
 {
     RUN(test_prefix_scan_sum);
     RUN(test_topk_indices);
     RUN(test_shifts);
     RUN(test_det);
+    RUN(test_dft);
     return tests_finish();
 }
