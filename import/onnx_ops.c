@@ -1885,23 +1885,28 @@ static const onnx_op_entry onnx_ops[] = {
     {"Range", h_range, NULL, {NULL}},
 };
 
+static const onnx_op_table onnx_ops_main = {onnx_ops, (int)(sizeof onnx_ops / sizeof onnx_ops[0])};
+
+/* this file's table, then the handlers kept in files of their own
+ * (onnx_ops_*.c) */
+static const onnx_op_table *const all_tables[] = {
+    &onnx_ops_main, &onnx_ops_loss,  &onnx_ops_index, &onnx_ops_resize, &onnx_ops_misc,
+    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control};
+
+const onnx_op_table *const *onnx_op_tables(int *count)
+{
+    *count = (int)(sizeof all_tables / sizeof all_tables[0]);
+    return all_tables;
+}
+
 const onnx_op_entry *onnx_find_op(const char *op_type)
 {
     if (!op_type)
         return NULL;
-    for (size_t i = 0; i < sizeof onnx_ops / sizeof onnx_ops[0]; i++)
-        if (strcmp(onnx_ops[i].onnx_name, op_type) == 0)
-            return &onnx_ops[i];
-    /* the handlers kept in files of their own (onnx_ops_*.c) */
-    static const onnx_op_table *const more[] = {&onnx_ops_loss, &onnx_ops_index,
-                                                &onnx_ops_resize, &onnx_ops_misc,
-                                                &onnx_ops_einsum, &onnx_ops_vision,
-                                                &onnx_ops_quant, &onnx_ops_rnn,
-                                                &onnx_ops_control};
-    for (size_t t = 0; t < sizeof more / sizeof more[0]; t++)
-        for (int i = 0; i < more[t]->count; i++)
-            if (strcmp(more[t]->entries[i].onnx_name, op_type) == 0)
-                return &more[t]->entries[i];
+    for (size_t t = 0; t < sizeof all_tables / sizeof all_tables[0]; t++)
+        for (int i = 0; i < all_tables[t]->count; i++)
+            if (strcmp(all_tables[t]->entries[i].onnx_name, op_type) == 0)
+                return &all_tables[t]->entries[i];
     return NULL;
 }
 

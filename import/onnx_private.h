@@ -103,6 +103,9 @@ extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
 extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
 extern const onnx_op_table onnx_ops_control; /* onnx_ops_control.c: If, Loop, Scan */
 
+/* Every handler table, for listing (docs/ops.md is generated from them). */
+const onnx_op_table *const *onnx_op_tables(int *count);
+
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);
 /* True when the entry's graft ops all exist. */
