@@ -639,6 +639,9 @@ bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inp
     if ((int)body->n_input != ninputs || (int)body->n_output != noutputs)
         return onnx_fail(c, "the subgraph has %zu inputs and %zu outputs, expected %d and %d",
                          body->n_input, body->n_output, ninputs, noutputs);
+    if (++c->bodies > ((int64_t)1 << 16))
+        return onnx_unsupported(c, "more than %d subgraph copies (unrolled loops nest too deep)",
+                                1 << 16);
     if (++c->depth > 16) {
         c->depth--;
         return onnx_unsupported(c, "subgraphs nested more than 16 deep");

@@ -318,6 +318,8 @@ static bool h_einsum(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
             /* "..." in the output stands for all ell_total axes */
             int labels[SHAPE_MAX_RANK], n = 0;
             for (const char *p = arrow + 2; *p; p++) {
+                if (n + (*p == '.' ? ell_total : 1) > SHAPE_MAX_RANK)
+                    return onnx_fail(c, "the output has more than %d axes", SHAPE_MAX_RANK);
                 if (*p == '.') {
                     for (int k = 0; k < ell_total; k++)
                         labels[n++] = EIN_LETTERS + k;

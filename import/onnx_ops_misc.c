@@ -408,6 +408,8 @@ static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int n
     if (mels < 1 || dft < 1 || rate < 1 || mels > 4096 || dft > (1 << 20))
         return onnx_fail(c, "num_mel_bins, dft_length and sample_rate must be positive");
     int64_t bins = dft / 2 + 1;
+    if (bins * mels > (1 << 24))
+        return onnx_fail(c, "a %lld x %lld matrix is too large", (long long)bins, (long long)mels);
     double lo = 2595 * log10(1 + v[3][0] / 700), hi = 2595 * log10(1 + v[4][0] / 700);
     double step = (hi - lo) / (double)(mels + 2);
     int64_t *f = arena_alloc(&c->scratch, (size_t)(mels + 2) * sizeof *f);
@@ -518,7 +520,8 @@ static bool h_max_unpool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     for (int i = 0; i < x->sh.rank; i++) {
         if (lens[i] < 1)
             return onnx_fail(c, "the output has an empty axis");
-        total *= lens[i];
+        if (__builtin_mul_overflow(total, lens[i], &total) || total > ((int64_t)1 << 40))
+            return onnx_fail(c, "the output is too large");
     }
     int64_t nx = shape_elements(&x->sh);
     ins *zeros = onnx_broadcast_to(c, onnx_scalar(c, x->sh.type, 0), 1, &total);

@@ -62,6 +62,7 @@ typedef struct onnx_ctx {
     size_t nvalues, cap;
     arena scratch;          /* short-lived data: constant operands read by handlers */
     int depth;              /* subgraphs being imported (onnx_import_body) */
+    int64_t bodies;         /* subgraph imports so far (unrolling is bounded) */
     /* graph inputs whose dimension no option bound and was taken as 1 */
     struct onnx_unbound {
         const char *input, *param; /* param: the dim_param, or NULL */

@@ -143,6 +143,8 @@ static bool plan_axis(const op_call *call, axis_plan *p, int axis, int64_t in_le
     int64_t pad = n / 2;
     for (int64_t o = 0; o < out_len; o++) {
         double x = source_coordinate(ctm, (double)o, s, in_len, out_len, roi, &p->extrap[o]);
+        if (!isfinite(x))
+            x = 0; /* a roi of inf or NaN: the result is the edge, not undefined */
         double left = ceil(x) - 1, ratio = x - left;
         double *coef = p->coef + o * n;
         coefficients(call, mode, nearest, antialias, s, ratio, n, coef);

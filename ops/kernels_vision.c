@@ -110,6 +110,11 @@ bool kernel_grid_sample(const op_call *call, const tensor *inputs, tensor *out, 
                     else if (pad == GS_REFLECTION)
                         c = gs_reflect(c, lo[i], hi[i]);
                 }
+                /* far outside (or NaN): any position past the edge reads the same */
+                if (!(c > -1e9))
+                    c = -1e9;
+                if (c > 1e9)
+                    c = 1e9;
                 if (mode == GS_NEAREST) {
                     first[i] = (int64_t)nearbyint(c);
                     w[i][0] = 1;
@@ -195,8 +200,15 @@ bool kernel_roialign(const op_call *call, const tensor *inputs, tensor *out, gra
             rh = fmax(rh, 1.0);
         }
         double bh = rh / (double)oh, bw = rw / (double)ow;
-        int64_t gh = ratio > 0 ? ratio : (int64_t)ceil(rh / (double)oh);
-        int64_t gw = ratio > 0 ? ratio : (int64_t)ceil(rw / (double)ow);
+        double ghd = ratio > 0 ? (double)ratio : ceil(rh / (double)oh);
+        double gwd = ratio > 0 ? (double)ratio : ceil(rw / (double)ow);
+        if (!(ghd >= 0 && gwd >= 0 && ghd <= 4096 && gwd <= 4096)) {
+            ok = error_set(err, "roialign: roi %lld asks for a %g x %g sampling grid per bin "
+                                "(at most 4096 x 4096)",
+                           (long long)r, ghd, gwd);
+            break;
+        }
+        int64_t gh = (int64_t)ghd, gw = (int64_t)gwd;
         double count = (double)(gh * gw > 1 ? gh * gw : 1);
         for (int64_t c = 0; c < ch; c++) {
             const double *img = x + (b * ch + c) * height * width;
@@ -209,7 +221,7 @@ bool kernel_roialign(const op_call *call, const tensor *inputs, tensor *out, gra
                             double yy = y0 + (double)ph * bh + ((double)iy + 0.5) * bh / (double)gh;
                             double xx = x0 + (double)pw * bw + ((double)ix + 0.5) * bw / (double)gw;
                             double v = 0;
-                            if (!(yy < -1.0 || yy > (double)height || xx < -1.0 || xx > (double)width)) {
+                            if (yy >= -1.0 && yy <= (double)height && xx >= -1.0 && xx <= (double)width) {
                                 yy = yy <= 0 ? 0 : yy;
                                 xx = xx <= 0 ? 0 : xx;
                                 int64_t ylo = (int64_t)yy, xlo = (int64_t)xx, yhi, xhi;

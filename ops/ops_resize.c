@@ -56,8 +56,9 @@ static bool resize_shape(const op_call *call, shape *out, graft_error *err)
         return error_set(err, "resize: nearest_mode %lld is unknown", (long long)nearest);
     int64_t lens[SHAPE_MAX_RANK];
     for (int a = 0; a < r; a++) {
-        if (scales && !(scales[a] > 0 && scales[a] < 1e9))
-            return error_set(err, "resize: scale %g on axis %d must be positive", scales[a], a);
+        if (scales && !(scales[a] >= 1e-6 && scales[a] < 1e9))
+            return error_set(err, "resize: scale %g on axis %d is not in [1e-6, 1e9)", scales[a],
+                             a);
         if (nsizes) {
             if (sizes[a] < 1)
                 return error_set(err, "resize: sizes %s has an entry below 1",

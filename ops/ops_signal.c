@@ -25,10 +25,14 @@ static bool dft_shape(const op_call *call, shape *out, graft_error *err)
     if (axis == r - 1)
         return error_set(err, "dft: axis %d is the real/imaginary axis", axis);
     int64_t length = op_attr_int(call, "length");
-    if (length < 0 || length > (1 << 24))
-        return error_set(err, "dft: length %lld is out of range", (long long)length);
+    /* the reference kernel is a direct O(length^2) transform */
+    if (length < 0 || length > (1 << 16))
+        return error_set(err, "dft: length %lld is out of range (at most 65536)",
+                         (long long)length);
     if (length == 0)
         length = in->lens[axis];
+    if (length > (1 << 16))
+        return error_set(err, "dft: %lld points are too many (at most 65536)", (long long)length);
     int64_t lens[SHAPE_MAX_RANK];
     for (int a = 0; a < r; a++)
         lens[a] = in->lens[a];
