@@ -21,7 +21,7 @@ SAN     ?=
 OPT     ?= -O2
 
 PACKAGES = gcc make pkg-config re2c bison clang libclang-rt-14-dev \
-           libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata \
+           libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx \
            hipcc libamdhip64-dev
 
 LIB_DIRS = ir ops import engine dsl codegen api

@@ -77,6 +77,8 @@ graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
             onnx.ndims = opts->ndims;
             onnx.dim_names = opts->dim_names;
             onnx.dim_values = opts->dim_values;
+            onnx.ninput_shapes = opts->ninput_shapes;
+            onnx.input_shapes = opts->input_shapes;
         }
         return onnx_import(bytes, len, filename, &onnx, err);
     }

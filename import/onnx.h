@@ -18,7 +18,18 @@ bool onnx_write_tensor_file(const char *path, const char *name, const tensor *t,
 
 /* Options for import: symbolic dimensions bound by name (default 1), and
  * graph inputs bound to constant values (they become @literals, not @params:
- * shape, axes or pads inputs that graft's static shapes need at import). */
+ * shape, axes or pads inputs that graft's static shapes need at import).
+ * Known values are weaker: those inputs stay @params, and a value is used
+ * only where an op needs that operand as a constant (Resize's scales, say),
+ * so the rest of the graph still reads the parameter. */
+/* A whole input shape given by name (`--input-dim NAME=d0,d1,...`, as
+ * migraphx-driver's --input-dim). */
+typedef struct onnx_input_shape {
+    const char *name;
+    int rank;
+    int64_t lens[SHAPE_MAX_RANK];
+} onnx_input_shape;
+
 typedef struct onnx_options {
     int ndims;
     const char *const *dim_names;
@@ -26,6 +37,11 @@ typedef struct onnx_options {
     int nconstants;
     const char *const *constant_names;
     const tensor *constant_values;
+    int nknown;
+    const char *const *known_names;
+    const tensor *known_values;
+    int ninput_shapes; /* whole input shapes; they win over the dimensions above */
+    const onnx_input_shape *input_shapes;
 } onnx_options;
 
 /* Imports an ONNX model (bytes) into a new graph whose main module has one
@@ -52,6 +68,9 @@ typedef struct onnx_coverage {
     int nnodes;
     int nunsupported; /* nodes (not op types) graft cannot import */
     int64_t opset;    /* the default domain's opset */
+    /* the graph inputs' symbolic (or unknown) dimensions: "batch (input x,
+     * dimension 0), ? (input y, dimension 1)"; "" when there are none */
+    char symbolic[1024];
 } onnx_coverage;
 
 /* Fills *out for the model in bytes. False (err set, naming filename) when

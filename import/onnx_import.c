@@ -237,32 +237,53 @@ bool onnx_is_const(const ins *x)
     return x && x->data && x->op && strcmp(x->op->name, "@literal") == 0;
 }
 
-/* The element count of x, the constant operand called `what` that
- * onnx_const_ints and onnx_const_doubles read: an error when it is missing
- * or too large to read, unsupported when it is not a constant. */
-static bool constant_count(onnx_ctx *c, const ins *x, const char *what, int64_t *count)
+/* A parameter's value given in onnx_options.known_*, or NULL. */
+static const tensor *known_value(const onnx_ctx *c, const ins *x)
+{
+    for (int k = 0; x->param && c->opt && k < c->opt->nknown; k++)
+        if (c->opt->known_names[k] && strcmp(c->opt->known_names[k], x->param) == 0 &&
+            c->opt->known_values[k].sh.type == x->sh.type &&
+            shape_elements(&c->opt->known_values[k].sh) == shape_elements(&x->sh))
+            return &c->opt->known_values[k];
+    return NULL;
+}
+
+/* The value of x, the constant operand called `what` that onnx_const_ints
+ * and onnx_const_doubles read (a literal's data, or a parameter's known
+ * value), and its element count: an error when it is missing or too large
+ * to read, unsupported when it is not a constant. */
+static bool constant_value(onnx_ctx *c, const ins *x, const char *what, tensor *t,
+                           int64_t *count)
 {
     if (!x)
         return onnx_fail(c, "%s is missing", what);
-    if (!onnx_is_const(x))
+    const tensor *known = onnx_is_const(x) ? NULL : known_value(c, x);
+    if (!onnx_is_const(x) && !known)
         return onnx_unsupported(c, "%s must be a constant", what);
+    *t = known ? *known : (tensor){x->sh, x->data};
     *count = shape_elements(&x->sh);
     if (*count > (1 << 24))
         return onnx_fail(c, "%s has too many elements", what);
     return true;
 }
 
+bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t)
+{
+    int64_t count;
+    return constant_value(c, x, what, t, &count);
+}
+
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
 {
     int64_t count;
-    if (!constant_count(c, x, what, &count))
+    tensor t;
+    if (!constant_value(c, x, what, &t, &count))
         return false;
     int64_t *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
-    tensor t = {x->sh, x->data};
     for (int64_t i = 0; i < count; i++)
-        v[i] = type_is_float(x->sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
+        v[i] = type_is_float(t.sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
     *vals = v;
     *n = (int)count;
     return true;
@@ -271,12 +292,12 @@ bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int 
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n)
 {
     int64_t count;
-    if (!constant_count(c, x, what, &count))
+    tensor t;
+    if (!constant_value(c, x, what, &t, &count))
         return false;
     double *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
-    tensor t = {x->sh, x->data};
     for (int64_t i = 0; i < count; i++)
         v[i] = tensor_get_f64(&t, i);
     *vals = v;
@@ -304,10 +325,11 @@ static const char *node_unsupported_reason(const Onnx__NodeProto *n, const onnx_
         return "no importer";
     if (!onnx_op_available(e))
         return "a graft op it needs is missing";
-    for (size_t k = 0; k < n->n_attribute; k++) {
+    /* If, Loop and Scan take their subgraphs; no other op has one */
+    for (size_t k = 0; k < n->n_attribute && !onnx_takes_subgraphs(e); k++) {
         const Onnx__AttributeProto *a = n->attribute[k];
         if (a && (a->g || a->n_graphs))
-            return "a subgraph"; /* If, Loop, Scan... */
+            return "a subgraph";
     }
     return NULL;
 }
@@ -377,6 +399,28 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
                          onnx_type_name(tt->elem_type));
     int64_t lens[SHAPE_MAX_RANK];
     int rank = 0;
+    for (int k = 0; c->opt && k < c->opt->ninput_shapes; k++) {
+        const onnx_input_shape *given = &c->opt->input_shapes[k];
+        if (!given->name || strcmp(given->name, name) != 0)
+            continue;
+        if (given->rank < 1 || given->rank > SHAPE_MAX_RANK)
+            return error_set(c->err, "graph input '%s': --input-dim gives rank %d", name,
+                             given->rank);
+        if (tt->shape && tt->shape->n_dim > 0 && (int)tt->shape->n_dim != given->rank)
+            return error_set(c->err, "graph input '%s': --input-dim gives %d dimensions, the "
+                                     "model declares %zu",
+                             name, given->rank, tt->shape->n_dim);
+        for (int i = 0; tt->shape && i < (int)tt->shape->n_dim; i++) {
+            const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+            if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE &&
+                d->dim_value != given->lens[i])
+                return error_set(c->err, "graph input '%s': --input-dim gives dimension %d as "
+                                         "%lld, the model fixes it at %lld",
+                                 name, i, (long long)given->lens[i], (long long)d->dim_value);
+        }
+        *out = shape_standard(t, given->rank, given->lens);
+        return true;
+    }
     if (tt->shape) {
         if (tt->shape->n_dim > SHAPE_MAX_RANK)
             return error_set(c->err, "graph input '%s': rank %zu exceeds graft's maximum %d", name,
@@ -384,13 +428,27 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
         for (size_t i = 0; i < tt->shape->n_dim; i++) {
             const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
             int64_t v = 1;
+            bool bound = false;
             if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE) {
                 v = d->dim_value;
+                bound = true;
             } else if (d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
                        d->dim_param && c->opt) {
                 for (int k = 0; k < c->opt->ndims; k++)
-                    if (c->opt->dim_names[k] && strcmp(c->opt->dim_names[k], d->dim_param) == 0)
+                    if (c->opt->dim_names[k] && strcmp(c->opt->dim_names[k], d->dim_param) == 0) {
                         v = c->opt->dim_values[k];
+                        bound = true;
+                    }
+            }
+            if (!bound && c->nunbound < 8) {
+                struct onnx_unbound *u = &c->unbound[c->nunbound++];
+                u->input = name;
+                u->param = d && d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                                   d->dim_param && *d->dim_param
+                               ? d->dim_param
+                               : NULL;
+                u->dim = (int)i;
+                u->rank = (int)tt->shape->n_dim;
             }
             if (v < 0 || v > ((int64_t)1 << 32))
                 return error_set(c->err, "graph input '%s': bad dimension %lld", name,
@@ -398,12 +456,53 @@ static bool shape_from_type(onnx_ctx *c, const Onnx__ValueInfoProto *vi, shape *
             lens[rank++] = v;
         }
     }
+    for (int k = 0; k < c->nunbound; k++)
+        if (c->unbound[k].input == name)
+            memcpy(c->unbound[k].lens, lens, sizeof lens);
     if (rank == 0) {
         rank = 1;
         lens[0] = 1;
     }
     *out = shape_standard(t, rank, lens);
     return true;
+}
+
+/* After an import error that is not an unsupported op: the dimensions
+ * taken as 1 may be why, so the message names them and the option that
+ * binds each: --dim NAME=N for a named one, --input-dim for an unnamed one
+ * (the input's other dimensions as they were read, N for the unbound). */
+static void hint_unbound(onnx_ctx *c)
+{
+    if (!c->nunbound || strstr(c->err->message, "unsupported"))
+        return;
+    char hint[600];
+    size_t at = 0;
+    for (int k = 0; k < c->nunbound && at + 200 < sizeof hint; k++) {
+        const struct onnx_unbound *u = &c->unbound[k];
+        at += (size_t)snprintf(hint + at, sizeof hint - at,
+                               "%sinput '%s' dimension %d%s%s%s was not bound and became 1 (add ",
+                               k ? "; " : "", u->input, u->dim, u->param ? " ('" : "",
+                               u->param ? u->param : "", u->param ? "')" : "");
+        if (u->param) {
+            at += (size_t)snprintf(hint + at, sizeof hint - at, "--dim %s=N)", u->param);
+            continue;
+        }
+        at += (size_t)snprintf(hint + at, sizeof hint - at, "--input-dim %s=", u->input);
+        for (int i = 0; i < u->rank && at + 24 < sizeof hint; i++) {
+            bool open = false;
+            for (int j = 0; j < c->nunbound; j++)
+                open = open || (c->unbound[j].input == u->input && c->unbound[j].dim == i);
+            at += (size_t)snprintf(hint + at, sizeof hint - at, open ? "%sN" : "%s%lld",
+                                   i ? "," : "", (long long)u->lens[i]);
+        }
+        at += (size_t)snprintf(hint + at, sizeof hint - at, ")");
+    }
+    size_t len = strlen(c->err->message), room = sizeof c->err->message - 1;
+    const char *parts[2] = {"; ", hint};
+    for (int p = 0; p < 2; p++)
+        for (const char *q = parts[p]; *q && len < room; q++)
+            c->err->message[len++] = *q;
+    c->err->message[len] = 0;
 }
 
 /* Builds the node in a scratch graph from copies of its constant inputs and
@@ -503,7 +602,10 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
         if (in[k] && shape_elements(&in[k]->sh) == 0 && !onnx_is_const(in[k]) && !in[k]->param)
             ok = onnx_unsupported(c, "zero-size tensors");
     bool folded = false;
-    if (ok && all_const)
+    /* a node with a subgraph reads values of the enclosing graph, which a
+     * scratch module cannot: it is built in place (and its body's nodes
+     * fold one by one) */
+    if (ok && all_const && !onnx_takes_subgraphs(e))
         ok = fold_node(c, e, in, nin, out, nout, &folded);
     if (ok && !folded) {
         for (int k = 0; k < nout; k++)
@@ -523,6 +625,67 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
     }
     free(in);
     free(out);
+    return ok;
+}
+
+bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
+                      ins **outputs, int noutputs)
+{
+    const Onnx__NodeProto *node = c->node;
+    const onnx_op_entry *entry = c->entry;
+    int index = c->node_index;
+    if (!body)
+        return onnx_fail(c, "the subgraph is missing");
+    if ((int)body->n_input != ninputs || (int)body->n_output != noutputs)
+        return onnx_fail(c, "the subgraph has %zu inputs and %zu outputs, expected %d and %d",
+                         body->n_input, body->n_output, ninputs, noutputs);
+    if (++c->bodies > ((int64_t)1 << 16))
+        return onnx_unsupported(c, "more than %d subgraph copies (unrolled loops nest too deep)",
+                                1 << 16);
+    if (++c->depth > 16) {
+        c->depth--;
+        return onnx_unsupported(c, "subgraphs nested more than 16 deep");
+    }
+    bool ok = true;
+    for (size_t i = 0; ok && i < body->n_initializer; i++) {
+        const Onnx__TensorProto *tp = body->initializer[i];
+        tensor t;
+        bool borrowed;
+        if (!tp || !tp->name || !onnx_tensor_view_from_proto(tp, c->model_dir, &t, &borrowed, c->err)) {
+            ok = onnx_fail(c, "a subgraph initializer is unreadable");
+            break;
+        }
+        ins *lit = module_add_literal(c->m, &t.sh, t.data);
+        if (!borrowed)
+            free(t.data);
+        ok = lit ? value_set(c, tp->name, lit) : onnx_fail(c, "out of memory");
+    }
+    for (int k = 0; ok && k < ninputs; k++) {
+        const Onnx__ValueInfoProto *vi = body->input[k];
+        if (!vi || !vi->name)
+            ok = onnx_fail(c, "subgraph input %d has no name", k);
+        else if (inputs[k])
+            ok = value_set(c, vi->name, inputs[k]);
+    }
+    for (size_t i = 0; ok && i < body->n_node; i++) {
+        if (!body->node[i]) {
+            ok = onnx_fail(c, "corrupt subgraph: empty node %zu", i);
+            break;
+        }
+        c->node = body->node[i];
+        c->node_index = (int)i;
+        ok = import_node(c, body->node[i]);
+        c->node = node;
+        c->entry = entry;
+        c->node_index = index;
+    }
+    for (int k = 0; ok && k < noutputs; k++) {
+        const char *name = body->output[k] ? body->output[k]->name : NULL;
+        outputs[k] = name ? value_get(c, name) : NULL;
+        if (!outputs[k])
+            ok = onnx_fail(c, "subgraph output '%s' is not computed", name ? name : "");
+    }
+    c->depth--;
     return ok;
 }
 
@@ -685,6 +848,8 @@ graph *onnx_import(const void *bytes, size_t len, const char *filename, const on
     c.err = &local;
     arena_init(&c.scratch);
     graph *g = import_model(&c, mp);
+    if (!g)
+        hint_unbound(&c);
     if (!g) {
         if (c.g)
             graph_free(c.g);
@@ -829,6 +994,31 @@ bool onnx_op_coverage(const void *bytes, size_t len, const char *filename, onnx_
     const Onnx__GraphProto *gp = mp->graph;
     int cap = 0;
     bool ok = true;
+    size_t at = 0;
+    for (size_t i = 0; i < gp->n_input; i++) {
+        const Onnx__ValueInfoProto *vi = gp->input[i];
+        bool init = false;
+        for (size_t k = 0; vi && vi->name && k < gp->n_initializer && !init; k++)
+            init = gp->initializer[k] && gp->initializer[k]->name &&
+                   strcmp(gp->initializer[k]->name, vi->name) == 0;
+        if (!vi || !vi->name || init || !vi->type ||
+            vi->type->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+            !vi->type->tensor_type || !vi->type->tensor_type->shape)
+            continue;
+        const Onnx__TensorShapeProto *sp = vi->type->tensor_type->shape;
+        for (size_t d = 0; d < sp->n_dim && at + 160 < sizeof out->symbolic; d++) {
+            const Onnx__TensorShapeProto__Dimension *dim = sp->dim[d];
+            if (dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+                continue;
+            const char *param = dim && dim->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
+                                        dim->dim_param && *dim->dim_param
+                                    ? dim->dim_param
+                                    : "?";
+            at += (size_t)snprintf(out->symbolic + at, sizeof out->symbolic - at,
+                                   "%s%.60s (input %.60s, dimension %zu)", at ? ", " : "", param,
+                                   vi->name, d);
+        }
+    }
     for (size_t i = 0; ok && i < gp->n_node; i++) {
         if (!gp->node[i]) {
             ok = error_at(err, fname, 0, 0, "corrupt model: empty node %zu", i);

@@ -608,8 +608,15 @@ static bool h_dropout(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         int n;
         if (!onnx_const_ints(c, in[2], "training_mode", &mode, &n))
             return false;
-        if (n > 0 && mode[0])
-            return onnx_unsupported(c, "training mode");
+        if (n > 0 && mode[0]) {
+            /* training mode drops at random, unless the ratio is 0 */
+            double *ratio = NULL;
+            int nr = 0;
+            if (nin > 1 && in[1] && !onnx_const_doubles(c, in[1], "ratio", &ratio, &nr))
+                return false;
+            if (!(nr == 1 && ratio[0] == 0))
+                return onnx_unsupported(c, "training mode (a random mask)");
+        }
     }
     out[0] = in[0];
     if (nout > 1) {
@@ -889,7 +896,7 @@ static bool h_batch_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     if (!need_inputs(c, in, nin, 5))
         return false;
     if (onnx_attr_int(c, "training_mode", 0))
-        return onnx_unsupported(c, "training mode");
+        return onnx_batch_norm_training(c, in, nin, out, nout);
     for (int k = 1; k < nout; k++)
         if (c->node->output[k] && *c->node->output[k])
             return onnx_unsupported(c, "training outputs");
@@ -1294,6 +1301,36 @@ static ins *slice_axis(onnx_ctx *c, ins *x, int64_t axis, int64_t start, int64_t
     return onnx_emit(c, "slice", a, 3, &x, 1);
 }
 
+/* A slice with a step other than 1 (negative runs backwards), as a gather
+ * of the positions it keeps; bounds clamp as ONNX's Slice says. */
+static ins *slice_with_step(onnx_ctx *c, ins *x, int axis, int64_t start, int64_t end,
+                            int64_t step)
+{
+    if (step == 0)
+        return onnx_fail(c, "a step of 0"), NULL;
+    int64_t len = x->sh.lens[axis];
+    if (start < 0)
+        start += len;
+    if (end < 0)
+        end += len;
+    /* forwards: start and end in [0, len]; backwards: start in [0, len - 1],
+     * end in [-1, len - 1] */
+    int64_t hi = step > 0 ? len : len - 1, end_lo = step > 0 ? 0 : -1;
+    start = start < 0 ? 0 : start > hi ? hi : start;
+    end = end < end_lo ? end_lo : end > hi ? hi : end;
+    int64_t *pos = arena_alloc(&c->scratch, (size_t)(len + 1) * sizeof *pos);
+    if (!pos)
+        return onnx_fail(c, "out of memory"), NULL;
+    int n = 0;
+    for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
+        pos[n++] = i;
+    if (n == 0)
+        return onnx_unsupported(c, "an empty slice"), NULL;
+    attr a = attr_of("axis", attr_int(axis));
+    ins *args[2] = {x, onnx_int64_literal(c, pos, n)};
+    return onnx_emit(c, "gather", &a, 1, args, 2);
+}
+
 static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
@@ -1339,11 +1376,19 @@ static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
             return onnx_fail(c, "axis %d repeats", axis);
         seen[axis] = true;
         int64_t step = nst >= 0 ? steps[i] : 1;
-        if (step != 1)
-            return onnx_unsupported(c, "steps other than 1");
+        if (step != 1) {
+            y = slice_with_step(c, y, axis, starts[i], ends[i], step);
+            continue;
+        }
         int64_t len = x->sh.lens[axis];
         int64_t s = starts[i], e = ends[i];
         clamp_bounds(len, &s, &e);
+        /* an empty constant (a slice of a Shape, say) folds into an empty
+         * literal that Concat can take; a runtime tensor cannot be empty */
+        if (e <= s && onnx_is_const(x)) {
+            y = slice_axis(c, y, axis, s, s);
+            continue;
+        }
         if (e <= s)
             return onnx_unsupported(c, "an empty slice");
         if (s == 0 && e == len)
@@ -1840,13 +1885,28 @@ static const onnx_op_entry onnx_ops[] = {
     {"Range", h_range, NULL, {NULL}},
 };
 
+static const onnx_op_table onnx_ops_main = {onnx_ops, (int)(sizeof onnx_ops / sizeof onnx_ops[0])};
+
+/* this file's table, then the handlers kept in files of their own
+ * (onnx_ops_*.c) */
+static const onnx_op_table *const all_tables[] = {
+    &onnx_ops_main, &onnx_ops_loss,  &onnx_ops_index, &onnx_ops_resize, &onnx_ops_misc,
+    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control};
+
+const onnx_op_table *const *onnx_op_tables(int *count)
+{
+    *count = (int)(sizeof all_tables / sizeof all_tables[0]);
+    return all_tables;
+}
+
 const onnx_op_entry *onnx_find_op(const char *op_type)
 {
     if (!op_type)
         return NULL;
-    for (size_t i = 0; i < sizeof onnx_ops / sizeof onnx_ops[0]; i++)
-        if (strcmp(onnx_ops[i].onnx_name, op_type) == 0)
-            return &onnx_ops[i];
+    for (size_t t = 0; t < sizeof all_tables / sizeof all_tables[0]; t++)
+        for (int i = 0; i < all_tables[t]->count; i++)
+            if (strcmp(all_tables[t]->entries[i].onnx_name, op_type) == 0)
+                return &all_tables[t]->entries[i];
     return NULL;
 }
 
@@ -1858,4 +1918,51 @@ bool onnx_op_available(const onnx_op_entry *e)
         if (!op_find(e->needs[i]))
             return false;
     return true;
+}
+
+/* ---- the builders, for the handlers in onnx_ops_*.c (onnx_private.h) ---- */
+
+ins *onnx_binary(onnx_ctx *c, const char *op, ins *a, ins *b) { return binary(c, op, a, b); }
+ins *onnx_broadcast_to(onnx_ctx *c, ins *x, int rank, const int64_t *lens)
+{
+    return broadcast_to(c, x, rank, lens);
+}
+ins *onnx_broadcast_axis(onnx_ctx *c, ins *x, int axis, int rank, const int64_t *lens)
+{
+    return broadcast_axis(c, x, axis, rank, lens);
+}
+ins *onnx_convert(onnx_ctx *c, ins *x, graft_type t) { return convert_to(c, x, t); }
+ins *onnx_emit_ints(onnx_ctx *c, const char *op, const char *key, const int64_t *v, int n, ins *x)
+{
+    return emit_ints(c, op, key, v, n, x);
+}
+ins *onnx_emit_int(onnx_ctx *c, const char *op, const char *key, int64_t v, ins *x)
+{
+    return emit_int(c, op, key, v, x);
+}
+ins *onnx_reshape(onnx_ctx *c, ins *x, int rank, const int64_t *lens)
+{
+    return reshape_to(c, x, rank, lens);
+}
+bool onnx_normalize_axis(onnx_ctx *c, int64_t axis, int rank, int *out)
+{
+    return normalize_axis(c, axis, rank, out);
+}
+bool onnx_need_inputs(onnx_ctx *c, ins **in, int nin, int count)
+{
+    return need_inputs(c, in, nin, count);
+}
+bool onnx_numpy_lens(onnx_ctx *c, const shape *a, const shape *b, int *rank, int64_t *lens)
+{
+    return numpy_lens(c, a, b, rank, lens);
+}
+ins *onnx_int64_literal(onnx_ctx *c, const int64_t *v, int n) { return int64_literal(c, v, n); }
+bool onnx_window_padding(onnx_ctx *c, const shape *x, int k, const int64_t *kernel,
+                         const int64_t *strides, const int64_t *dilations, int64_t *padding)
+{
+    return window_padding(c, x, k, kernel, strides, dilations, false, padding);
+}
+bool onnx_window_attrs(onnx_ctx *c, int k, const char *name, int64_t dflt, int64_t *out)
+{
+    return window_attrs(c, k, name, dflt, out);
 }

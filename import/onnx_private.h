@@ -61,6 +61,15 @@ typedef struct onnx_ctx {
     onnx_value *values;     /* open addressing, cap a power of two */
     size_t nvalues, cap;
     arena scratch;          /* short-lived data: constant operands read by handlers */
+    int depth;              /* subgraphs being imported (onnx_import_body) */
+    int64_t bodies;         /* subgraph imports so far (unrolling is bounded) */
+    /* graph inputs whose dimension no option bound and was taken as 1 */
+    struct onnx_unbound {
+        const char *input, *param; /* param: the dim_param, or NULL */
+        int dim, rank;
+        int64_t lens[SHAPE_MAX_RANK];
+    } unbound[8];
+    int nunbound;
 } onnx_ctx;
 
 /* A handler emits the graft instructions for one node: in[k] is NULL for an
@@ -74,6 +83,29 @@ typedef struct onnx_op_entry {
     const char *graft_op; /* the graft op a generic handler (unary, binary) emits */
     const char *needs[4]; /* further graft ops that must exist in the op table */
 } onnx_op_entry;
+
+/* If, Loop, Scan: entries whose graph attributes are the handler's to read
+ * (onnx_ops_control.c); a node of any other op with a subgraph is refused. */
+bool onnx_takes_subgraphs(const onnx_op_entry *e);
+
+/* A table of handlers kept in a file of its own (onnx_ops_*.c); onnx_find_op
+ * searches onnx_ops.c's table, then these. */
+typedef struct onnx_op_table {
+    const onnx_op_entry *entries;
+    int count;
+} onnx_op_table;
+extern const onnx_op_table onnx_ops_loss;   /* onnx_ops_loss.c: training losses */
+extern const onnx_op_table onnx_ops_index;  /* onnx_ops_index.c: gather/scatter family */
+extern const onnx_op_table onnx_ops_resize; /* onnx_ops_resize.c: Resize, Upsample */
+extern const onnx_op_table onnx_ops_misc;   /* onnx_ops_misc.c: the rest */
+extern const onnx_op_table onnx_ops_einsum; /* onnx_ops_einsum.c: Einsum */
+extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, RoiAlign, NMS */
+extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
+extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
+extern const onnx_op_table onnx_ops_control; /* onnx_ops_control.c: If, Loop, Scan */
+
+/* Every handler table, for listing (docs/ops.md is generated from them). */
+const onnx_op_table *const *onnx_op_tables(int *count);
 
 /* Finds the handler for an ONNX op type; NULL if graft cannot import it. */
 const onnx_op_entry *onnx_find_op(const char *op_type);
@@ -112,5 +144,50 @@ ins *onnx_scalar(onnx_ctx *c, graft_type t, double v);
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n);
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n);
 bool onnx_is_const(const ins *x);
+/* The value of a constant operand (a literal's data, or a parameter's known
+ * value, see onnx_options): *t points at it, valid while the import runs;
+ * fails like onnx_const_ints when x is not constant. */
+bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
+
+/* Imports a subgraph (If's branches, Loop's and Scan's bodies) into c->m:
+ * its inputs bound to inputs[0..ninputs) (a NULL input stays unbound), its
+ * initializers and nodes imported as the main graph's are (values of the
+ * enclosing graphs are visible by name), and outputs[k] set to its k-th
+ * output. Importing the same body again (an unrolled loop) rebinds its
+ * names. (onnx_import.c) */
+bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
+                      ins **outputs, int noutputs);
+
+/* BatchNormalization with training_mode: the batch's statistics, and the
+ * running mean and variance updated with them (onnx_ops_misc.c). */
+bool onnx_batch_norm_training(onnx_ctx *c, ins **in, int nin, ins **out, int nout);
+
+/* ---- builders shared by the handler files (onnx_ops.c) ---- */
+
+/* A binary pointwise op with numpy broadcasting made explicit. */
+ins *onnx_binary(onnx_ctx *c, const char *op, ins *a, ins *b);
+/* multibroadcast x to lens, unless it has them already. */
+ins *onnx_broadcast_to(onnx_ctx *c, ins *x, int rank, const int64_t *lens);
+/* Places a 1-D x (length lens[axis]) along axis of lens. */
+ins *onnx_broadcast_axis(onnx_ctx *c, ins *x, int axis, int rank, const int64_t *lens);
+/* convert to t, unless x has it already. */
+ins *onnx_convert(onnx_ctx *c, ins *x, graft_type t);
+/* op[key=v](x), one attribute. */
+ins *onnx_emit_ints(onnx_ctx *c, const char *op, const char *key, const int64_t *v, int n, ins *x);
+ins *onnx_emit_int(onnx_ctx *c, const char *op, const char *key, int64_t v, ins *x);
+/* reshape to lens (contiguous first when x is not standard), unless x has them. */
+ins *onnx_reshape(onnx_ctx *c, ins *x, int rank, const int64_t *lens);
+bool onnx_normalize_axis(onnx_ctx *c, int64_t axis, int rank, int *out);
+/* in[0..count) present; fails naming the missing one. */
+bool onnx_need_inputs(onnx_ctx *c, ins **in, int nin, int count);
+/* numpy broadcasting of two shapes' lens. */
+bool onnx_numpy_lens(onnx_ctx *c, const shape *a, const shape *b, int *rank, int64_t *lens);
+/* A 1-D int64 literal. */
+ins *onnx_int64_literal(onnx_ctx *c, const int64_t *v, int n);
+/* Conv-style explicit padding [begin..., end...] from pads or auto_pad. */
+bool onnx_window_padding(onnx_ctx *c, const shape *x, int k, const int64_t *kernel,
+                         const int64_t *strides, const int64_t *dilations, int64_t *padding);
+/* strides/dilations-style per-axis attribute: k positive values or dflt. */
+bool onnx_window_attrs(onnx_ctx *c, int k, const char *name, int64_t dflt, int64_t *out);
 
 #endif

@@ -68,4 +68,35 @@ bool kernel_gather(const op_call *call, const tensor *inputs, tensor *out, graft
 bool kernel_get_tuple_elem(const op_call *call, const tensor *inputs, tensor *out,
                            graft_error *err);
 
+/* ---- gather/scatter family (kernels_index.c) ---- */
+bool kernel_gather_elements(const op_call *call, const tensor *inputs, tensor *out,
+                            graft_error *err);
+bool kernel_gathernd(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_scatter(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_scatternd(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- resize (kernels_resize.c) ---- */
+bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- transposed convolution (kernels_deconv.c) ---- */
+bool kernel_convolution_backwards(const op_call *call, const tensor *inputs, tensor *out,
+                                  graft_error *err);
+
+/* ---- along one axis in order (kernels_order.c) ---- */
+bool kernel_prefix_scan_sum(const op_call *call, const tensor *inputs, tensor *out,
+                            graft_error *err);
+bool kernel_topk_indices(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- sampling and detection (kernels_vision.c) ---- */
+bool kernel_grid_sample(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_roialign(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_nonmaxsuppression(const op_call *call, const tensor *inputs, tensor *out,
+                              graft_error *err);
+
+/* ---- linear algebra (kernels_linalg.c) ---- */
+bool kernel_det(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- signal processing (kernels_signal.c) ---- */
+bool kernel_dft(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif

@@ -145,6 +145,16 @@ static int64_t i_and(int64_t x, int64_t y) { return x != 0 && y != 0; }
 static int64_t i_or(int64_t x, int64_t y) { return x != 0 || y != 0; }
 static int64_t i_xor(int64_t x, int64_t y) { return (x != 0) != (y != 0); }
 static int64_t i_bitwise_and(int64_t x, int64_t y) { return x & y; }
+/* Shifts of the operand's bits (as unsigned: logical); by 64 or more, or by
+ * a negative amount, nothing is left. */
+static int64_t i_shift_left(int64_t x, int64_t y)
+{
+    return y < 0 || y >= 64 ? 0 : (int64_t)((uint64_t)x << y);
+}
+static int64_t i_shift_right(int64_t x, int64_t y)
+{
+    return y < 0 || y >= 64 ? 0 : (int64_t)((uint64_t)x >> y);
+}
 static int64_t i_prelu(int64_t x, int64_t y) { return x < 0 ? i_mul(x, y) : x; }
 
 typedef double (*unary_f64)(double x, double alpha, double beta);
@@ -218,6 +228,8 @@ static const pointwise_fn pointwise_fns[] = {
     {"logical_or", NULL, NULL, f_or, i_or, NULL, NULL},
     {"logical_xor", NULL, NULL, f_xor, i_xor, NULL, NULL},
     {"bitwise_and", NULL, NULL, NULL, i_bitwise_and, NULL, NULL},
+    {"shift_left", NULL, NULL, NULL, i_shift_left, NULL, NULL},
+    {"shift_right", NULL, NULL, NULL, i_shift_right, NULL, NULL},
     {"prelu", NULL, NULL, f_prelu, i_prelu, NULL, NULL},
 };
 

@@ -62,6 +62,16 @@ static bool where_shape(const op_call *call, shape *out, graft_error *err)
     if (shape_elements(cond) != 1 && !ops_check_same_lens(call, 0, 2, err))
         return false;
     *out = ops_binary_layout(&call->inputs[1], &call->inputs[2]);
+    /* x and y may both be broadcast along an axis the condition varies on:
+     * the result is then written in full */
+    bool varies = false;
+    for (int a = 0; a < out->rank && shape_elements(cond) != 1; a++)
+        varies = varies || (out->strides[a] == 0 && out->lens[a] > 1 && cond->strides[a] != 0);
+    if (varies) {
+        shape three[3] = {call->inputs[1], call->inputs[2], *cond};
+        three[2].type = out->type;
+        *out = ops_common_layout(three, 3);
+    }
     return true;
 }
 
@@ -118,6 +128,8 @@ op_def ops_pointwise_table[] = {
     BINARY_OP("mod", false, "fmodf(fmodf(${0}, ${1}) + ${1}, ${1})"),
     BINARY_OP("fmod", false, "fmodf(${0}, ${1})"),
     BINARY_OP("bitwise_and", true, "${0} & ${1}"),
+    BINARY_OP("shift_left", false, "${0} << ${1}"),
+    BINARY_OP("shift_right", false, "${0} >> ${1}"),
 
     UNARY_OP("relu", OPC_NEVER_NEGATIVE | OPC_ZERO_PRESERVING, "${0} > 0 ? ${0} : 0"),
     UNARY_OP("sigmoid", OPC_NEVER_NEGATIVE, "1.0f / (1.0f + expf(-(${0})))"),

@@ -106,5 +106,19 @@ extern op_def ops_pending_table[]; /* pending_shape_change (engine/lazy_shapes.h
 extern const int ops_pending_count;
 extern op_def ops_region_table[]; /* fused (ops_region.c) */
 extern const int ops_region_count;
+extern op_def ops_index_table[]; /* gather/scatter family (ops_index.c) */
+extern const int ops_index_count;
+extern op_def ops_resize_table[]; /* resize (ops_resize.c) */
+extern const int ops_resize_count;
+extern op_def ops_deconv_table[]; /* convolution_backwards (ops_deconv.c) */
+extern const int ops_deconv_count;
+extern op_def ops_order_table[]; /* prefix_scan_sum, topk_indices (ops_order.c) */
+extern const int ops_order_count;
+extern op_def ops_vision_table[]; /* grid_sample, roialign, nonmaxsuppression */
+extern const int ops_vision_count;
+extern op_def ops_linalg_table[]; /* det (ops_linalg.c) */
+extern const int ops_linalg_count;
+extern op_def ops_signal_table[]; /* dft (ops_signal.c) */
+extern const int ops_signal_count;
 
 #endif

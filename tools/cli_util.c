@@ -215,26 +215,83 @@ static int add_dim(const char *command, const char *binding, cli_dims *dims)
     return EXIT_OK;
 }
 
+/* One NAME=D0,D1,... shape into dims. */
+static int add_input_dim(const char *command, const char *binding, cli_dims *dims)
+{
+    const char *eq = binding ? strchr(binding, '=') : NULL;
+    if (!eq || eq == binding)
+        return cli_usage_error(command, "--input-dim wants NAME=D0,D1,..., not '%s'",
+                               binding ? binding : "");
+    size_t len = (size_t)(eq - binding);
+    if (len >= CLI_MAX_DIM_NAME)
+        return cli_usage_error(command, "--input-dim: the name '%.*s...' is too long", 32,
+                               binding);
+    onnx_input_shape shape = {NULL, 0, {0}};
+    const char *p = eq + 1;
+    while (true) {
+        const char *comma = strchr(p, ',');
+        size_t n = comma ? (size_t)(comma - p) : strlen(p);
+        char num[32];
+        uint64_t v;
+        if (n == 0 || n >= sizeof num)
+            return cli_usage_error(command, "--input-dim %.*s: '%s' is not a list of dimensions",
+                                   (int)len, binding, eq + 1);
+        memcpy(num, p, n);
+        num[n] = 0;
+        if (!cli_parse_u64(num, &v) || v < 1 || v > ((uint64_t)1 << 32))
+            return cli_usage_error(command, "--input-dim %.*s: '%s' is not a dimension (1 to 2^32)",
+                                   (int)len, binding, num);
+        if (shape.rank == SHAPE_MAX_RANK)
+            return cli_usage_error(command, "--input-dim %.*s: more than %d dimensions", (int)len,
+                                   binding, SHAPE_MAX_RANK);
+        shape.lens[shape.rank++] = (int64_t)v;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    int k = 0;
+    while (k < dims->ninputs && !(strlen(dims->input_text[k]) == len &&
+                                   memcmp(dims->input_text[k], binding, len) == 0))
+        k++;
+    if (k == dims->ninputs) {
+        if (dims->ninputs == CLI_MAX_DIMS)
+            return cli_usage_error(command, "too many --input-dim shapes (at most %d)",
+                                   CLI_MAX_DIMS);
+        dims->ninputs++;
+        memcpy(dims->input_text[k], binding, len);
+        dims->input_text[k][len] = 0;
+    }
+    shape.name = dims->input_text[k];
+    dims->inputs[k] = shape;
+    return EXIT_OK;
+}
+
 int cli_take_dims(const char *command, int *argc, char **argv, cli_dims *dims)
 {
     dims->n = 0;
+    dims->ninputs = 0;
     int kept = 1;
     bool options_done = false;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
         if (!options_done && strcmp(a, "--") == 0)
             options_done = true;
-        if (options_done || strncmp(a, "--dim", 5) != 0 || (a[5] != 0 && a[5] != '=')) {
+        bool input = !options_done && strncmp(a, "--input-dim", 11) == 0 &&
+                     (a[11] == 0 || a[11] == '=');
+        size_t olen = input ? 11 : 5;
+        if (options_done ||
+            (!input && (strncmp(a, "--dim", 5) != 0 || (a[5] != 0 && a[5] != '=')))) {
             argv[kept++] = argv[i];
             continue;
         }
-        const char *binding = a[5] == '=' ? a + 6 : NULL;
+        const char *binding = a[olen] == '=' ? a + olen + 1 : NULL;
         if (!binding) {
             if (i + 1 >= *argc)
-                return cli_usage_error(command, "option '--dim' needs a value");
+                return cli_usage_error(command, "option '%s' needs a value",
+                                       input ? "--input-dim" : "--dim");
             binding = argv[++i];
         }
-        int st = add_dim(command, binding, dims);
+        int st = input ? add_input_dim(command, binding, dims) : add_dim(command, binding, dims);
         if (st != EXIT_OK)
             return st;
     }
@@ -248,6 +305,8 @@ void cli_dims_options(const cli_dims *dims, graph_read_options *out)
     out->ndims = dims ? dims->n : 0;
     out->dim_names = dims ? dims->names : NULL;
     out->dim_values = dims ? dims->values : NULL;
+    out->ninput_shapes = dims ? dims->ninputs : 0;
+    out->input_shapes = dims ? dims->inputs : NULL;
 }
 
 graft_graph *cli_load_graph(const char *command, const char *path)

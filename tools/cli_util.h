@@ -13,6 +13,7 @@
 #define GRAFT_CLI_UTIL_H
 
 #include "formats.h"
+#include "onnx.h"
 #include "graft.h"
 
 #include <stdbool.h>
@@ -71,26 +72,34 @@ bool cli_parse_double(const char *s, double *out);
 graft_graph *cli_load_graph(const char *command, const char *path);
 
 /* `--dim NAME=VALUE` (repeatable): symbolic dimensions of an ONNX model
- * bound by name; a dimension not named is 1. Every command that reads a
- * graph takes it, through cli_take_dims and cli_load_graph_with. */
+ * bound by name; a dimension not named is 1 (an import that then fails says
+ * which input and dimension that was, and the option that binds it).
+ * `--input-dim NAME=d0,d1,...` (repeatable): the whole shape of the input
+ * NAME, as migraphx-driver's --input-dim. Every command that reads a graph
+ * takes them, through cli_take_dims and cli_load_graph_with. */
 enum { CLI_MAX_DIMS = 64, CLI_MAX_DIM_NAME = 128 };
 typedef struct cli_dims {
     int n;
     const char *names[CLI_MAX_DIMS]; /* point into name_text */
     int64_t values[CLI_MAX_DIMS];
     char name_text[CLI_MAX_DIMS][CLI_MAX_DIM_NAME];
+    int ninputs;
+    onnx_input_shape inputs[CLI_MAX_DIMS]; /* names point into input_text */
+    char input_text[CLI_MAX_DIMS][CLI_MAX_DIM_NAME];
 } cli_dims;
 
-/* The help line every such command shows. */
+/* The help lines every such command shows. */
 #define CLI_DIM_HELP                                                                              \
     "  --dim NAME=VALUE   bind the ONNX symbolic dimension NAME (repeatable;\n"                   \
-    "                     unbound symbolic dimensions are 1)\n"
+    "                     unbound symbolic dimensions are 1)\n"                                   \
+    "  --input-dim NAME=D0,D1,...  the whole shape of ONNX input NAME (repeatable)\n"
 
-/* Takes every `--dim NAME=VALUE` and `--dim=NAME=VALUE` out of argv (up to a
- * "--"), closing the gaps and lowering *argc, so the command's own parser
- * never sees them. A NAME given twice keeps its last VALUE. Returns EXIT_OK,
- * or EXIT_USAGE after a one-line complaint (no '=', empty name, VALUE not a
- * whole number from 0 to 2^32, too many). */
+/* Takes every `--dim NAME=VALUE` and `--dim=NAME=VALUE` (and the same of
+ * --input-dim) out of argv (up to a "--"), closing the gaps and lowering
+ * *argc, so the command's own parser never sees them. A NAME given twice
+ * keeps its last value. Returns EXIT_OK, or EXIT_USAGE after a one-line
+ * complaint (no '=', empty name, a value not a whole number from 0 to 2^32,
+ * more than 8 dimensions, too many). */
 int cli_take_dims(const char *command, int *argc, char **argv, cli_dims *dims);
 
 /* The start every command reading one GRAPH shares (check, print, import,

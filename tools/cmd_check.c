@@ -176,6 +176,7 @@ static void print_coverage(onnx_coverage *c)
                    c->ops[k].count, c->ops[k].first_node[0] == '#' ? "" : "'",
                    c->ops[k].first_node, c->ops[k].first_node[0] == '#' ? "" : "'");
     printf("%s\n", listed ? "" : " none");
+    printf("  symbolic dimensions: %s\n", c->symbolic[0] ? c->symbolic : "none");
 }
 
 int cmd_check(int argc, char **argv)

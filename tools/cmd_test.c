@@ -436,7 +436,8 @@ typedef struct test_model {
 } test_model;
 
 /* Imports the model; with d, the data set's integer inputs are bound as
- * constants (shape, axes, pads inputs). */
+ * constants (shape, axes, pads inputs), and every input's value is known to
+ * the importer for operands that must be constants (Resize's float scales). */
 static graph *import_for(const test_model *tm, const data_set *d, graft_error *err)
 {
     const char *names[256];
@@ -449,7 +450,8 @@ static graph *import_for(const test_model *tm, const data_set *d, graft_error *e
             names[n] = tm->input_names[k];
             values[n++] = d->values[k];
         }
-    onnx_options opt = {tm->dims.n, tm->dims.names, tm->dims.values, n, names, values};
+    onnx_options opt = {tm->dims.n, tm->dims.names, tm->dims.values, n, names, values,
+                        d ? d->n : 0, tm->input_names, d ? d->values : NULL, 0, NULL};
     return onnx_import(tm->bytes, tm->len, tm->path, &opt, err);
 }
 

@@ -68,3 +68,29 @@ expect dims_empty_name 2 "$GRAFT" print "$m" --dim =3
 expect dims_missing_value 2 "$GRAFT" check "$m" --dim
 expect dims_help 0 "$GRAFT" check --help &&
     has dims_help_line "$t/out" '--dim NAME=VALUE'
+
+# An unbound dimension that a shape rule then trips over: the error names the
+# input, the dimension and the option that binds it. check lists the
+# symbolic dimensions; --input-dim NAME=D0,D1,... sets a whole input shape.
+if ! "$BUILD/tests/test_onnx" --write-model symbolic_reshape "$t/reshape.onnx"; then
+    fail dims_reshape_model "test_onnx --write-model symbolic_reshape did not write the model"
+    exit 1
+fi
+r=$t/reshape.onnx
+expect dims_unbound_hint 1 "$GRAFT" check "$r" &&
+    has dims_unbound_hint_message "$t/err" "cannot reshape 4 elements into 24; input 'x' dimension 0 \('batch'\) was not bound and became 1 \(add --dim batch=N\)" &&
+    has dims_unbound_listed "$t/out" '^  symbolic dimensions: batch \(input x, dimension 0\)$'
+expect dims_unbound_bound 0 "$GRAFT" check "$r" --dim batch=6 &&
+    has dims_unbound_bound_shape "$t/out" 'params: x float_type \{6, 4\}$'
+expect dims_input_dim 0 "$GRAFT" check "$r" --input-dim x=6,4 &&
+    has dims_input_dim_shape "$t/out" 'params: x float_type \{6, 4\}$'
+expect dims_input_dim_equals 0 "$GRAFT" run "$r" --input-dim=x=6,4 &&
+    has dims_input_dim_run "$t/out" 'output0: float_type \{3, 8\}'
+expect dims_input_dim_fixed 1 "$GRAFT" check "$r" --input-dim x=6,5 &&
+    has dims_input_dim_fixed_message "$t/err" "graph input 'x': --input-dim gives dimension 1 as 5, the model fixes it at 4"
+expect dims_input_dim_rank 1 "$GRAFT" check "$r" --input-dim x=24 &&
+    has dims_input_dim_rank_message "$t/err" "--input-dim gives 1 dimensions, the model declares 2"
+expect dims_input_dim_bad 2 "$GRAFT" check "$r" --input-dim x=6,a &&
+    has dims_input_dim_bad_message "$t/err" "^graft check: --input-dim x: 'a' is not a dimension"
+expect dims_input_dim_help 0 "$GRAFT" run --help &&
+    has dims_input_dim_help_line "$t/out" '--input-dim NAME=D0,D1'

@@ -506,7 +506,7 @@ static void test_symbolic_dims(void)
     }
     const char *names[1] = {"batch"};
     int64_t values[1] = {6};
-    onnx_options opt = {1, names, values, 0, NULL, NULL};
+    onnx_options opt = {1, names, values, 0, NULL, NULL, 0, NULL, NULL, 0, NULL};
     g = onnx_import(bytes, len, "sym.onnx", &opt, &err);
     CHECK(g != NULL);
     if (g) {
@@ -587,8 +587,9 @@ static void test_if_node(void)
     graft_error err = {0};
     graph *g = import_model(&b, "if", &err);
     CHECK(g == NULL);
-    CHECK_CONTAINS(err.message, "unsupported ONNX op");
-    CHECK_CONTAINS(err.message, "If x1 (first node 'branchy')");
+    /* the condition is a graph input: no branch can be chosen at import */
+    CHECK_CONTAINS(err.message, "unsupported ONNX op If (node 'branchy')");
+    CHECK_CONTAINS(err.message, "the condition must be a constant");
 }
 
 static void test_missing_initializer(void)
@@ -654,6 +655,180 @@ static void test_constant_folding(void)
     }
     ins *ret = module_return(graph_main(g));
     CHECK(ret && ret->args[0]->sh.rank == 2 && ret->args[0]->sh.lens[1] == 12);
+    graph_free(g);
+}
+
+/* Einsum equations on constant operands (the node folds at import, which
+ * runs the graph of dots, transposes and sums it becomes); the expected
+ * values are worked out by hand with A = [[1, 2], [3, 4]],
+ * B = [[5, 6], [7, 8]], u = [1, 2], v = [3, 4, 5]. */
+static void test_einsum_equations(void)
+{
+    static const struct {
+        const char *eq;
+        int nin;  /* operands: 0 A, 1 B, 2 u, 3 v */
+        int in[2];
+        int n;
+        double want[6];
+    } cases[] = {
+        {"ij,jk->ik", 2, {0, 1}, 4, {19, 22, 43, 50}},
+        {"ij,kj->ik", 2, {0, 1}, 4, {17, 23, 39, 53}},
+        {"ii", 1, {0, 0}, 1, {5}},
+        {"ii->i", 1, {0, 0}, 2, {1, 4}},
+        {"ij,ij->", 2, {0, 1}, 1, {70}},
+        {"i,j->ij", 2, {2, 3}, 6, {3, 4, 5, 6, 8, 10}},
+        {"ij->", 1, {0, 0}, 1, {10}},
+        {"ji", 1, {0, 0}, 4, {1, 3, 2, 4}},
+        {"...j,j->...", 2, {0, 2}, 2, {5, 11}},
+        {"ij,j", 2, {0, 2}, 2, {5, 11}},
+    };
+    static float a[4] = {1, 2, 3, 4}, bb[4] = {5, 6, 7, 8}, u[2] = {1, 2}, v[3] = {3, 4, 5};
+    static int64_t la[2] = {2, 2}, lb[2] = {2, 2}, lu[1] = {2}, lv[1] = {3};
+    static const char *names[4] = {"A", "B", "u", "v"};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        model_builder b;
+        builder_init(&b, 13);
+        add_float_init(&b, "A", 2, la, a, 4);
+        add_float_init(&b, "B", 2, lb, bb, 4);
+        add_float_init(&b, "u", 1, lu, u, 2);
+        add_float_init(&b, "v", 1, lv, v, 3);
+        add_node(&b, "Einsum", "e", names[cases[k].in[0]],
+                 cases[k].nin > 1 ? names[cases[k].in[1]] : NULL, NULL, "y");
+        Onnx__AttributeProto *eq = add_attr(&b, "equation");
+        eq->has_type = true;
+        eq->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+        eq->has_s = true;
+        eq->s.data = (uint8_t *)cases[k].eq;
+        eq->s.len = strlen(cases[k].eq);
+        add_output(&b, "y");
+        graft_error err = {0};
+        graph *g = import_model(&b, "einsum", &err);
+        CHECK(g != NULL);
+        if (!g) {
+            printf("# %s: %s\n", cases[k].eq, err.message);
+            continue;
+        }
+        tensor_list outs = {0};
+        tensor_list none = {0};
+        CHECK(exec_run(graph_main(g), &none, &outs, &err));
+        if (outs.n == 1) {
+            const tensor *y = &outs.items[0].t;
+            CHECK_INT(shape_elements(&y->sh), cases[k].n);
+            for (int i = 0; i < cases[k].n && i < shape_elements(&y->sh); i++)
+                CHECK_NEAR(tensor_get_f64(y, i), cases[k].want[i], 1e-6);
+        }
+        tensor_list_free(&outs);
+        graph_free(g);
+    }
+}
+
+/* QuantizeLinear rounds half to even and saturates: x / 1 + zero point,
+ * int8 zero point 0: [0.5, 1.5, 2.5, -300, 300] -> [0, 2, 2, -128, 127];
+ * DequantizeLinear of that with zero point 0 and scale 2 doubles it. */
+static void test_quantize_linear(void)
+{
+    model_builder b;
+    builder_init(&b, 13);
+    static float x[5] = {0.5f, 1.5f, 2.5f, -300, 300}, scale[1] = {1}, scale2[1] = {2};
+    static int64_t lx[1] = {5}, ls[1] = {1}, lz[1] = {1};
+    static int32_t zp[1] = {0};
+    add_float_init(&b, "x", 1, lx, x, 5);
+    add_float_init(&b, "s", 1, ls, scale, 1);
+    add_float_init(&b, "s2", 1, ls, scale2, 1);
+    size_t i = b.graph.n_initializer++;
+    Onnx__TensorProto *t = &b.inits[i];
+    onnx__tensor_proto__init(t);
+    t->name = "zp";
+    t->n_dims = 1;
+    t->dims = lz;
+    t->has_data_type = true;
+    t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+    t->n_int32_data = 1;
+    t->int32_data = zp;
+    b.init_ptrs[i] = t;
+    add_node(&b, "QuantizeLinear", "q", "x", "s", "zp", "y");
+    add_node(&b, "DequantizeLinear", "d", "y", "s2", "zp", "z");
+    add_output(&b, "y");
+    add_output(&b, "z");
+    graft_error err = {0};
+    graph *g = import_model(&b, "quantize", &err);
+    CHECK(g != NULL);
+    if (!g) {
+        printf("# %s\n", err.message);
+        return;
+    }
+    tensor_list outs = {0}, none = {0};
+    CHECK(exec_run(graph_main(g), &none, &outs, &err));
+    const double want[5] = {0, 2, 2, -128, 127};
+    if (outs.n == 2) {
+        CHECK_INT(outs.items[0].t.sh.type, GRAFT_INT8);
+        CHECK_INT(outs.items[1].t.sh.type, GRAFT_FLOAT);
+        for (int k = 0; k < 5; k++) {
+            CHECK_NEAR(tensor_get_f64(&outs.items[0].t, k), want[k], 0);
+            CHECK_NEAR(tensor_get_f64(&outs.items[1].t, k), 2 * want[k], 0);
+        }
+    }
+    tensor_list_free(&outs);
+    graph_free(g);
+}
+
+/* A bidirectional RNN with Relu, W = R = 1 (h = relu(x + h)) and sequence
+ * lengths [3, 2] over x = [[1, 1], [2, 1], [3, 1]] (time, batch):
+ * forward b0 1, 3, 6; b1 1, 2, then held (Y 0); reverse b0 reads 3, 2, 1
+ * (Y at t = 2, 1, 0: 3, 5, 6); b1 reads its two steps backwards (Y at
+ * t = 1, 0: 1, 2; t = 2: 0). Y is [time, direction, batch, 1]. */
+static void test_rnn_bidirectional_lengths(void)
+{
+    model_builder b;
+    builder_init(&b, 14);
+    static float x[6] = {1, 1, 2, 1, 3, 1}, w[2] = {1, 1}, r[2] = {1, 1};
+    static int64_t lx[3] = {3, 2, 1}, lw[3] = {2, 1, 1}, lr[3] = {2, 1, 1}, ll[1];
+    static int64_t lens[2] = {3, 2};
+    add_float_init(&b, "X", 3, lx, x, 6);
+    add_float_init(&b, "W", 3, lw, w, 2);
+    add_float_init(&b, "R", 3, lr, r, 2);
+    add_int64_init(&b, "L", ll, lens, 2);
+    Onnx__NodeProto *n = add_node(&b, "RNN", "rnn", "X", "W", "R", "Y");
+    static char *inputs[5] = {"X", "W", "R", "", "L"};
+    n->input = inputs;
+    n->n_input = 5;
+    static char *outputs[2] = {"Y", "Yh"};
+    n->output = outputs;
+    n->n_output = 2;
+    set_attr_int(&b, "hidden_size", 1);
+    Onnx__AttributeProto *dir = add_attr(&b, "direction");
+    dir->has_type = true;
+    dir->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
+    dir->has_s = true;
+    dir->s.data = (uint8_t *)"bidirectional";
+    dir->s.len = strlen("bidirectional");
+    Onnx__AttributeProto *act = add_attr(&b, "activations");
+    static ProtobufCBinaryData relu[2] = {{4, (uint8_t *)"Relu"}, {4, (uint8_t *)"Relu"}};
+    act->has_type = true;
+    act->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS;
+    act->n_strings = 2;
+    act->strings = relu;
+    add_output(&b, "Y");
+    add_output(&b, "Yh");
+    graft_error err = {0};
+    graph *g = import_model(&b, "rnn", &err);
+    CHECK(g != NULL);
+    if (!g) {
+        printf("# %s\n", err.message);
+        return;
+    }
+    tensor_list outs = {0}, none = {0};
+    CHECK(exec_run(graph_main(g), &none, &outs, &err));
+    const double want_y[12] = {1, 1, 6, 2, 3, 2, 5, 1, 6, 0, 3, 0}, want_h[4] = {6, 2, 6, 2};
+    if (outs.n == 2) {
+        CHECK_INT(shape_elements(&outs.items[0].t.sh), 12);
+        CHECK_INT(shape_elements(&outs.items[1].t.sh), 4);
+        for (int k = 0; k < 12; k++)
+            CHECK_NEAR(tensor_get_f64(&outs.items[0].t, k), want_y[k], 0);
+        for (int k = 0; k < 4; k++)
+            CHECK_NEAR(tensor_get_f64(&outs.items[1].t, k), want_h[k], 0);
+    }
+    tensor_list_free(&outs);
     graph_free(g);
 }
 
@@ -956,6 +1131,20 @@ static int write_model(const char *name, const char *path)
     if (strcmp(name, "symbolic") == 0) {
         build_symbolic(&b);
         ok = write_packed(&b, path);
+    } else if (strcmp(name, "symbolic_reshape") == 0) {
+        /* x [batch, 4] reshaped to [3, 8]: only batch 6 fits */
+        builder_init(&b, 13);
+        int64_t lens[2] = {0, 4};
+        b.graph.n_input = 1;
+        onnx__value_info_proto__init(&b.inputs[0]);
+        b.inputs[0].name = "x";
+        b.inputs[0].type = tensor_type(&b, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, 2, lens, "batch");
+        b.input_ptrs[0] = &b.inputs[0];
+        static int64_t sl[1], target[2] = {3, 8};
+        add_int64_init(&b, "target", sl, target, 2);
+        add_node(&b, "Reshape", "reshape", "x", "target", NULL, "y");
+        add_output(&b, "y");
+        ok = write_packed(&b, path);
     } else if (strcmp(name, "symbolic_test") == 0) {
         ok = write_symbolic_test(path);
     } else if (strcmp(name, "relu") == 0) {
@@ -976,8 +1165,8 @@ static int write_model(const char *name, const char *path)
         add_output(&b, "y");
         ok = write_packed(&b, path);
     } else {
-        fprintf(stderr, "test_onnx: unknown model '%s' (symbolic, symbolic_test, relu, "
-                        "unsupported)\n", name);
+        fprintf(stderr, "test_onnx: unknown model '%s' (symbolic, symbolic_reshape, "
+                        "symbolic_test, relu, unsupported)\n", name);
         return 2;
     }
     if (!ok)
@@ -1039,6 +1228,9 @@ int main(int argc, char **argv)
     RUN(test_missing_initializer);
     RUN(test_shape_contradiction);
     RUN(test_constant_folding);
+    RUN(test_einsum_equations);
+    RUN(test_quantize_linear);
+    RUN(test_rnn_bidirectional_lengths);
     RUN(test_external_data);
     RUN(test_external_data_symlink);
     RUN(test_softmax_old_opset);

@@ -404,6 +404,13 @@ static void test_convert_where_clip(void)
               "error: where: operand shapes differ: {2, 3} vs {3, 2}");
     CHECK_STR(run_op("where", INPUTS(STD(GRAFT_BOOL, 3), F(2, 3), F(2, 3)), NO_ATTRS),
               "error: where: operand shapes differ: {3} vs {2, 3}");
+    /* both values broadcast: the result stays broadcast only along the axes
+     * the condition is constant on */
+    shape bx = STRIDED(GRAFT_FLOAT, LENS(2, 3), LENS(0, 1)), bs = STRIDED(GRAFT_FLOAT, LENS(2, 3), LENS(0, 0));
+    CHECK_STR(run_op("where", INPUTS(cond, bx, bs), NO_ATTRS), "float_type, {2, 3}, {3, 1}");
+    CHECK_STR(run_op("where", INPUTS(cond, bs, bs), NO_ATTRS), "float_type, {2, 3}, {3, 1}");
+    CHECK_STR(run_op("where", INPUTS(STRIDED(GRAFT_BOOL, LENS(2, 3), LENS(0, 1)), bx, bs), NO_ATTRS),
+              "float_type, {2, 3}, {0, 1}");
     shape t = STRIDED(GRAFT_FLOAT, LENS(3, 2), LENS(1, 3));
     shape sc = STRIDED(GRAFT_FLOAT, LENS(3, 2), LENS(0, 0));
     CHECK_STR(run_op("clip", INPUTS(t, sc, sc), NO_ATTRS), "float_type, {3, 2}, {1, 3}");

@@ -1,0 +1,301 @@
+/* onnx_ops_control.c: If, Loop and Scan, resolved at import.
+ *
+ * graft's graphs have no control flow yet, so the importer settles it:
+ *   If     its condition must be a constant (a literal, a folded
+ *          subgraph, or a known input): only the taken branch is imported.
+ *   Loop   unrolled: the trip count and the condition must be constants,
+ *          and the condition the body computes must fold to a constant each
+ *          iteration; at most ONNX_UNROLL_LIMIT iterations. Scan outputs are
+ *          the per-iteration values stacked on a new first axis.
+ *   Scan   unrolled over the scanned axis (its length is static): each step
+ *          slices the scan inputs, runs the body on the states, and the scan
+ *          outputs are stacked along their axes, in either direction. Scan-8
+ *          (a batch axis, sequence_lens) runs the same per batch entry.
+ * Anything else is refused as unsupported, naming what is not constant.
+ */
+#include "onnx_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { ONNX_UNROLL_LIMIT = 1024, MAX_VALUES = 64 };
+
+static const Onnx__GraphProto *graph_attr(onnx_ctx *c, const char *name)
+{
+    const Onnx__AttributeProto *a = onnx_attr(c, name);
+    return a ? a->g : NULL;
+}
+
+static bool const_bool(onnx_ctx *c, ins *x, const char *what, bool *v)
+{
+    int64_t *vals;
+    int n;
+    if (!onnx_const_ints(c, x, what, &vals, &n))
+        return false;
+    if (n != 1)
+        return onnx_fail(c, "%s must have one element, has %d", what, n);
+    *v = vals[0] != 0;
+    return true;
+}
+
+static bool h_if(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    if (!onnx_need_inputs(c, in, nin, 1))
+        return false;
+    bool cond;
+    if (!const_bool(c, in[0], "the condition", &cond))
+        return false;
+    const Onnx__GraphProto *branch = graph_attr(c, cond ? "then_branch" : "else_branch");
+    return onnx_import_body(c, branch, NULL, 0, out, nout);
+}
+
+/* x with a new axis of length 1 at `axis`. */
+static ins *unsqueeze_at(onnx_ctx *c, ins *x, int axis)
+{
+    int64_t a = axis;
+    return onnx_emit_ints(c, "unsqueeze", "axes", &a, 1, x);
+}
+
+/* values[0..n) stacked on a new axis (reversed order when reverse). */
+static ins *stack(onnx_ctx *c, ins **values, int n, int axis, bool reverse)
+{
+    ins **u = calloc((size_t)n + 1, sizeof *u);
+    if (!u)
+        return onnx_fail(c, "out of memory"), NULL;
+    bool ok = true;
+    for (int t = 0; t < n && ok; t++)
+        ok = (u[t] = unsqueeze_at(c, values[reverse ? n - 1 - t : t], axis)) != NULL;
+    attr a = {"axis", attr_int(axis)};
+    ins *r = !ok ? NULL : n == 1 ? u[0] : onnx_emit(c, "concat", &a, 1, u, n);
+    free(u);
+    return r;
+}
+
+static ins *int64_scalar(onnx_ctx *c, int64_t v)
+{
+    return onnx_int64_literal(c, &v, 1);
+}
+
+static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    const Onnx__GraphProto *body = graph_attr(c, "body");
+    int nstates = nin - 2;
+    if (!body || nstates < 0 || nstates > MAX_VALUES || nout < nstates || nout > MAX_VALUES)
+        return onnx_fail(c, "needs a body, a trip count and a condition input (may be empty)");
+    int nscans = nout - nstates;
+    int64_t trips = -1;
+    if (in[0]) {
+        int64_t *v;
+        int n;
+        if (!onnx_const_ints(c, in[0], "the trip count", &v, &n))
+            return false;
+        if (n != 1)
+            return onnx_fail(c, "the trip count must have one element");
+        trips = v[0];
+    }
+    bool cond = true;
+    if (in[1] && !const_bool(c, in[1], "the initial condition", &cond))
+        return false;
+    ins *states[MAX_VALUES], *body_in[MAX_VALUES + 2], *body_out[MAX_VALUES + 1];
+    for (int k = 0; k < nstates; k++)
+        states[k] = in[2 + k];
+    ins **scans = calloc((size_t)(nscans * ONNX_UNROLL_LIMIT) + 1, sizeof *scans);
+    if (!scans)
+        return onnx_fail(c, "out of memory");
+    int64_t i = 0;
+    bool ok = true;
+    for (; ok && cond && (trips < 0 || i < trips); i++) {
+        if (i >= ONNX_UNROLL_LIMIT) {
+            ok = onnx_unsupported(c, "more than %d iterations to unroll", ONNX_UNROLL_LIMIT);
+            break;
+        }
+        body_in[0] = int64_scalar(c, i);
+        body_in[1] = onnx_scalar(c, GRAFT_BOOL, 1);
+        for (int k = 0; k < nstates; k++)
+            body_in[2 + k] = states[k];
+        if (!(ok = body_in[0] && body_in[1] &&
+                   onnx_import_body(c, body, body_in, nstates + 2, body_out, nout + 1)))
+            break;
+        if (!onnx_is_const(body_out[0])) {
+            ok = onnx_unsupported(c, "the loop condition is not known at import (iteration %lld)",
+                                  (long long)i);
+            break;
+        }
+        ok = const_bool(c, body_out[0], "the loop condition", &cond);
+        for (int k = 0; k < nstates; k++)
+            states[k] = body_out[1 + k];
+        for (int k = 0; k < nscans; k++)
+            scans[k * ONNX_UNROLL_LIMIT + i] = body_out[1 + nstates + k];
+    }
+    for (int k = 0; ok && k < nstates; k++)
+        out[k] = states[k];
+    if (ok && nscans && i == 0)
+        ok = onnx_unsupported(c, "no iteration runs: the scan outputs are empty");
+    for (int k = 0; ok && k < nscans; k++)
+        ok = (out[nstates + k] = stack(c, scans + k * ONNX_UNROLL_LIMIT, (int)i, 0, false)) != NULL;
+    free(scans);
+    return ok;
+}
+
+/* x's slice t along axis, the axis removed ({1} when nothing is left). */
+static ins *take(onnx_ctx *c, ins *x, int axis, int64_t t)
+{
+    int64_t a = axis, s = t, e = t + 1;
+    attr at[3] = {{"axes", attr_ints(&a, 1)}, {"starts", attr_ints(&s, 1)}, {"ends", attr_ints(&e, 1)}};
+    ins *y = onnx_emit(c, "slice", at, 3, &x, 1);
+    if (!y)
+        return NULL;
+    if (y->sh.rank == 1) {
+        int64_t one = 1;
+        return onnx_reshape(c, y, 1, &one);
+    }
+    return onnx_emit_ints(c, "squeeze", "axes", &a, 1, y);
+}
+
+typedef struct scan_spec {
+    const Onnx__GraphProto *body;
+    int nstates, nscan_in, nscan_out;
+    int in_axis[MAX_VALUES], in_rev[MAX_VALUES], out_axis[MAX_VALUES], out_rev[MAX_VALUES];
+} scan_spec;
+
+/* One scan over states and scan inputs; results: final states, then the
+ * stacked scan outputs. */
+static bool run_scan(onnx_ctx *c, const scan_spec *s, ins **states_in, ins **scan_in, ins **results)
+{
+    ins *states[MAX_VALUES], *body_in[MAX_VALUES], *body_out[MAX_VALUES];
+    int n = s->nstates, m = s->nscan_in, k = s->nscan_out;
+    int64_t seq = -1;
+    for (int j = 0; j < m; j++) {
+        int axis;
+        if (!onnx_normalize_axis(c, s->in_axis[j], scan_in[j]->sh.rank, &axis))
+            return false;
+        int64_t len = scan_in[j]->sh.lens[axis];
+        if (seq >= 0 && len != seq)
+            return onnx_fail(c, "scan inputs differ in length: %lld and %lld", (long long)seq,
+                             (long long)len);
+        seq = len;
+    }
+    if (seq < 1)
+        return onnx_unsupported(c, "an empty scan");
+    if (seq > ONNX_UNROLL_LIMIT)
+        return onnx_unsupported(c, "more than %d steps to unroll", ONNX_UNROLL_LIMIT);
+    ins **outs = calloc((size_t)(k * seq) + 1, sizeof *outs);
+    if (!outs)
+        return onnx_fail(c, "out of memory");
+    for (int j = 0; j < n; j++)
+        states[j] = states_in[j];
+    bool ok = true;
+    for (int64_t t = 0; ok && t < seq; t++) {
+        for (int j = 0; j < n; j++)
+            body_in[j] = states[j];
+        for (int j = 0; ok && j < m; j++) {
+            int axis = s->in_axis[j] < 0 ? s->in_axis[j] + scan_in[j]->sh.rank : s->in_axis[j];
+            ok = (body_in[n + j] = take(c, scan_in[j], axis, s->in_rev[j] ? seq - 1 - t : t)) != NULL;
+        }
+        if (!ok || !(ok = onnx_import_body(c, s->body, body_in, n + m, body_out, n + k)))
+            break;
+        for (int j = 0; j < n; j++)
+            states[j] = body_out[j];
+        for (int j = 0; j < k; j++)
+            outs[j * seq + t] = body_out[n + j];
+    }
+    for (int j = 0; ok && j < n; j++)
+        results[j] = states[j];
+    for (int j = 0; ok && j < k; j++) {
+        int axis = s->out_axis[j], rank = outs[j * seq]->sh.rank + 1;
+        if (!onnx_normalize_axis(c, axis, rank, &axis))
+            ok = false;
+        else
+            ok = (results[n + j] = stack(c, outs + j * seq, (int)seq, axis, s->out_rev[j] != 0)) != NULL;
+    }
+    free(outs);
+    return ok;
+}
+
+/* an ints attribute into v[0..n), default dflt */
+static bool ints_attr(onnx_ctx *c, const char *name, int n, int dflt, int *v)
+{
+    int given;
+    const int64_t *a = onnx_attr_ints(c, name, &given);
+    if (given > 0 && given != n)
+        return onnx_fail(c, "%s has %d entries, expected %d", name, given, n);
+    for (int i = 0; i < n; i++)
+        v[i] = given > 0 ? (int)a[i] : dflt;
+    return true;
+}
+
+static bool h_scan(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    scan_spec s = {0};
+    s.body = graph_attr(c, "body");
+    bool v8 = c->opset < 9;
+    int first = v8 ? 1 : 0;
+    int64_t m = onnx_attr_int(c, "num_scan_inputs", 0);
+    if (!s.body || m < 1 || m > nin - first || nin > MAX_VALUES || nout > MAX_VALUES)
+        return onnx_fail(c, "needs a body and num_scan_inputs between 1 and the inputs");
+    s.nscan_in = (int)m;
+    s.nstates = nin - first - s.nscan_in;
+    s.nscan_out = nout - s.nstates;
+    if (s.nscan_out < 0)
+        return onnx_fail(c, "has fewer outputs than states");
+    for (int k = first; k < nin; k++)
+        if (!in[k])
+            return onnx_fail(c, "input %d is missing", k);
+    if (!ints_attr(c, "scan_input_axes", s.nscan_in, 0, s.in_axis) ||
+        !ints_attr(c, v8 ? "directions" : "scan_input_directions", s.nscan_in, 0, s.in_rev) ||
+        !ints_attr(c, "scan_output_axes", s.nscan_out, 0, s.out_axis) ||
+        !ints_attr(c, "scan_output_directions", s.nscan_out, 0, s.out_rev))
+        return false;
+    ins **states = in + first, **scans = in + first + s.nstates;
+    if (!v8)
+        return run_scan(c, &s, states, scans, out);
+
+    /* Scan-8: axis 0 is a batch axis everywhere; the body sees one entry */
+    if (in[0]) {
+        int64_t *lens;
+        int n;
+        if (!onnx_const_ints(c, in[0], "sequence_lens", &lens, &n))
+            return false;
+        for (int b = 0; b < n; b++)
+            if (lens[b] != scans[0]->sh.lens[1])
+                return onnx_unsupported(c, "sequence_lens shorter than the sequence");
+    }
+    int64_t batch = scans[0]->sh.lens[0];
+    if (batch > ONNX_UNROLL_LIMIT)
+        return onnx_unsupported(c, "a batch of %lld", (long long)batch);
+    ins *per[MAX_VALUES][64], *st[MAX_VALUES], *sc[MAX_VALUES], *res[MAX_VALUES];
+    if (batch > 64)
+        return onnx_unsupported(c, "a batch of %lld (at most 64 for Scan-8)", (long long)batch);
+    for (int64_t b = 0; b < batch; b++) {
+        for (int j = 0; j < s.nstates; j++)
+            if (!(st[j] = take(c, states[j], 0, b)))
+                return false;
+        for (int j = 0; j < s.nscan_in; j++)
+            if (!(sc[j] = take(c, scans[j], 0, b)))
+                return false;
+        if (!run_scan(c, &s, st, sc, res))
+            return false;
+        for (int j = 0; j < nout; j++)
+            per[j][b] = res[j];
+    }
+    for (int j = 0; j < nout; j++)
+        if (!(out[j] = stack(c, per[j], (int)batch, 0, false)))
+            return false;
+    return true;
+}
+
+static const onnx_op_entry entries[] = {
+    {"If", h_if, NULL, {NULL}},
+    {"Loop", h_loop, "concat", {"unsqueeze"}},
+    {"Scan", h_scan, "slice", {"squeeze", "concat", "unsqueeze"}},
+};
+
+const onnx_op_table onnx_ops_control = {entries, (int)(sizeof entries / sizeof entries[0])};
+
+bool onnx_takes_subgraphs(const onnx_op_entry *e)
+{
+    for (size_t i = 0; i < sizeof entries / sizeof entries[0]; i++)
+        if (e == &entries[i])
+            return true;
+    return false;
+}
