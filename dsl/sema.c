@@ -41,7 +41,7 @@ static const struct {
 } class_table[] = {
     {"pointwise", OPC_POINTWISE}, {"unary", OPC_UNARY}, {"binary", OPC_BINARY},
     {"reduce", OPC_REDUCE},       {"view", OPC_VIEW},   {"compute", OPC_COMPUTE},
-    {"move", OPC_MOVE},           {"shape", OPC_SHAPE},
+    {"move", OPC_MOVE},           {"shape", OPC_SHAPE}, {"fused", OPC_REGION},
 };
 
 unsigned dsl_class_bits(const char *name)
@@ -588,6 +588,102 @@ static bool check_fold(sema *s, dsl_repl *r)
     return true;
 }
 
+/* ---- the region-growing replacements ---- */
+
+static const char *const grow_names[] = {NULL, "absorb_producer", "absorb_consumer", "merge_siblings"};
+
+static int grow_kind(const char *name)
+{
+    for (int k = GROW_PRODUCER; k <= GROW_SIBLINGS; k++)
+        if (strcmp(name, grow_names[k]) == 0)
+            return k;
+    return 0;
+}
+
+/* Whether operand pattern a is the instruction named `name`: bound to it,
+ * a repeated use of it, or a get_tuple_elem of it (one output of a region). */
+static bool reads_capture(const dsl_pattern *a, const char *name, bool through_tuple)
+{
+    if ((a->bind && strcmp(a->bind, name) == 0) || (a->kind == PAT_CAPTURE && strcmp(a->name, name) == 0))
+        return true;
+    return through_tuple && a->kind == PAT_OP && !a->negated && a->op &&
+           strcmp(a->op->name, "get_tuple_elem") == 0 && a->nargs == 1 &&
+           reads_capture(a->args[0], name, false);
+}
+
+static bool pattern_reads(const dsl_pattern *p, const char *name)
+{
+    for (int i = 0; p && i < p->nargs; i++)
+        if (reads_capture(p->args[i], name, true))
+            return true;
+    return false;
+}
+
+/* The name an operand pattern stands for: its binding or capture, else NULL. */
+static const char *operand_name(const dsl_pattern *a)
+{
+    if (a->bind)
+        return a->bind;
+    return a->kind == PAT_CAPTURE ? a->name : NULL;
+}
+
+static bool share_input(const dsl_pattern *a, const dsl_pattern *b)
+{
+    for (int i = 0; a && i < a->nargs; i++) {
+        const char *n = operand_name(a->args[i]);
+        if (n && pattern_reads(b, n))
+            return true;
+    }
+    return false;
+}
+
+/* absorb_producer(r, p), absorb_consumer(r, c), merge_siblings(a, b): the
+ * whole replacement, two distinct instruction captures bound to op
+ * patterns, related in the pattern as the form says. The engine may refuse
+ * (a cycle, no position), so the rule counts as fallible. */
+static bool check_grow(sema *s, dsl_repl *r, int kind)
+{
+    const char *form = grow_names[kind];
+    dsl_rule *rule = s->rule;
+    if (find_capture(rule, form) >= 0)
+        FAIL(s, r->loc, "'%s(...)' is a region-growing replacement; rename the capture '%s'", form, form);
+    if (r != rule->repl)
+        FAIL(s, r->loc, "'%s(...)' must be the whole replacement", form);
+    if (r->sets)
+        FAIL(s, r->sets->loc, "%s takes no attributes", form);
+    if (!r->has_args || r->nargs != 2)
+        FAIL(s, r->loc, "wrong arity: %s takes 2 operands (instruction captures), the replacement "
+             "gives %d", form, r->has_args ? r->nargs : 0);
+    const dsl_pattern *pat[2];
+    for (int i = 0; i < 2; i++) {
+        dsl_repl *a = r->args[i];
+        if (a->kind != RP_CAPTURE)
+            FAIL(s, a->loc, "%s needs instruction captures of the pattern, not %s '%s'", form,
+                 a->kind == RP_REST ? "a rest of operands" : "a new instruction", a->name);
+        if (!check_repl(s, a))
+            return false;
+        pat[i] = rule->captures[a->capture].pat;
+        if (!pat[i] || (pat[i]->kind != PAT_OP && pat[i]->kind != PAT_CLASS) || pat[i]->negated ||
+            (pat[i]->op && (pat[i]->op->classes & OPC_BUILTIN)))
+            FAIL(s, a->loc, "'%s' must be bound to an op pattern (an instruction the rule matched), "
+                 "not to any operand", a->name);
+    }
+    const char *n0 = r->args[0]->name, *n1 = r->args[1]->name;
+    if (r->args[0]->capture == r->args[1]->capture)
+        FAIL(s, r->args[1]->loc, "%s: '%s' given twice", form, n1);
+    if (kind == GROW_PRODUCER && !pattern_reads(pat[0], n1))
+        FAIL(s, r->args[1]->loc, "absorb_producer: '%s' is not an operand of '%s' in the pattern", n1, n0);
+    if (kind == GROW_CONSUMER && !pattern_reads(pat[1], n0))
+        FAIL(s, r->args[1]->loc, "absorb_consumer: '%s' does not read '%s' in the pattern", n1, n0);
+    if (kind == GROW_SIBLINGS && !share_input(pat[0], pat[1]))
+        FAIL(s, r->args[1]->loc, "merge_siblings: '%s' and '%s' read no common input in the pattern",
+             n0, n1);
+    r->kind = RP_GROW;
+    r->grow = kind;
+    rule->fallible = true;
+    return true;
+}
+
 static bool check_repl(sema *s, dsl_repl *r)
 {
     dsl_rule *rule = s->rule;
@@ -613,11 +709,14 @@ static bool check_repl(sema *s, dsl_repl *r)
         return true;
     }
     case RP_FOLD:
-        return true; /* already checked (check_fold) */
+    case RP_GROW:
+        return true; /* already checked (check_fold, check_grow) */
     case RP_BUILD:
     case RP_REUSE: {
         if (strcmp(r->name, "fold") == 0)
             return check_fold(s, r);
+        if (grow_kind(r->name))
+            return check_grow(s, r, grow_kind(r->name));
         int k = find_capture(rule, r->name);
         bool has_rest = false;
         int nfixed = 0;
