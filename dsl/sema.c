@@ -684,6 +684,152 @@ static bool check_grow(sema *s, dsl_repl *r, int kind)
     return true;
 }
 
+/* ---- region members: everything the pattern matched between them ---- */
+
+/* The binding pattern a capture reference stands for (itself otherwise). */
+static dsl_pattern *resolve_ref(const dsl_rule *rule, dsl_pattern *a)
+{
+    if (a->kind == PAT_CAPTURE && !a->bind) {
+        int k = find_capture(rule, a->name);
+        if (k >= 0 && rule->captures[k].kind == SYM_INS && rule->captures[k].pat)
+            return rule->captures[k].pat;
+    }
+    return a;
+}
+
+static int node_capture(const dsl_rule *rule, const dsl_pattern *n)
+{
+    if (n->bind)
+        return find_capture(rule, n->bind);
+    return n->kind == PAT_CAPTURE ? find_capture(rule, n->name) : -1;
+}
+
+static bool is_member(const dsl_repl *reg, int k)
+{
+    for (int i = 0; k >= 0 && i < reg->nargs; i++)
+        if (reg->args[i]->capture == k)
+            return true;
+    return false;
+}
+
+static bool is_output(const dsl_repl *reg, int k)
+{
+    for (int i = 0; k >= 0 && i < reg->noutputs; i++)
+        if (reg->outputs[i]->capture == k)
+            return true;
+    return false;
+}
+
+static bool has_member_below(const dsl_rule *rule, const dsl_repl *reg, dsl_pattern *n, int depth)
+{
+    n = resolve_ref(rule, n);
+    if (depth > 64)
+        return false;
+    if (is_member(reg, node_capture(rule, n)))
+        return true;
+    for (int i = 0; i < n->nargs; i++)
+        if (has_member_below(rule, reg, n->args[i], depth + 1))
+            return true;
+    return false;
+}
+
+typedef struct member_walk {
+    dsl_pattern *found[64];
+    int n;
+} member_walk;
+
+/* Walks down from a member's operand: matched instructions become members
+ * by default; inputs (operands, parameters, literals and views of inputs)
+ * stop the walk; a named instruction between two members that the region
+ * does not list is an error. */
+static bool collect_members(sema *s, const dsl_repl *reg, dsl_pattern *n, member_walk *w, int depth)
+{
+    const dsl_rule *rule = s->rule;
+    n = resolve_ref(rule, n);
+    if (depth > 64 || is_member(reg, node_capture(rule, n)))
+        return true;
+    if (n->kind == PAT_CAPTURE || n->kind == PAT_WILDCARD || n->negated ||
+        (n->op && (n->op->classes & OPC_BUILTIN)))
+        return true;
+    unsigned classes = n->op ? n->op->classes : n->classes;
+    bool below = has_member_below(rule, reg, n, 0);
+    if (!below && (classes & (OPC_VIEW | OPC_SHAPE)))
+        return true; /* a view of an input stays outside as an input */
+    if (n->bind && below)
+        FAIL(s, n->bind_loc, "'%s' lies between two members of the region but is not one of them: "
+             "list it among the members", n->bind);
+    for (int i = 0; i < w->n; i++)
+        if (w->found[i] == n)
+            return true;
+    if (w->n == 64)
+        FAIL(s, n->loc, "too many region members (at most 64)");
+    w->found[w->n++] = n;
+    for (int i = 0; i < n->nargs; i++)
+        if (!collect_members(s, reg, n->args[i], w, depth + 1))
+            return false;
+    return true;
+}
+
+/* A member that a matched instruction outside the region reads must be an
+ * output, or it is computed twice (inside, and outside for that reader). */
+static bool check_outside_readers(sema *s, const dsl_repl *reg, const dsl_pattern *n)
+{
+    const dsl_rule *rule = s->rule;
+    if (n->kind != PAT_OP && n->kind != PAT_CLASS)
+        return true;
+    bool inside = is_member(reg, node_capture(rule, n));
+    for (int i = 0; i < n->nargs; i++) {
+        const dsl_pattern *a = n->args[i];
+        int k = node_capture(rule, a);
+        if (!inside && is_member(reg, k) && !is_output(reg, k))
+            FAIL(s, a->bind ? a->bind_loc : a->loc, "region member '%s' is read outside the region "
+                 "(by the '%s' at %d:%d) but is not an output: it would be computed twice",
+                 rule->captures[k].name, n->name, n->loc.line, n->loc.col);
+        if (!check_outside_readers(s, reg, a))
+            return false;
+    }
+    return true;
+}
+
+/* Adds the default members of a region replacement as hidden captures
+ * ("exp@3:22"), appended to its member list, then checks readers outside. */
+static bool complete_region(sema *s, dsl_repl *reg)
+{
+    dsl_rule *rule = s->rule;
+    member_walk w = {.n = 0};
+    for (int i = 0; i < reg->nargs; i++) {
+        dsl_pattern *m = rule->captures[reg->args[i]->capture].pat;
+        for (int a = 0; m && a < m->nargs; a++)
+            if (!collect_members(s, reg, m->args[a], &w, 0))
+                return false;
+    }
+    if (w.n) {
+        dsl_repl **args = dsl_alloc(s->f, sizeof *args * (size_t)(reg->nargs + w.n));
+        memcpy(args, reg->args, sizeof *args * (size_t)reg->nargs);
+        for (int i = 0; i < w.n; i++) {
+            dsl_pattern *n = w.found[i];
+            char buf[160];
+            snprintf(buf, sizeof buf, "%s@%d:%d", n->name, n->loc.line, n->loc.col);
+            char *name = dsl_alloc(s->f, strlen(buf) + 1);
+            memcpy(name, buf, strlen(buf) + 1);
+            n->bind = name;
+            n->bind_loc = n->loc;
+            if (!add_capture(s, name, SYM_INS, n->loc, n, NULL, NULL))
+                return false;
+            dsl_repl *c = dsl_alloc(s->f, sizeof *c);
+            memset(c, 0, sizeof *c);
+            c->kind = RP_CAPTURE;
+            c->name = name;
+            c->loc = n->loc;
+            c->capture = find_capture(rule, name);
+            args[reg->nargs + i] = c;
+        }
+        reg->args = args;
+        reg->nargs += w.n;
+    }
+    return check_outside_readers(s, reg, rule->pattern);
+}
+
 static bool check_repl(sema *s, dsl_repl *r)
 {
     dsl_rule *rule = s->rule;
@@ -782,7 +928,7 @@ static bool check_repl(sema *s, dsl_repl *r)
                 FAIL(s, r->outputs[i]->loc, "region output '%s' is not one of the region's instructions",
                      r->outputs[i]->name);
         }
-        return true;
+        return complete_region(s, r);
     }
     return false;
 }
