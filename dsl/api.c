@@ -297,6 +297,7 @@ static const graft_rule_api api_table = {
     .fold = rule_fold_constant,
     .region = rw_region,
     .replace_region = rw_replace_region,
+    .merge = rw_merge,
 };
 
 const graft_rule_api *graft_rule_api_get(void)

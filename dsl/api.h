@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRAFT_RULE_API_VERSION 2
+#define GRAFT_RULE_API_VERSION 3
 
 /* The kinds of values guard expressions compute. The rule compiler's
  * dsl_type (dsl/ast.h) is defined from these (TY_BOOL = RV_BOOL, ...). */
@@ -139,6 +139,10 @@ typedef struct graft_rule_api {
                    ins *const *outputs, int noutputs, ins **replacements);
     void (*replace_region)(rewriter *rw, ins *const *members, int nmembers, ins *const *outputs,
                            ins *const *replacements, int noutputs);
+
+    /* ---- growing regions (absorb_producer, absorb_consumer, merge_siblings) ---- */
+    /* rw_merge of engine/rewrite.h. */
+    bool (*merge)(rewriter *rw, ins *const *parts, int nparts);
 } graft_rule_api;
 
 /* The table graft hands to rule sets. */

@@ -184,7 +184,15 @@ typedef enum dsl_repl_kind {
     RP_REST,    /* xs... inside an argument list */
     RP_REGION,  /* => region(a, b, c) -> (b, c) */
     RP_FOLD,    /* fold(c): a new literal holding c's value (args[0]: the capture) */
+    RP_GROW,    /* absorb_producer(r, p), absorb_consumer(r, c), merge_siblings(a, b) */
 } dsl_repl_kind;
+
+/* The region-growing replacements (RP_GROW), by their reserved names. */
+typedef enum dsl_grow_kind {
+    GROW_PRODUCER = 1, /* absorb_producer(r, p): p is an operand of r */
+    GROW_CONSUMER,     /* absorb_consumer(r, c): c reads r */
+    GROW_SIBLINGS,     /* merge_siblings(a, b): a and b read a common input */
+} dsl_grow_kind;
 
 typedef struct dsl_attr_set {
     const char *key;
@@ -210,6 +218,7 @@ struct dsl_repl {
     const op_def *op;       /* RP_BUILD; RP_REUSE when the capture's op is known */
     unsigned classes;       /* RP_REUSE of a class capture */
     int capture;            /* RP_CAPTURE / RP_REUSE / RP_REST / RP_FOLD: capture index */
+    int grow;               /* RP_GROW: dsl_grow_kind; args: the two captures */
 };
 
 /* ---- rules and files ---- */

@@ -786,7 +786,8 @@ static bool emit_repl(emitter *e, buf *b, const dsl_repl *r, char *res, size_t s
     case RP_REST:
         return false; /* handled by the caller */
     case RP_REGION:
-        e->failed = true; /* the grammar allows a region only as the whole replacement */
+    case RP_GROW:
+        e->failed = true; /* the grammar and sema allow these only as the whole replacement */
         return dsl_error(e->err, e->f, r->loc, "a region must be the whole replacement");
     case RP_FOLD: {
         char value[256];
@@ -931,6 +932,24 @@ static void emit_region(emitter *e, buf *b, const dsl_repl *r)
     out(b, "    A->replace_region(rw, rm, %d, ro, rr, %d);\n", r->nargs, r->noutputs);
 }
 
+/* `=> absorb_producer(r, p)` and the other growing forms: the two parts
+ * merged into one region by the engine (rw_merge), which works out inputs,
+ * outputs and position, refuses cycles, and commits. */
+static void emit_grow(emitter *e, buf *b, const dsl_repl *r)
+{
+    static const char *const forms[] = {"?", "absorb_producer", "absorb_consumer", "merge_siblings"};
+    char p0[256], p1[256], line[32];
+    snprintf(line, sizeof line, "%d", r->loc.line);
+    capture_path(e, r->args[0]->capture, p0, sizeof p0);
+    capture_path(e, r->args[1]->capture, p1, sizeof p1);
+    out(b, "    /* %s %s:", forms[r->grow >= 1 && r->grow <= 3 ? r->grow : 0], e->f->path);
+    hole(e, b, HOLE_NOTE, line);
+    out(b, " */\n");
+    out(b, "    ins *gp[2] = {%s, %s};\n", p0, p1);
+    e->uses_fail = true;
+    out(b, "    if (!A->merge(rw, gp, 2))\n        goto fail;\n");
+}
+
 /* A replacement that only reorders or swaps the root's own operands for
  * captures of the same shapes can change the root in place. */
 static bool in_place_candidate(const dsl_repl *r, const dsl_variant *v)
@@ -1002,14 +1021,16 @@ static bool emit_leaf_body(emitter *e, const dsl_variant *v, buf *code)
     char res[256];
     if (rp->kind == RP_REGION) {
         emit_region(e, code, rp);
+    } else if (rp->kind == RP_GROW) {
+        emit_grow(e, code, rp);
     } else if (!emit_repl(e, code, rp, res, sizeof res)) {
         return false;
     }
-    if (rp->kind != RP_REGION && strcmp(res, "r") == 0) {
+    if (rp->kind != RP_REGION && rp->kind != RP_GROW && strcmp(res, "r") == 0) {
         e->failed = true;
         return dsl_error(e->err, e->f, rp->loc, "rule '%s' replaces its root with itself", r->name);
     }
-    if (rp->kind != RP_REGION)
+    if (rp->kind != RP_REGION && rp->kind != RP_GROW)
         out(code, "    A->replace(rw, r, %s);\n", res);
     out(code, "    return true;\n");
     if (e->uses_fail)

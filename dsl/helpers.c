@@ -9,6 +9,7 @@
  * what the rule compiler checks calls against.
  */
 #include "helpers.h"
+#include "helpers_fuse.h"
 #include "helpers_reshape.h"
 #include "helpers_views.h"
 
@@ -478,6 +479,15 @@ static const rule_helper helper_table[] = {
     {"same_lens", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_lens,
      "same_lens(a, b): equal lens"},
     {"uses", RV_INT, 1, {RV_INS}, false, helper_uses, "uses(x): number of uses of x"},
+    /* dsl/helpers_fuse.c: cost and policy of the fusion rules */
+    {"pointwise_kernel", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_kernel,
+     "pointwise_kernel(x): x is a pointwise op, or a region of pointwise ops and literals"},
+    {"bytes_saved", RV_INT, 2, {RV_INS, RV_INS}, false, helper_bytes_saved,
+     "bytes_saved(p, c): memory traffic saved by computing c in p's kernel"},
+    {"recompute_flops", RV_INT, 1, {RV_INS}, false, helper_recompute_flops,
+     "recompute_flops(p): element operations computing p again would cost"},
+    {"broadcast_factor", RV_INT, 1, {RV_INS}, false, helper_broadcast_factor,
+     "broadcast_factor(x): how many times a broadcast view reads each element of its operand"},
     {"never_negative", RV_BOOL, 1, {RV_INS}, false, helper_never_negative,
      "never_negative(x): x is computed by an op whose results are >= 0 (relu, abs, exp, ...)"},
     {"transparent", RV_BOOL, 1, {RV_INS}, false, helper_transparent,

@@ -15,6 +15,7 @@
 static const char *const fold_sets[] = {"fold"};
 static const char *const pad_sets[] = {"fold", "pad"};
 static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
+static const char *const fuse_sets[] = {"fold", "fuse"};
 static const char *const default_sets[] = {"fold", "pending", "pad", "reshape"};
 
 #define SETS(a) a, (int)(sizeof a / sizeof a[0])
@@ -25,6 +26,7 @@ static const pipeline pipelines[] = {
     {"pad", "fold, then zero pads folded into convolution and pooling", SETS(pad_sets)},
     {"reshape", "fold, then reshapes/transposes moved through pointwise ops and reductions",
      SETS(reshape_sets)},
+    {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)", SETS(fuse_sets)},
     {"default", "every shipped rule set", SETS(default_sets)},
 };
 

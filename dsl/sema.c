@@ -41,7 +41,7 @@ static const struct {
 } class_table[] = {
     {"pointwise", OPC_POINTWISE}, {"unary", OPC_UNARY}, {"binary", OPC_BINARY},
     {"reduce", OPC_REDUCE},       {"view", OPC_VIEW},   {"compute", OPC_COMPUTE},
-    {"move", OPC_MOVE},           {"shape", OPC_SHAPE},
+    {"move", OPC_MOVE},           {"shape", OPC_SHAPE}, {"fused", OPC_REGION},
 };
 
 unsigned dsl_class_bits(const char *name)
@@ -588,6 +588,248 @@ static bool check_fold(sema *s, dsl_repl *r)
     return true;
 }
 
+/* ---- the region-growing replacements ---- */
+
+static const char *const grow_names[] = {NULL, "absorb_producer", "absorb_consumer", "merge_siblings"};
+
+static int grow_kind(const char *name)
+{
+    for (int k = GROW_PRODUCER; k <= GROW_SIBLINGS; k++)
+        if (strcmp(name, grow_names[k]) == 0)
+            return k;
+    return 0;
+}
+
+/* Whether operand pattern a is the instruction named `name`: bound to it,
+ * a repeated use of it, or a get_tuple_elem of it (one output of a region). */
+static bool reads_capture(const dsl_pattern *a, const char *name, bool through_tuple)
+{
+    if ((a->bind && strcmp(a->bind, name) == 0) || (a->kind == PAT_CAPTURE && strcmp(a->name, name) == 0))
+        return true;
+    return through_tuple && a->kind == PAT_OP && !a->negated && a->op &&
+           strcmp(a->op->name, "get_tuple_elem") == 0 && a->nargs == 1 &&
+           reads_capture(a->args[0], name, false);
+}
+
+static bool pattern_reads(const dsl_pattern *p, const char *name)
+{
+    for (int i = 0; p && i < p->nargs; i++)
+        if (reads_capture(p->args[i], name, true))
+            return true;
+    return false;
+}
+
+/* The name an operand pattern stands for: its binding or capture, else NULL. */
+static const char *operand_name(const dsl_pattern *a)
+{
+    if (a->bind)
+        return a->bind;
+    return a->kind == PAT_CAPTURE ? a->name : NULL;
+}
+
+static bool share_input(const dsl_pattern *a, const dsl_pattern *b)
+{
+    for (int i = 0; a && i < a->nargs; i++) {
+        const char *n = operand_name(a->args[i]);
+        if (n && pattern_reads(b, n))
+            return true;
+    }
+    return false;
+}
+
+/* absorb_producer(r, p), absorb_consumer(r, c), merge_siblings(a, b): the
+ * whole replacement, two distinct instruction captures bound to op
+ * patterns, related in the pattern as the form says. The engine may refuse
+ * (a cycle, no position), so the rule counts as fallible. */
+static bool check_grow(sema *s, dsl_repl *r, int kind)
+{
+    const char *form = grow_names[kind];
+    dsl_rule *rule = s->rule;
+    if (find_capture(rule, form) >= 0)
+        FAIL(s, r->loc, "'%s(...)' is a region-growing replacement; rename the capture '%s'", form, form);
+    if (r != rule->repl)
+        FAIL(s, r->loc, "'%s(...)' must be the whole replacement", form);
+    if (r->sets)
+        FAIL(s, r->sets->loc, "%s takes no attributes", form);
+    if (!r->has_args || r->nargs != 2)
+        FAIL(s, r->loc, "wrong arity: %s takes 2 operands (instruction captures), the replacement "
+             "gives %d", form, r->has_args ? r->nargs : 0);
+    const dsl_pattern *pat[2];
+    for (int i = 0; i < 2; i++) {
+        dsl_repl *a = r->args[i];
+        if (a->kind != RP_CAPTURE)
+            FAIL(s, a->loc, "%s needs instruction captures of the pattern, not %s '%s'", form,
+                 a->kind == RP_REST ? "a rest of operands" : "a new instruction", a->name);
+        if (!check_repl(s, a))
+            return false;
+        pat[i] = rule->captures[a->capture].pat;
+        if (!pat[i] || (pat[i]->kind != PAT_OP && pat[i]->kind != PAT_CLASS) || pat[i]->negated ||
+            (pat[i]->op && (pat[i]->op->classes & OPC_BUILTIN)))
+            FAIL(s, a->loc, "'%s' must be bound to an op pattern (an instruction the rule matched), "
+                 "not to any operand", a->name);
+    }
+    const char *n0 = r->args[0]->name, *n1 = r->args[1]->name;
+    if (r->args[0]->capture == r->args[1]->capture)
+        FAIL(s, r->args[1]->loc, "%s: '%s' given twice", form, n1);
+    if (kind == GROW_PRODUCER && !pattern_reads(pat[0], n1))
+        FAIL(s, r->args[1]->loc, "absorb_producer: '%s' is not an operand of '%s' in the pattern", n1, n0);
+    if (kind == GROW_CONSUMER && !pattern_reads(pat[1], n0))
+        FAIL(s, r->args[1]->loc, "absorb_consumer: '%s' does not read '%s' in the pattern", n1, n0);
+    if (kind == GROW_SIBLINGS && !share_input(pat[0], pat[1]))
+        FAIL(s, r->args[1]->loc, "merge_siblings: '%s' and '%s' read no common input in the pattern",
+             n0, n1);
+    r->kind = RP_GROW;
+    r->grow = kind;
+    rule->fallible = true;
+    return true;
+}
+
+/* ---- region members: everything the pattern matched between them ---- */
+
+/* The binding pattern a capture reference stands for (itself otherwise). */
+static dsl_pattern *resolve_ref(const dsl_rule *rule, dsl_pattern *a)
+{
+    if (a->kind == PAT_CAPTURE && !a->bind) {
+        int k = find_capture(rule, a->name);
+        if (k >= 0 && rule->captures[k].kind == SYM_INS && rule->captures[k].pat)
+            return rule->captures[k].pat;
+    }
+    return a;
+}
+
+static int node_capture(const dsl_rule *rule, const dsl_pattern *n)
+{
+    if (n->bind)
+        return find_capture(rule, n->bind);
+    return n->kind == PAT_CAPTURE ? find_capture(rule, n->name) : -1;
+}
+
+static bool is_member(const dsl_repl *reg, int k)
+{
+    for (int i = 0; k >= 0 && i < reg->nargs; i++)
+        if (reg->args[i]->capture == k)
+            return true;
+    return false;
+}
+
+static bool is_output(const dsl_repl *reg, int k)
+{
+    for (int i = 0; k >= 0 && i < reg->noutputs; i++)
+        if (reg->outputs[i]->capture == k)
+            return true;
+    return false;
+}
+
+static bool has_member_below(const dsl_rule *rule, const dsl_repl *reg, dsl_pattern *n, int depth)
+{
+    n = resolve_ref(rule, n);
+    if (depth > 64)
+        return false;
+    if (is_member(reg, node_capture(rule, n)))
+        return true;
+    for (int i = 0; i < n->nargs; i++)
+        if (has_member_below(rule, reg, n->args[i], depth + 1))
+            return true;
+    return false;
+}
+
+typedef struct member_walk {
+    dsl_pattern *found[64];
+    int n;
+} member_walk;
+
+/* Walks down from a member's operand: matched instructions become members
+ * by default; inputs (operands, parameters, literals and views of inputs)
+ * stop the walk; a named instruction between two members that the region
+ * does not list is an error. */
+static bool collect_members(sema *s, const dsl_repl *reg, dsl_pattern *n, member_walk *w, int depth)
+{
+    const dsl_rule *rule = s->rule;
+    n = resolve_ref(rule, n);
+    if (depth > 64 || is_member(reg, node_capture(rule, n)))
+        return true;
+    if (n->kind == PAT_CAPTURE || n->kind == PAT_WILDCARD || n->negated ||
+        (n->op && (n->op->classes & OPC_BUILTIN)))
+        return true;
+    unsigned classes = n->op ? n->op->classes : n->classes;
+    bool below = has_member_below(rule, reg, n, 0);
+    if (!below && (classes & (OPC_VIEW | OPC_SHAPE)))
+        return true; /* a view of an input stays outside as an input */
+    if (n->bind && below)
+        FAIL(s, n->bind_loc, "'%s' lies between two members of the region but is not one of them: "
+             "list it among the members", n->bind);
+    for (int i = 0; i < w->n; i++)
+        if (w->found[i] == n)
+            return true;
+    if (w->n == 64)
+        FAIL(s, n->loc, "too many region members (at most 64)");
+    w->found[w->n++] = n;
+    for (int i = 0; i < n->nargs; i++)
+        if (!collect_members(s, reg, n->args[i], w, depth + 1))
+            return false;
+    return true;
+}
+
+/* A member that a matched instruction outside the region reads must be an
+ * output, or it is computed twice (inside, and outside for that reader). */
+static bool check_outside_readers(sema *s, const dsl_repl *reg, const dsl_pattern *n)
+{
+    const dsl_rule *rule = s->rule;
+    if (n->kind != PAT_OP && n->kind != PAT_CLASS)
+        return true;
+    bool inside = is_member(reg, node_capture(rule, n));
+    for (int i = 0; i < n->nargs; i++) {
+        const dsl_pattern *a = n->args[i];
+        int k = node_capture(rule, a);
+        if (!inside && is_member(reg, k) && !is_output(reg, k))
+            FAIL(s, a->bind ? a->bind_loc : a->loc, "region member '%s' is read outside the region "
+                 "(by the '%s' at %d:%d) but is not an output: it would be computed twice",
+                 rule->captures[k].name, n->name, n->loc.line, n->loc.col);
+        if (!check_outside_readers(s, reg, a))
+            return false;
+    }
+    return true;
+}
+
+/* Adds the default members of a region replacement as hidden captures
+ * ("exp@3:22"), appended to its member list, then checks readers outside. */
+static bool complete_region(sema *s, dsl_repl *reg)
+{
+    dsl_rule *rule = s->rule;
+    member_walk w = {.n = 0};
+    for (int i = 0; i < reg->nargs; i++) {
+        dsl_pattern *m = rule->captures[reg->args[i]->capture].pat;
+        for (int a = 0; m && a < m->nargs; a++)
+            if (!collect_members(s, reg, m->args[a], &w, 0))
+                return false;
+    }
+    if (w.n) {
+        dsl_repl **args = dsl_alloc(s->f, sizeof *args * (size_t)(reg->nargs + w.n));
+        memcpy(args, reg->args, sizeof *args * (size_t)reg->nargs);
+        for (int i = 0; i < w.n; i++) {
+            dsl_pattern *n = w.found[i];
+            char buf[160];
+            snprintf(buf, sizeof buf, "%s@%d:%d", n->name, n->loc.line, n->loc.col);
+            char *name = dsl_alloc(s->f, strlen(buf) + 1);
+            memcpy(name, buf, strlen(buf) + 1);
+            n->bind = name;
+            n->bind_loc = n->loc;
+            if (!add_capture(s, name, SYM_INS, n->loc, n, NULL, NULL))
+                return false;
+            dsl_repl *c = dsl_alloc(s->f, sizeof *c);
+            memset(c, 0, sizeof *c);
+            c->kind = RP_CAPTURE;
+            c->name = name;
+            c->loc = n->loc;
+            c->capture = find_capture(rule, name);
+            args[reg->nargs + i] = c;
+        }
+        reg->args = args;
+        reg->nargs += w.n;
+    }
+    return check_outside_readers(s, reg, rule->pattern);
+}
+
 static bool check_repl(sema *s, dsl_repl *r)
 {
     dsl_rule *rule = s->rule;
@@ -613,11 +855,14 @@ static bool check_repl(sema *s, dsl_repl *r)
         return true;
     }
     case RP_FOLD:
-        return true; /* already checked (check_fold) */
+    case RP_GROW:
+        return true; /* already checked (check_fold, check_grow) */
     case RP_BUILD:
     case RP_REUSE: {
         if (strcmp(r->name, "fold") == 0)
             return check_fold(s, r);
+        if (grow_kind(r->name))
+            return check_grow(s, r, grow_kind(r->name));
         int k = find_capture(rule, r->name);
         bool has_rest = false;
         int nfixed = 0;
@@ -683,7 +928,7 @@ static bool check_repl(sema *s, dsl_repl *r)
                 FAIL(s, r->outputs[i]->loc, "region output '%s' is not one of the region's instructions",
                      r->outputs[i]->name);
         }
-        return true;
+        return complete_region(s, r);
     }
     return false;
 }

@@ -104,6 +104,9 @@ static void measure_repl(const dsl_rule *r, const dsl_repl *x, int m[DSL_MEASURE
     case RP_REST:
         return;
     case RP_REGION:
+    case RP_GROW:
+        /* One region; the growing forms turn two matched instructions
+         * (plain ops or regions) into it. */
         m[DSL_MEASURE_INSTRUCTIONS]++;
         return;
     case RP_FOLD:

@@ -676,6 +676,10 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
     while (iter < rw.opt.max_iterations) {
         iter++;
         rw.changed = false;
+        /* Bodies of regions erased last sweep (merged into bigger ones) go
+         * now: no sweep may enter them. */
+        if (rw.region_died && iter > 1)
+            graph_prune_modules(g);
         collect_region_bodies(&rw);
         if (rw.opt.shuffle_seed)
             sweep_shuffled(&rw);

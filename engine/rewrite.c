@@ -13,6 +13,7 @@
 #include "driver_internal.h"
 #include "lazy_shapes.h"
 #include "region.h"
+#include "region_merge.h"
 
 #include <stdlib.h>
 
@@ -453,6 +454,35 @@ void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *con
     for (int k = nmembers - 1; k >= 0; k--)
         if (!(members[k]->flags & INS_REMOVED) && ins_is_dead(members[k]))
             driver_erase(rw, members[k]);
+}
+
+bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
+{
+    if (rw->txn != TXN_OPEN)
+        return false;
+    region_merge_plan plan;
+    if (region_merge_plan_make(&plan, parts, nparts) != MERGE_OK)
+        return false;
+    ins **reps = malloc((size_t)plan.noutputs * sizeof *reps);
+    module *body = reps ? new_region_module(rw, plan.mod) : NULL;
+    ins *region = body ? region_merge_outline(&plan, body, reps) : NULL;
+    if (region) {
+        note_inserted(rw, region);
+        for (int k = 0; plan.noutputs > 1 && k < plan.noutputs; k++)
+            note_inserted(rw, reps[k]);
+        commit(rw);
+        region_take_over_uses(plan.inside, plan.ninside, plan.outputs, reps, plan.noutputs);
+        for (int k = 0; k < plan.noutputs; k++)
+            for (int u = 0; u < reps[k]->nusers; u++)
+                worklist_push(&rw->wl, reps[k]->users[u]);
+        driver_trace_commit(rw, plan.outputs[0], reps[0]);
+        for (int k = plan.ninside - 1; k >= 0; k--)
+            if (!(plan.inside[k]->flags & INS_REMOVED) && ins_is_dead(plan.inside[k]))
+                driver_erase(rw, plan.inside[k]);
+    }
+    free(reps);
+    region_merge_plan_free(&plan);
+    return region != NULL;
 }
 
 arena *rw_arena(rewriter *rw) { return &rw->g->mem; }

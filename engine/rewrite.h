@@ -99,6 +99,14 @@ ins *rw_region(rewriter *rw, ins *before, ins *const *members, int nmembers, ins
  * keeps computing its value). */
 void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *const *outputs,
                        ins *const *replacements, int noutputs);
+/* Merges `parts` (plain instructions or fused regions of one module) into
+ * one new region and commits the match: the region-growing replacements
+ * (absorb_producer, absorb_consumer, merge_siblings). Inputs, outputs (every
+ * value still read outside) and the position are worked out as
+ * engine/region_merge.h says, which also refuses a merge that would create a
+ * cycle. False, with nothing committed and the match to be aborted, when
+ * the merge is refused. */
+bool rw_merge(rewriter *rw, ins *const *parts, int nparts);
 /* Undoes everything inserted since rw_attempt. */
 void rw_abort(rewriter *rw);
 /* The graph's arena, for helper results (computed attribute lists). */

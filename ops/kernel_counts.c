@@ -4,6 +4,17 @@
 
 #include <string.h>
 
+/* Element operations of one pointwise op or reduction; 0 for anything else. */
+static int64_t flops_of(const ins *i)
+{
+    unsigned c = i->op->classes;
+    if ((c & OPC_POINTWISE) && !shape_is_tuple(&i->sh))
+        return shape_elements(&i->sh);
+    if ((c & OPC_REDUCE) && i->nargs)
+        return shape_elements(&i->args[0]->sh);
+    return 0;
+}
+
 void graph_kernel_counts(const graph *g, kernel_counts *out)
 {
     memset(out, 0, sizeof *out);
@@ -16,8 +27,12 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
             continue;
         if (i->nmods > 0 || (c & OPC_OPAQUE)) {
             out->kernels++;
+            for (int k = 0; k < i->nmods; k++)
+                for (const ins *b = i->mods[k]->first; b; b = b->next)
+                    out->pointwise_flops += flops_of(b);
             continue;
         }
+        out->pointwise_flops += flops_of(i);
         if (c & OPC_VIEW)
             continue;
         if (c & OPC_SHAPE) {

@@ -8,6 +8,11 @@
  * op (OPC_SHAPE) is a copying kernel only when its operand is not standard
  * (it must then copy); views, parameters, literals, the return and ops with
  * no class (pending_shape_change, which shape resolution removes) are none.
+ *
+ * pointwise_flops counts the element operations of pointwise ops and
+ * reductions (an output element each, an input element each), region
+ * bodies included: fusion that recomputes a producer shows as growth here
+ * (`recomputed_flops` of --stats is how much it grew).
  */
 #ifndef GRAFT_KERNEL_COUNTS_H
 #define GRAFT_KERNEL_COUNTS_H
@@ -19,6 +24,7 @@ typedef struct kernel_counts {
     int fills;   /* standalone OPC_FILL kernels among them (pad) */
     int copies;  /* standalone OPC_COPY kernels (concat, contiguous, layout) and
                     copying reshapes among them */
+    int64_t pointwise_flops; /* element operations of pointwise ops and reductions */
 } kernel_counts;
 
 void graph_kernel_counts(const graph *g, kernel_counts *out);

@@ -39,6 +39,7 @@ static const char opt_help[] =
     "  -r, --rules FILE     a rule file of your own (may repeat)\n"
     "  -o, --output OUT     write the optimised dump to OUT\n"
     "  --stats [json]       what happened: instructions, kernels, fills, copies,\n"
+    "                       recomputed_flops (element ops computed beyond the input),\n"
     "                       rewrites, fires per rule, compute_shape calls, time\n"
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
     "                       before (-) and after (+)\n"
@@ -101,6 +102,14 @@ typedef struct report {
     const char *pipeline;
 } report;
 
+/* Element operations the result computes beyond the original (0 when it
+ * computes fewer, e.g. after folding). */
+static int64_t recomputed(const report *r)
+{
+    int64_t grew = r->after.pointwise_flops - r->before.pointwise_flops;
+    return grew > 0 ? grew : 0;
+}
+
 static void print_json(const report *r)
 {
     const optimize_result *o = r->res;
@@ -136,10 +145,11 @@ static void print_json(const report *r)
     fprintf(f,
             "},\"compute_shape_calls\":%llu,\"converged\":%s,\"stop\":\"%s\",\"iterations\":%d,"
             "\"pending_inserted\":%llu,\"pending_materialised\":%llu,\"cse_merged\":%zu,"
-            "\"dce_erased\":%zu,\"ms\":%.3f}\n",
+            "\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
             (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
             driver_stop_name(d->stop), d->iterations, (unsigned long long)d->pending_inserted,
-            (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased, o->ms);
+            (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased,
+            (long long)recomputed(r), o->ms);
 }
 
 static void print_table(const report *r)
@@ -151,6 +161,9 @@ static void print_table(const report *r)
     fprintf(f, "instructions         %zu -> %zu\n", o->instructions_before, o->instructions_after);
     fprintf(f, "kernels              %d -> %d (fills %d, copies %d)\n", r->before.kernels,
             r->after.kernels, r->after.fills, r->after.copies);
+    fprintf(f, "recomputed_flops     %lld (pointwise and reduction element ops %lld -> %lld)\n",
+            (long long)recomputed(r), (long long)r->before.pointwise_flops,
+            (long long)r->after.pointwise_flops);
     fprintf(f, "rewrites             %llu\n", (unsigned long long)d->rewrites);
     fprintf(f, "converged            %s (%s after %d sweeps)\n", d->converged ? "yes" : "no",
             driver_stop_name(d->stop), d->iterations);

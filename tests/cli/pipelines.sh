@@ -247,7 +247,7 @@ fi
 # -p with graft test: an unknown pipeline is a usage error naming the known ones.
 "$GRAFT" test "$models/resnet50" -p nosuch > "$tmp/u.out" 2>&1
 st=$?
-if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, default)" "$tmp/u.out"; then
+if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, fuse, default)" "$tmp/u.out"; then
     pass test_unknown_pipeline
 else
     fail test_unknown_pipeline "status $st: $(head -1 "$tmp/u.out")"

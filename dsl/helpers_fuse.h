@@ -1,0 +1,29 @@
+/* helpers_fuse.h: the cost and policy helpers of the fusion rules
+ * (rules/fuse.rules). Every fusion decision is a guard in the rule file that
+ * calls one of these, so `--trace` and the file say why a region grew; the
+ * helpers only measure. They are registered in dsl/helpers.c's table.
+ */
+#ifndef GRAFT_HELPERS_FUSE_H
+#define GRAFT_HELPERS_FUSE_H
+
+#include "api.h"
+
+/* pointwise_kernel(x): instruction -> bool: x is one pointwise kernel, a
+ * pointwise op or a fused region whose body holds only pointwise ops and
+ * literals. */
+bool helper_pointwise_kernel(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* bytes_saved(p, c): instruction, instruction -> int: the memory traffic
+ * saved when c is computed in p's kernel: c no longer reads p's values it
+ * reads, and a value only c reads is no longer written either. A value
+ * others read stays an output of the region, so nothing is recomputed. */
+bool helper_bytes_saved(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* recompute_flops(p): instruction -> int: the element operations p costs
+ * (its elements times its ops, for a region the sum over its body): what
+ * computing p again inside a consumer would cost. */
+bool helper_recompute_flops(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* broadcast_factor(x): instruction -> int: for a view that repeats its
+ * operand's elements (broadcast, multibroadcast), how many times each is
+ * read: elements of x over elements of its operand; 1 otherwise. */
+bool helper_broadcast_factor(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+#endif

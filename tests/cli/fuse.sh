@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/cli/fuse.sh: -p fuse (rules/fuse.rules) on the shipped examples:
+# kernel counts before and after, no recomputation (recomputed_flops 0),
+# exact numbers (--verify), the same count in shuffled visiting orders, and
+# --trace naming the growing rules. Prints PASS name or FAIL name: why.
+. "$(dirname "$0")/lib/common.sh"
+tmp=$t
+ex="$TOP/examples"
+
+# check NAME GRAPH "KERNELS LINE": -p fuse gives exactly that kernels line,
+# recomputes nothing and verifies.
+check() {
+    if "$GRAFT" opt "$2" -p fuse --stats --verify > "$tmp/out" 2> "$tmp/err" &&
+       grep -q "^kernels  *$3 (fills 0, copies 0)$" "$tmp/out" &&
+       grep -q "^recomputed_flops  *0 " "$tmp/out" &&
+       ! grep -q "max abs error [^0]" "$tmp/out"; then
+        pass "$1"
+    else
+        fail "$1" "$(grep -E '^kernels|^recomputed|verify' "$tmp/out" "$tmp/err" | tr '\n' ' ')"
+    fi
+}
+check fuse_unet "$ex/unet_groupnorm.txt" "16 -> 9"
+check fuse_layernorm "$ex/layernorm.txt" "9 -> 5"
+check fuse_softmax "$ex/softmax.txt" "5 -> 4"
+
+# After -p reshape the GroupNorm ops meet in the common dims: one fewer.
+if "$GRAFT" opt "$ex/unet_groupnorm.txt" -p reshape -o "$tmp/unet_r.txt" > /dev/null 2>&1; then
+    check fuse_unet_after_reshape "$tmp/unet_r.txt" "14 -> 8"
+else fail fuse_unet_after_reshape "-p reshape failed"; fi
+
+# Every visiting order reaches the same count.
+bad=
+for s in 1 2 3 4 5 6; do
+    for g in unet_groupnorm layernorm softmax; do
+        "$GRAFT" opt "$ex/$g.txt" -p fuse --seed-order $s --stats json > "$tmp/j" 2>&1
+        k=$(sed -n 's/.*"kernels":\([0-9]*\).*/\1/p' "$tmp/j")
+        case $g in unet_groupnorm) want=9 ;; layernorm) want=5 ;; softmax) want=4 ;; esac
+        [ "$k" = "$want" ] || bad="$bad $g/$s:$k"
+    done
+done
+if [ -z "$bad" ]; then pass fuse_any_order; else fail fuse_any_order "$bad"; fi
+
+# --trace shows each growing step with its rule and location.
+if "$GRAFT" opt "$ex/layernorm.txt" -p fuse --trace > /dev/null 2> "$tmp/trace" &&
+   grep -q "^fire fuse_.* (rules/fuse.rules:[0-9]*) \[fuse\]" "$tmp/trace"; then
+    pass fuse_trace
+else fail fuse_trace "$(head -3 "$tmp/trace")"; fi

@@ -1,0 +1,157 @@
+/* test_region_merge.c: the engine's region-growing merge (engine/region_merge.h)
+ * below the rule language: a producer with another user becomes an extra
+ * output, region parts are inlined in program order with their tuple
+ * readers, and the legality check refuses the merge a naive fuser would make
+ * in a graph where it creates a cycle (softmax: exp feeds the division
+ * directly and through a reduction). Then the same graphs through -p fuse,
+ * checked on the reference executor.
+ */
+#include "check.h"
+
+#include "dump.h"
+#include "exec.h"
+#include "graph_test_helpers.h"
+#include "kernel_counts.h"
+#include "pipeline.h"
+#include "region_merge.h"
+
+#include <stdlib.h>
+
+static ins *named(const graph *g, const char *name)
+{
+    for (ins *i = graph_main(g)->first; i; i = i->next)
+        if (strcmp(i->name, name) == 0)
+            return i;
+    return NULL;
+}
+
+/* exp(x) is read by the division directly and through reduce_sum and a
+ * broadcast: merging exp with the division would put the reduction on an
+ * outside path from the region's output (exp) back to its input (the
+ * broadcast). */
+static const char softmax[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+    "@1 = exp(x)\n"
+    "@2 = reduce_sum[axes={1}](@1)\n"
+    "@3 = multibroadcast[out_lens={2, 3}](@2)\n"
+    "@4 = div(@1,@3)\n"
+    "@5 = @return(@4)\n";
+
+static void test_merge_refuses_a_cycle(void)
+{
+    graph *g = parse(softmax);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    ins *parts[2] = {named(g, "@4"), named(g, "@1")};
+    CHECK(parts[0] && parts[1]);
+    region_merge_plan p;
+    CHECK_INT(region_merge_plan_make(&p, parts, 2), MERGE_CYCLE);
+    /* The check on its own: output exp, inputs x and the broadcast. */
+    ins *inside[2] = {named(g, "@1"), named(g, "@4")};
+    ins *inputs[2] = {named(g, "x"), named(g, "@3")};
+    ins *outputs[1] = {named(g, "@1")};
+    CHECK(region_merge_cycle(inside, 2, inputs, 2, outputs, 1));
+    /* Without the broadcast among the inputs there is no path back. */
+    CHECK(!region_merge_cycle(inside, 2, inputs, 1, outputs, 1));
+    /* Merging the reduction too is fine: the path is inside then. */
+    ins *three[4] = {named(g, "@1"), named(g, "@2"), named(g, "@3"), named(g, "@4")};
+    CHECK_INT(region_merge_plan_make(&p, three, 4), MERGE_OK);
+    CHECK_INT(p.ninputs, 1);
+    CHECK_INT(p.noutputs, 1);
+    region_merge_plan_free(&p);
+    graph_free(g);
+}
+
+/* add feeds relu and mul; merging add and relu keeps add as an output. */
+static const char shared[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+    "y = @param:y -> float_type, {2, 3}, {3, 1}\n"
+    "@2 = add(x,y)\n"
+    "@3 = relu(@2)\n"
+    "@4 = mul(@2,@3)\n"
+    "@5 = @return(@4)\n";
+
+static void test_merge_plans_outputs(void)
+{
+    graph *g = parse(shared);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    ins *parts[2] = {named(g, "@3"), named(g, "@2")};
+    region_merge_plan p;
+    CHECK_INT(region_merge_plan_make(&p, parts, 2), MERGE_OK);
+    CHECK_INT(p.nparts, 2);
+    CHECK(p.parts[0] == named(g, "@2")); /* program order */
+    CHECK_INT(p.ninputs, 2);
+    CHECK_INT(p.noutputs, 2); /* the mul reads both */
+    CHECK(p.pos == named(g, "@3"));
+    region_merge_plan_free(&p);
+    /* A parameter cannot be a part; nothing read outside: no region. */
+    ins *bad[1] = {named(g, "x")};
+    CHECK_INT(region_merge_plan_make(&p, bad, 1), MERGE_BAD_PART);
+    ins *all[3] = {named(g, "@2"), named(g, "@3"), named(g, "@4")};
+    CHECK_INT(region_merge_plan_make(&p, all, 3), MERGE_OK);
+    CHECK_INT(p.noutputs, 1);
+    region_merge_plan_free(&p);
+    graph_free(g);
+}
+
+/* Runs g (already optimised copy h) and the original on the same inputs. */
+static bool same_values(const graph *a, const graph *b)
+{
+    graft_error err = {0};
+    tensor_list in = {0, NULL}, oa = {0, NULL}, ob = {0, NULL};
+    bool ok = exec_random_inputs(graph_main(a), 3, &in, &err) &&
+              exec_run(graph_main(a), &in, &oa, &err) && exec_run(graph_main(b), &in, &ob, &err);
+    ok = ok && oa.n == ob.n && oa.n > 0;
+    for (int k = 0; ok && k < oa.n; k++)
+        for (int64_t e = 0; ok && e < shape_elements(&oa.items[k].t.sh); e++)
+            ok = tensor_get_f64(&oa.items[k].t, e) == tensor_get_f64(&ob.items[k].t, e);
+    tensor_list_free(&in);
+    tensor_list_free(&oa);
+    tensor_list_free(&ob);
+    return ok;
+}
+
+static int kernels_after_fuse(const char *text, bool *same)
+{
+    graph *g = parse(text), *ref = parse(text);
+    const pipeline *p = pipeline_find("fuse");
+    const rule_set *sets[8];
+    graft_error err = {0};
+    optimize_result res;
+    int kernels = -1;
+    *same = false;
+    if (g && ref && p && p->nsets <= 8 && pipeline_rule_sets(p, sets, &err) &&
+        optimize_run(g, sets, p->nsets, NULL, &res, &err)) {
+        kernel_counts kc;
+        graph_kernel_counts(g, &kc);
+        kernels = kc.kernels;
+        *same = verifies(g) && same_values(ref, g);
+        optimize_result_free(&res);
+    }
+    graph_free(g);
+    graph_free(ref);
+    return kernels;
+}
+
+static void test_fuse_pipeline(void)
+{
+    bool same;
+    /* softmax: exp + div would be a cycle; the reduction stays apart. */
+    CHECK_INT(kernels_after_fuse(softmax, &same), 3);
+    CHECK(same);
+    CHECK_INT(kernels_after_fuse(shared, &same), 1);
+    CHECK(same);
+}
+
+int main(void)
+{
+    RUN(test_merge_refuses_a_cycle);
+    RUN(test_merge_plans_outputs);
+    RUN(test_fuse_pipeline);
+    return tests_finish();
+}
