@@ -45,7 +45,7 @@ typedef struct optimize_result {
     size_t instructions_before, instructions_after;
     uint64_t compute_shape_calls; /* during the optimisation only */
     double ms;
-    int rounds;             /* driver runs (CSE can enable more rewrites) */
+    int rounds;             /* driver runs (CSE and the shape pass can enable more rewrites) */
 } optimize_result;
 
 /* Optimises g in place: CSE, then up to three rounds of {driver, shape
