@@ -49,7 +49,8 @@ typedef struct optimize_result {
 } optimize_result;
 
 /* Optimises g in place: CSE, then up to three rounds of {driver, shape
- * resolution, CSE} while CSE still merges something, then DCE. Returns false
+ * resolution, CSE} while CSE merges something or the shape pass takes
+ * pending ops out (looked through, erased), then DCE. Returns false
  * when the driver could not run (err says why); a driver that stops early
  * (limits, a misbehaving rule) returns true with res->driver.stop saying
  * why. Release res with optimize_result_free. */
