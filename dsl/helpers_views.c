@@ -5,6 +5,7 @@
 #include "lazy_shapes.h"
 #include "shape.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,50 @@ static bool one_reader(const ins *x)
     return true;
 }
 
-static bool constant(const ins *x, int depth)
+/* Instructions already found constant or not in one view_is_constant call:
+ * a DAG that shares values (mul(x, x), diamonds) is walked once per
+ * instruction and depth budget, not once per path (exponential in the
+ * depth; only ops of several operands are entered, since only there do
+ * paths fork). A thread's table is reused: entries of earlier calls are told
+ * apart by a generation number. When a probe run is full the walk goes on
+ * without the table (same answer, slower). */
+enum { CONSTANT_MEMO_SLOTS = 256, CONSTANT_MEMO_PROBES = 8 };
+typedef struct constant_memo_entry {
+    const ins *key;
+    unsigned gen;
+    int depth; /* the depth the answer was found at */
+    bool value;
+} constant_memo_entry;
+static _Thread_local constant_memo_entry constant_memo[CONSTANT_MEMO_SLOTS];
+static _Thread_local unsigned constant_gen;
+
+static size_t memo_slot(const ins *x)
+{
+    uintptr_t h = (uintptr_t)x;
+    h ^= h >> 17;
+    h *= (uintptr_t)0x9E3779B97F4A7C15u;
+    return (size_t)(h >> 7) % CONSTANT_MEMO_SLOTS;
+}
+
+static constant_memo_entry *memo_entry(const ins *x, bool make)
+{
+    size_t s = memo_slot(x);
+    for (int k = 0; k < CONSTANT_MEMO_PROBES; k++, s = (s + 1) % CONSTANT_MEMO_SLOTS) {
+        constant_memo_entry *e = &constant_memo[s];
+        if (e->gen == constant_gen && e->key == x)
+            return e;
+        if (e->gen != constant_gen) {
+            if (!make)
+                return NULL;
+            e->gen = constant_gen;
+            e->key = x;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static bool constant_at(const ins *x, int depth)
 {
     if (is_op(x, "@literal"))
         return x->data != NULL;
@@ -31,10 +75,31 @@ static bool constant(const ins *x, int depth)
         (x->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || x->nmods > 0 || x->nargs < 1 ||
         shape_is_tuple(&x->sh) || shape_elements(&x->sh) > VIEW_CONSTANT_MAX_ELEMENTS)
         return false;
-    for (int k = 0; k < x->nargs; k++)
-        if (!constant(x->args[k], depth + 1))
-            return false;
-    return true;
+    /* "constant" found at depth d holds at any depth <= d; "not constant"
+     * at any depth >= d (less budget can only fail more) */
+    if (x->nargs == 1) /* a path only forks at an op of several operands */
+        return constant_at(x->args[0], depth + 1);
+    constant_memo_entry *e = memo_entry(x, false);
+    if (e && (e->value ? depth <= e->depth : depth >= e->depth))
+        return e->value;
+    bool ok = true;
+    for (int k = 0; k < x->nargs && ok; k++)
+        ok = constant_at(x->args[k], depth + 1);
+    e = memo_entry(x, true);
+    if (e) {
+        e->depth = depth;
+        e->value = ok;
+    }
+    return ok;
+}
+
+static bool constant(const ins *x, int depth)
+{
+    if (++constant_gen == 0) { /* wrapped: forget every entry */
+        memset(constant_memo, 0, sizeof constant_memo);
+        constant_gen = 1;
+    }
+    return constant_at(x, depth);
 }
 
 bool view_is_constant(const ins *x) { return constant(x, 0); }
@@ -87,7 +152,10 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
     if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
         return absorbs(x->args[0], p, n, depth + 1);
     if ((c & OPC_BINARY) && x->nargs == 2)
-        return absorbs(x->args[0], p, n, depth + 1) && absorbs(x->args[1], p, n, depth + 1);
+        /* b(y, y) asks once: asking per operand doubles the work at each
+         * level of x * x chains (values of one reader are otherwise a tree) */
+        return absorbs(x->args[0], p, n, depth + 1) &&
+               (x->args[1] == x->args[0] || absorbs(x->args[1], p, n, depth + 1));
     return false;
 }
 
@@ -598,7 +666,9 @@ typedef struct labelling {
     int ncand_rank[VIEW_CLUSTER_MAX + 1];
     int ncand;
     int cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate] */
+    bool costed[VIEW_CLUSTER_MAX];                    /* cost[op] is computed */
     int label[VIEW_CLUSTER_MAX];
+    bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -635,6 +705,11 @@ static void label_costs(labelling *L, int i, int depth)
 {
     const cluster *c = L->c;
     const ins *x = c->ops[i];
+    /* an op read twice by its reader (x * x) is costed once: the walk is
+     * linear in the cluster, not exponential in its depth */
+    if (L->costed[i])
+        return;
+    L->costed[i] = true;
     for (int k = 0; k < L->ncand; k++)
         L->cost[i][k] = 0;
     for (int a = 0; a < x->nargs; a++) {
@@ -676,7 +751,7 @@ static void label_assign(labelling *L, int i, int depth)
     for (int a = 0; a < x->nargs; a++) {
         const ins *leaf = NULL;
         int j = operand_kind(c, x->args[a], &leaf);
-        if (j < 0 || depth >= VIEW_CLUSTER_MAX)
+        if (j < 0 || depth >= VIEW_CLUSTER_MAX || L->labelled[j])
             continue;
         int best = k;
         for (int q = 0; q < L->ncand; q++) {
@@ -685,6 +760,7 @@ static void label_assign(labelling *L, int i, int depth)
                 best = q;
         }
         L->label[j] = best;
+        L->labelled[j] = true;
         label_assign(L, j, depth + 1);
     }
 }

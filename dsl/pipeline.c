@@ -136,7 +136,15 @@ bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver
             return false;
         }
         res->cse_merged += merged;
-        if (!merged || res->driver.stop != DRIVER_CONVERGED)
+        /* Another round when CSE merged instructions or the shape pass
+         * took pending ops out of the graph (looked through or erased):
+         * both can put views next to each other that a pending op or a
+         * duplicate kept apart, and the result must not depend on whether
+         * the driver met them before or after. (A rule that removes the
+         * copy the pass materialised for an output gets it back: at most
+         * the three rounds.) */
+        bool resolved = st.looked_through || st.erased;
+        if ((!merged && !resolved) || res->driver.stop != DRIVER_CONVERGED)
             break;
     }
     res->dce_erased = dce_run(g);

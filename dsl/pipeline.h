@@ -45,11 +45,12 @@ typedef struct optimize_result {
     size_t instructions_before, instructions_after;
     uint64_t compute_shape_calls; /* during the optimisation only */
     double ms;
-    int rounds;             /* driver runs (CSE can enable more rewrites) */
+    int rounds;             /* driver runs (CSE and the shape pass can enable more rewrites) */
 } optimize_result;
 
 /* Optimises g in place: CSE, then up to three rounds of {driver, shape
- * resolution, CSE} while CSE still merges something, then DCE. Returns false
+ * resolution, CSE} while CSE merges something or the shape pass takes
+ * pending ops out (looked through, erased), then DCE. Returns false
  * when the driver could not run (err says why); a driver that stops early
  * (limits, a misbehaving rule) returns true with res->driver.stop saying
  * why. Release res with optimize_result_free. */

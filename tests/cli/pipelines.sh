@@ -273,3 +273,30 @@ if [ -d "$data/node" ]; then
 else
     fail pipeline_default_onnx_node "$data/node is missing (apt-get install libonnx-testdata)"
 fi
+
+# ---- shared operands: the view helpers walk each value once ----
+# x * x chains 40 deep (values read twice by their one reader), under a
+# transpose (absorbs_transpose), in a pointwise cluster (cluster_lens) and
+# over a literal (is_constant). Walking per path took 2^40 steps; the
+# timeout makes a regression fail instead of hang.
+awk 'BEGIN {
+    print "module: \"main\""
+    print "x0 = @param:a -> float_type, {2, 4}, {4, 1}"
+    print "c0 = @literal{1, 1, 1, 1, 1, 1, 1, 1} -> float_type, {2, 4}, {4, 1}"
+    for (i = 1; i <= 40; i++) {
+        printf "x%d = mul(x%d,x%d) -> float_type, {2, 4}, {4, 1}\n", i, i - 1, i - 1
+        printf "c%d = mul(c%d,c%d) -> float_type, {2, 4}, {4, 1}\n", i, i - 1, i - 1
+    }
+    print "s = add(x40,c40) -> float_type, {2, 4}, {4, 1}"
+    print "t = transpose[permutation={1, 0}](s) -> float_type, {4, 2}, {1, 4}"
+    print "r = @return(t)"
+}' > "$tmp/shared40.txt"
+ok=1
+for s in 0 7 13; do
+    if ! timeout 20 "$GRAFT" opt "$tmp/shared40.txt" -p default --seed-order $s -o "$tmp/shared40_$s.out" 2> "$tmp/shared40.err"; then
+        ok=0
+        fail pipeline_default_shared_operands "--seed-order $s: failed or took over 20 s: $(head -2 "$tmp/shared40.err")"
+        break
+    fi
+done
+[ $ok = 1 ] && pass pipeline_default_shared_operands
