@@ -848,41 +848,8 @@ static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t 
     const shape *in = &m->sh;
     /* m's memory seen with the new lens (as reshape_lazy sees it): groups of
      * old axes with equal products must be contiguous among themselves. */
-    int64_t ol[SHAPE_MAX_RANK], os[SHAPE_MAX_RANK], strides[SHAPE_MAX_RANK];
-    int on = 0, nidx[SHAPE_MAX_RANK], nn = 0;
-    for (int k = 0; k < in->rank; k++)
-        if (in->lens[k] != 1) {
-            ol[on] = in->lens[k];
-            os[on++] = in->strides[k];
-        }
-    for (int k = 0; k < rank; k++)
-        if (lens[k] != 1)
-            nidx[nn++] = k;
-    int oi = 0, ni = 0;
-    while (oi < on && ni < nn) {
-        int64_t op = ol[oi], np = lens[nidx[ni]];
-        int oj = oi + 1, nj = ni + 1;
-        while (op != np) {
-            if (np < op) {
-                if (nj >= nn)
-                    return false;
-                np *= lens[nidx[nj++]];
-            } else {
-                if (oj >= on)
-                    return false;
-                op *= ol[oj++];
-            }
-        }
-        for (int k = oi; k + 1 < oj; k++)
-            if (os[k] != ol[k + 1] * os[k + 1])
-                return false;
-        strides[nidx[nj - 1]] = os[oj - 1];
-        for (int k = nj - 1; k > ni; k--)
-            strides[nidx[k - 1]] = strides[nidx[k]] * lens[nidx[k]];
-        oi = oj;
-        ni = nj;
-    }
-    if (oi != on || ni != nn)
+    int64_t strides[SHAPE_MAX_RANK];
+    if (!shape_regroup_strides(in, rank, lens, strides))
         return false;
     /* The value broadcast: the new lens with every stride-0 axis 1. */
     int64_t count = 1, zero = 0;

@@ -83,4 +83,13 @@ int shape_print(const shape *s, char *buf, size_t size);
 /* Writes "{2, 3}" for n values. */
 int ints_print(const int64_t *v, int n, char *buf, size_t size);
 
+/* Strides with which `lens` (rank entries) reads in's memory as it lies,
+ * without a copy, for the axes of lens longer than 1 (length-1 axes are left
+ * as they were); false when none exist. Groups of in's axes whose product
+ * equals a group of new axes must be contiguous among themselves, and the new
+ * axes of the group split the innermost old stride. A reshape that is a view
+ * (ops/ops_view.c) and the rule helper that sees a broadcast through one
+ * (dsl/helpers_views.c) both ask this. */
+bool shape_regroup_strides(const shape *in, int rank, const int64_t *lens, int64_t *strides);
+
 #endif

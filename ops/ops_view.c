@@ -50,41 +50,7 @@ static bool view_strides(const shape *in, int rank, const int64_t *lens, int64_t
         shape_compute_strides(rank, lens, strides);
         return true;
     }
-    int64_t ol[SHAPE_MAX_RANK], os[SHAPE_MAX_RANK];
-    int on = 0, nidx[SHAPE_MAX_RANK], nn = 0;
-    for (int a = 0; a < in->rank; a++)
-        if (in->lens[a] != 1) {
-            ol[on] = in->lens[a];
-            os[on++] = in->strides[a];
-        }
-    for (int a = 0; a < rank; a++)
-        if (lens[a] != 1)
-            nidx[nn++] = a;
-    int oi = 0, ni = 0;
-    while (oi < on && ni < nn) {
-        int64_t op = ol[oi], np = lens[nidx[ni]];
-        int oj = oi + 1, nj = ni + 1;
-        while (op != np) {
-            if (np < op) {
-                if (nj >= nn)
-                    return false;
-                np *= lens[nidx[nj++]];
-            } else {
-                if (oj >= on)
-                    return false;
-                op *= ol[oj++];
-            }
-        }
-        for (int k = oi; k + 1 < oj; k++)
-            if (os[k] != ol[k + 1] * os[k + 1])
-                return false;
-        strides[nidx[nj - 1]] = os[oj - 1];
-        for (int k = nj - 1; k > ni; k--)
-            strides[nidx[k - 1]] = strides[nidx[k]] * lens[nidx[k]];
-        oi = oj;
-        ni = nj;
-    }
-    if (oi != on || ni != nn)
+    if (!shape_regroup_strides(in, rank, lens, strides))
         return false;
     /* A length-1 axis takes the stride a row-major layout would give it. */
     int64_t inner = 1;
