@@ -35,6 +35,7 @@
 
 #include "api.h"
 #include "helpers.h"
+#include "strbuf.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -43,41 +44,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct buf {
-    char *p;
-    size_t n, cap;
-    bool oom;
-} buf;
+/* The emitter writes through ir/strbuf.h; an allocation failure is noted
+ * in the buffer (failed) and reported once, where the text is taken. */
+typedef strbuf buf;
 
 static void out(buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out(buf *b, const char *fmt, ...)
 {
-    if (b->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int k = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? b->cap - b->n : 0, fmt, ap);
-        va_end(ap);
-        if (k < 0) {
-            b->oom = true;
-            return;
-        }
-        if (b->p && b->n + (size_t)k < b->cap) {
-            b->n += (size_t)k;
-            return;
-        }
-        size_t cap = b->cap ? b->cap * 2 : 65536;
-        while (cap < b->n + (size_t)k + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (!p) {
-            b->oom = true;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    strbuf_appendv(b, fmt, ap);
+    va_end(ap);
 }
 
 static void indent(buf *b, int depth)
@@ -86,7 +63,7 @@ static void indent(buf *b, int depth)
         out(b, "    ");
 }
 
-static const char *text_of(const buf *b) { return b->p ? b->p : ""; }
+static const char *text_of(const buf *b) { return b->text ? b->text : ""; }
 
 static void c_string(buf *b, const char *s)
 {
@@ -1044,29 +1021,29 @@ static bool add_variant(emitter *e, int vi, const dsl_variant *v)
 {
     buf code = {0};
     if (!emit_leaf_body(e, v, &code)) {
-        free(code.p);
+        strbuf_free(&code);
         return false;
     }
-    if (code.oom) {
-        free(code.p);
+    if (code.failed) {
+        strbuf_free(&code);
         e->failed = true;
         return error_set(e->err, "out of memory");
     }
     int l = 0;
     while (l < e->nleaves &&
-           !(e->leaves[l].nholes == e->nholes && strcmp(e->leaves[l].code, code.p) == 0 &&
+           !(e->leaves[l].nholes == e->nholes && strcmp(e->leaves[l].code, text_of(&code)) == 0 &&
              memcmp(e->leaves[l].kinds, e->hkinds, sizeof *e->hkinds * (size_t)e->nholes) == 0))
         l++;
     if (l == e->nleaves) {
         e->leaves = grow(e->f, e->leaves, e->nleaves, &e->capleaves, sizeof *e->leaves);
         leaf *nl = &e->leaves[e->nleaves++];
         memset(nl, 0, sizeof *nl);
-        nl->code = dsl_strndup(e->f, code.p, code.n);
+        nl->code = dsl_strndup(e->f, text_of(&code), code.len);
         nl->nholes = e->nholes;
         nl->kinds = dsl_alloc(e->f, sizeof *nl->kinds * (size_t)(e->nholes + 1));
         memcpy(nl->kinds, e->hkinds, sizeof *nl->kinds * (size_t)e->nholes);
     }
-    free(code.p);
+    strbuf_free(&code);
     leaf *lf = &e->leaves[l];
     if (lf->nvariants == lf->cap) {
         int cap = lf->cap ? lf->cap * 2 : 4;
@@ -1687,17 +1664,17 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
         out(&all, "%s", text_of(&leaves));
         out(&all, "%s", text_of(&tree));
         emit_entry(e, &all, opt);
-        if (all.oom || tree.oom || leaves.oom) {
+        if (all.failed || tree.failed || leaves.failed) {
             error_set(err, "out of memory");
-            free(all.p);
+            strbuf_free(&all);
         } else {
-            result = all.p;
+            result = strbuf_take(&all, NULL);
         }
     } else {
-        free(all.p);
+        strbuf_free(&all);
     }
-    free(tree.p);
-    free(leaves.p);
+    strbuf_free(&tree);
+    strbuf_free(&leaves);
     free(e);
     return result;
 }
