@@ -25,67 +25,19 @@
 
 /* ---- text ---- */
 
-static bool text_grow(cg_text *t, size_t more)
-{
-    if (t->oom)
-        return false;
-    if (t->len + more + 1 <= t->cap)
-        return true;
-    size_t cap = t->cap ? t->cap : 256;
-    while (cap < t->len + more + 1)
-        cap *= 2;
-    char *s = realloc(t->s, cap);
-    if (!s) {
-        t->oom = true;
-        return false;
-    }
-    t->s = s;
-    t->cap = cap;
-    return true;
-}
-
-void cg_puts(cg_text *t, const char *s)
-{
-    size_t n = strlen(s);
-    if (!text_grow(t, n))
-        return;
-    memcpy(t->s + t->len, s, n + 1);
-    t->len += n;
-}
+void cg_puts(cg_text *t, const char *s) { strbuf_append_string(t, s); }
 
 void cg_printf(cg_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char small[512];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    strbuf_appendv(t, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        cg_puts(t, small);
-        return;
-    }
-    if (!text_grow(t, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
 }
 
-void cg_text_free(cg_text *t)
-{
-    free(t->s);
-    memset(t, 0, sizeof *t);
-}
+void cg_text_free(cg_text *t) { strbuf_free(t); }
 
-char *cg_text_take(cg_text *t)
-{
-    char *s = t->s ? t->s : strdup("");
-    memset(t, 0, sizeof *t);
-    return s;
-}
+char *cg_text_take(cg_text *t) { return strbuf_take(t, NULL); }
 
 /* ---- the kernel being built ---- */
 
