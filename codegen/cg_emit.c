@@ -398,6 +398,17 @@ static const char *const float_functions[] = {
     "coshf", "asinhf", "acoshf", "atanhf", "nearbyintf", "log1pf", "log2f", "atan2f", NULL,
 };
 
+/* Appends n bytes of s at out[*o], leaving room for the NUL; false (and
+ * nothing written) when they do not fit in size. */
+static bool put_text(char *out, size_t size, size_t *o, const char *s, size_t n)
+{
+    if (*o + n + 1 >= size)
+        return false;
+    memcpy(out + *o, s, n);
+    *o += n;
+    return true;
+}
+
 /* Rewrites a float template for double: expf -> exp, 1.0f -> 1.0, (float) -> (double). */
 static void to_double(const char *in, char *out, size_t size)
 {
@@ -416,11 +427,8 @@ static void to_double(const char *in, char *out, size_t size)
                 memcpy(out + o, "double", 6);
                 o += 6;
             } else {
-                size_t copy = fn ? n - 1 : n;
-                if (o + copy + 1 >= size)
+                if (!put_text(out, size, &o, s, fn ? n - 1 : n))
                     break;
-                memcpy(out + o, s, copy);
-                o += copy;
             }
             s = e;
         } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
@@ -429,11 +437,8 @@ static void to_double(const char *in, char *out, size_t size)
                 e++;
             size_t n = (size_t)(e - s);
             bool fsuffix = n > 1 && e[-1] == 'f' && strchr(s, '.') && strchr(s, '.') < e;
-            size_t copy = fsuffix ? n - 1 : n;
-            if (o + copy + 1 >= size)
+            if (!put_text(out, size, &o, s, fsuffix ? n - 1 : n))
                 break;
-            memcpy(out + o, s, copy);
-            o += copy;
             s = e;
         } else {
             out[o++] = *s++;
@@ -471,11 +476,8 @@ static bool substitute(const ins *i, const char *tmpl, const char *const *args, 
                 double f = v->kind == ATTR_FLOAT ? v->u.f : (double)v->u.i;
                 snprintf(val, sizeof val, "(%.17g)", f);
             }
-            size_t vn = strlen(val);
-            if (o + vn + 1 >= size)
+            if (!put_text(out, size, &o, val, strlen(val)))
                 return false;
-            memcpy(out + o, val, vn);
-            o += vn;
             s = e + 1;
         } else {
             if (o + 2 >= size)
