@@ -291,6 +291,29 @@ static bool finish_kernel(lower_state *s, cg_kgen *g)
     return true;
 }
 
+/* The ops with an emitter of their own, by name (none of them is a
+ * pointwise or reduce op, so the order against those classes is free). */
+typedef bool (*cg_emitter)(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+static const struct {
+    const char *op;
+    cg_emitter emit;
+} named_emitters[] = {
+    {"concat", cg_emit_concat},   {"pad", cg_emit_pad},
+    {"gather", cg_emit_gather},   {"argmax", cg_emit_arg_reduce},
+    {"argmin", cg_emit_arg_reduce}, {"softmax", cg_emit_softmax},
+    {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
+    {"convolution", cg_emit_convolution},
+    {"pooling", cg_emit_pooling}, {"lrn", cg_emit_lrn},
+};
+
+static cg_emitter named_emitter(const char *name)
+{
+    for (size_t k = 0; k < sizeof named_emitters / sizeof named_emitters[0]; k++)
+        if (strcmp(named_emitters[k].op, name) == 0)
+            return named_emitters[k].emit;
+    return NULL;
+}
+
 static bool lower_kernel(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
@@ -340,6 +363,7 @@ static bool lower_kernel(lower_state *s, const ins *i)
         cg_cite(&g, i);
     const char *name = i->op->name;
     bool ok;
+    cg_emitter emit;
     if (i->op->classes & OPC_REGION) {
         const char *bad = NULL;
         int nreds = 0;
@@ -351,29 +375,13 @@ static bool lower_kernel(lower_state *s, const ins *i)
             ok = cg_emit_reduce_region(&g, i, in, out, nout);
         else
             ok = cg_emit_pointwise(&g, i, in, out, nout);
-    } else if (strcmp(name, "concat") == 0) {
-        ok = cg_emit_concat(&g, i, in, out);
-    } else if (strcmp(name, "pad") == 0) {
-        ok = cg_emit_pad(&g, i, in, out);
-    } else if (strcmp(name, "gather") == 0) {
-        ok = cg_emit_gather(&g, i, in, out);
+    } else if ((emit = named_emitter(name))) {
+        ok = emit(&g, i, in, out);
     } else if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
                strcmp(name, "layout") == 0) {
         ok = cg_emit_pointwise(&g, i, in, out, 1);
     } else if (i->op->classes & OPC_REDUCE) {
         ok = cg_emit_reduce(&g, i, in, out);
-    } else if (strcmp(name, "argmax") == 0 || strcmp(name, "argmin") == 0) {
-        ok = cg_emit_arg_reduce(&g, i, in, out);
-    } else if (strcmp(name, "softmax") == 0 || strcmp(name, "logsoftmax") == 0) {
-        ok = cg_emit_softmax(&g, i, in, out);
-    } else if (strcmp(name, "dot") == 0) {
-        ok = cg_emit_dot(&g, i, in, out);
-    } else if (strcmp(name, "convolution") == 0) {
-        ok = cg_emit_convolution(&g, i, in, out);
-    } else if (strcmp(name, "pooling") == 0) {
-        ok = cg_emit_pooling(&g, i, in, out);
-    } else if (strcmp(name, "lrn") == 0) {
-        ok = cg_emit_lrn(&g, i, in, out);
     } else {
         ok = cg_fail(&g, "not lowered yet: op %s", i->opname);
     }
