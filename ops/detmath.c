@@ -405,16 +405,28 @@ static double reduce_log(double x, int *e)
     return m - 1.0; /* exact */
 }
 
-double det_log(double x)
+/* log's values where reduce_log does not apply: NaN, zero, below zero,
+ * infinity. False for every other x. */
+static bool log_special(double x, double *r)
 {
     if (isnan(x))
-        return x + x;
-    if (x == 0)
-        return -INFINITY;
-    if (x < 0)
-        return NAN;
-    if (isinf(x))
-        return x;
+        *r = x + x;
+    else if (x == 0)
+        *r = -INFINITY;
+    else if (x < 0)
+        *r = NAN;
+    else if (isinf(x))
+        *r = x;
+    else
+        return false;
+    return true;
+}
+
+double det_log(double x)
+{
+    double special;
+    if (log_special(x, &special))
+        return special;
     int e;
     double f = reduce_log(x, &e);
     if (e == 0)
@@ -442,14 +454,9 @@ double det_log1p(double x)
 
 double det_log2(double x)
 {
-    if (isnan(x))
-        return x + x;
-    if (x == 0)
-        return -INFINITY;
-    if (x < 0)
-        return NAN;
-    if (isinf(x))
-        return x;
+    double special;
+    if (log_special(x, &special))
+        return special;
     int e;
     double l = log1p_core(reduce_log(x, &e));
     dd p = two_prod(l, INV_LN2); /* l / ln 2, to about 2^-100 */
