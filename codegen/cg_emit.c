@@ -25,67 +25,19 @@
 
 /* ---- text ---- */
 
-static bool text_grow(cg_text *t, size_t more)
-{
-    if (t->oom)
-        return false;
-    if (t->len + more + 1 <= t->cap)
-        return true;
-    size_t cap = t->cap ? t->cap : 256;
-    while (cap < t->len + more + 1)
-        cap *= 2;
-    char *s = realloc(t->s, cap);
-    if (!s) {
-        t->oom = true;
-        return false;
-    }
-    t->s = s;
-    t->cap = cap;
-    return true;
-}
-
-void cg_puts(cg_text *t, const char *s)
-{
-    size_t n = strlen(s);
-    if (!text_grow(t, n))
-        return;
-    memcpy(t->s + t->len, s, n + 1);
-    t->len += n;
-}
+void cg_puts(cg_text *t, const char *s) { strbuf_append_string(t, s); }
 
 void cg_printf(cg_text *t, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    char small[512];
-    int n = vsnprintf(small, sizeof small, fmt, ap);
+    strbuf_appendv(t, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
-    if ((size_t)n < sizeof small) {
-        cg_puts(t, small);
-        return;
-    }
-    if (!text_grow(t, (size_t)n))
-        return;
-    va_start(ap, fmt);
-    vsnprintf(t->s + t->len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    t->len += (size_t)n;
 }
 
-void cg_text_free(cg_text *t)
-{
-    free(t->s);
-    memset(t, 0, sizeof *t);
-}
+void cg_text_free(cg_text *t) { strbuf_free(t); }
 
-char *cg_text_take(cg_text *t)
-{
-    char *s = t->s ? t->s : strdup("");
-    memset(t, 0, sizeof *t);
-    return s;
-}
+char *cg_text_take(cg_text *t) { return strbuf_take(t, NULL); }
 
 /* ---- the kernel being built ---- */
 
@@ -446,6 +398,17 @@ static const char *const float_functions[] = {
     "coshf", "asinhf", "acoshf", "atanhf", "nearbyintf", "log1pf", "log2f", "atan2f", NULL,
 };
 
+/* Appends n bytes of s at out[*o], leaving room for the NUL; false (and
+ * nothing written) when they do not fit in size. */
+static bool put_text(char *out, size_t size, size_t *o, const char *s, size_t n)
+{
+    if (*o + n + 1 >= size)
+        return false;
+    memcpy(out + *o, s, n);
+    *o += n;
+    return true;
+}
+
 /* Rewrites a float template for double: expf -> exp, 1.0f -> 1.0, (float) -> (double). */
 static void to_double(const char *in, char *out, size_t size)
 {
@@ -464,11 +427,8 @@ static void to_double(const char *in, char *out, size_t size)
                 memcpy(out + o, "double", 6);
                 o += 6;
             } else {
-                size_t copy = fn ? n - 1 : n;
-                if (o + copy + 1 >= size)
+                if (!put_text(out, size, &o, s, fn ? n - 1 : n))
                     break;
-                memcpy(out + o, s, copy);
-                o += copy;
             }
             s = e;
         } else if (isdigit((unsigned char)*s) || (*s == '.' && isdigit((unsigned char)s[1]))) {
@@ -477,11 +437,8 @@ static void to_double(const char *in, char *out, size_t size)
                 e++;
             size_t n = (size_t)(e - s);
             bool fsuffix = n > 1 && e[-1] == 'f' && strchr(s, '.') && strchr(s, '.') < e;
-            size_t copy = fsuffix ? n - 1 : n;
-            if (o + copy + 1 >= size)
+            if (!put_text(out, size, &o, s, fsuffix ? n - 1 : n))
                 break;
-            memcpy(out + o, s, copy);
-            o += copy;
             s = e;
         } else {
             out[o++] = *s++;
@@ -519,11 +476,8 @@ static bool substitute(const ins *i, const char *tmpl, const char *const *args, 
                 double f = v->kind == ATTR_FLOAT ? v->u.f : (double)v->u.i;
                 snprintf(val, sizeof val, "(%.17g)", f);
             }
-            size_t vn = strlen(val);
-            if (o + vn + 1 >= size)
+            if (!put_text(out, size, &o, val, strlen(val)))
                 return false;
-            memcpy(out + o, val, vn);
-            o += vn;
             s = e + 1;
         } else {
             if (o + 2 >= size)

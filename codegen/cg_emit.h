@@ -13,20 +13,19 @@
 #define GRAFT_CG_EMIT_H
 
 #include "codegen.h"
+#include "strbuf.h"
 
 #include <stdarg.h>
 
 /* ---- text ---- */
-typedef struct cg_text {
-    char *s;
-    size_t len, cap;
-    bool oom;
-} cg_text;
+/* A kernel's text is a strbuf: `failed` notes running out of memory. */
+typedef strbuf cg_text;
 
 void cg_puts(cg_text *t, const char *s);
 void cg_printf(cg_text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void cg_text_free(cg_text *t);
-/* Takes the text (malloc'd; "" when empty); t is left empty. */
+/* Takes the text (malloc'd; "" when empty; NULL when it ran out of
+ * memory); t is left empty. */
 char *cg_text_take(cg_text *t);
 
 /* ---- the kernel being built ---- */

@@ -51,6 +51,18 @@ static void open_loop(cg_kgen *g, int64_t n)
 
 static void close_loop(cg_kgen *g) { cg_puts(&g->body, "    }\n"); }
 
+/* Stores var (of compute type ct) as output element i, closes the loop. */
+static bool store_and_close(cg_kgen *g, const ins *i, const cg_access *out, const char *ct,
+                            const char *var)
+{
+    char off[1100], conv[1400];
+    cg_offset_linear(g, out, "i", 8, off, sizeof off);
+    cg_store_conversion(i->sh.type, ct, var, conv, sizeof conv);
+    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
+    close_loop(g);
+    return !g->failed;
+}
+
 /* The compute type an op works in: the widest float among its operands
  * (those that carry data: not where's condition), else integers. */
 static const char *op_ctype(const ins *v)
@@ -408,12 +420,7 @@ bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
         start += lk;
     }
     cg_printf(&g->body, "        else { v = 0; }\n");
-    char off[1100], conv[1400];
-    cg_offset_linear(g, out, "i", 8, off, sizeof off);
-    cg_store_conversion(i->sh.type, ct, "v", conv, sizeof conv);
-    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
-    close_loop(g);
-    return !g->failed;
+    return store_and_close(g, i, out, ct, "v");
 }
 
 /* ---- pad ---- */
@@ -453,18 +460,14 @@ bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
                       d, d, (long long)L, d, (long long)(2 * (L - 1)), (long long)(2 * (L - 1)),
                       (long long)(2 * (L - 1)), d, (long long)L, (long long)(2 * (L - 1)));
     }
-    char off[1100], el[1200], conv[1400];
+    char off[1100], el[1200];
     cg_printf(&g->body, "        %s v = (%s)(%.17g);\n", ct, ct, value);
     cg_puts(&g->body, "        if (inside) {\n");
     /* the multi-index must be non-negative here; cast into the index type */
     cg_offset_multi(g, &in[0], idx, 12, off, sizeof off);
     cg_element(g, &in[0], off, el, sizeof el);
     cg_printf(&g->body, "            v = (%s)%s;\n        }\n", ct, el);
-    cg_offset_linear(g, out, "i", 8, off, sizeof off);
-    cg_store_conversion(i->sh.type, ct, "v", conv, sizeof conv);
-    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
-    close_loop(g);
-    return !g->failed;
+    return store_and_close(g, i, out, ct, "v");
 }
 
 /* ---- gather ---- */
@@ -494,10 +497,5 @@ bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     snprintf(j, sizeof j, "(outer * %lldull + (unsigned long long)at) * %lldull + inner",
              (long long)len, (long long)inner);
     cg_load_linear(g, &in[0], j, ct, 8, v, sizeof v);
-    char off[1100], conv[1400];
-    cg_offset_linear(g, out, "i", 8, off, sizeof off);
-    cg_store_conversion(i->sh.type, ct, v, conv, sizeof conv);
-    cg_printf(&g->body, "        p%d[%s] = %s;\n", cg_param(g, out->buffer, true), off, conv);
-    close_loop(g);
-    return !g->failed;
+    return store_and_close(g, i, out, ct, v);
 }

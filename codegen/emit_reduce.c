@@ -266,9 +266,11 @@ bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     return !g->failed;
 }
 
-bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+/* Splits input and output at i's one reduced axis (attribute "axis",
+ * negative counting from the end). */
+static bool split_at_axis(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                          row *r, row *ro)
 {
-    bool log_form = strcmp(i->op->name, "logsoftmax") == 0;
     const shape *xs = &i->args[0]->sh;
     int64_t axis = ins_attr(i, "axis")->u.i;
     if (axis < 0)
@@ -277,9 +279,18 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
         return cg_fail(g, "%s: axis out of range", i->opname);
     bool reduced[SHAPE_MAX_RANK] = {false};
     reduced[axis] = true;
+    split(&in[0].lv[0], reduced, r);
+    split(&out[0].lv[0], reduced, ro);
+    return true;
+}
+
+bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
+{
+    bool log_form = strcmp(i->op->name, "logsoftmax") == 0;
+    const shape *xs = &i->args[0]->sh;
     row r, ro;
-    split(&in[0].lv[0], reduced, &r);
-    split(&out[0].lv[0], reduced, &ro);
+    if (!split_at_axis(g, i, in, out, &r, &ro))
+        return false;
     bool lane = r.nred < 32 || (r.min_red_stride > 2 && r.nout >= 256);
     g->kind = lane ? "softmax_lane" : "softmax_block";
     const char *ct = cg_compute_type(xs->type);
@@ -506,16 +517,9 @@ bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_
     bool want_max = strcmp(i->op->name, "argmax") == 0;
     bool last = ins_attr(i, "select_last_index")->u.i != 0;
     const shape *xs = &i->args[0]->sh;
-    int64_t axis = ins_attr(i, "axis")->u.i;
-    if (axis < 0)
-        axis += xs->rank;
-    if (axis < 0 || axis >= xs->rank)
-        return cg_fail(g, "%s: axis out of range", i->opname);
-    bool reduced[SHAPE_MAX_RANK] = {false};
-    reduced[axis] = true;
     row r, ro;
-    split(&in[0].lv[0], reduced, &r);
-    split(&out[0].lv[0], reduced, &ro);
+    if (!split_at_axis(g, i, in, out, &r, &ro))
+        return false;
     g->kind = "arg_reduce_lane";
     const char *ct = cg_compute_type(xs->type);
     char el[1600], off[1100];

@@ -71,7 +71,7 @@ static char *emu_unit(const cg_program *p, int first, int count)
     for (int u = 0; u < count; u++)
         cg_printf(&t, "%sgraft_emu_entry_%d", u ? ", " : "", u);
     cg_puts(&t, "};\n");
-    if (t.oom) {
+    if (t.failed) {
         cg_text_free(&t);
         return NULL;
     }

@@ -320,7 +320,7 @@ char *cg_plan_json(const cg_program *p, const char *const *archs, int narchs)
         cg_puts(&t, "}");
     }
     cg_puts(&t, "\n    ]\n  }\n}\n");
-    if (t.oom) {
+    if (t.failed) {
         cg_text_free(&t);
         return NULL;
     }

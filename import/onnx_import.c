@@ -536,7 +536,7 @@ static bool fold_node(onnx_ctx *c, const onnx_op_entry *e, ins **in, int nin, in
     }
     module *saved = c->m;
     c->m = sm;
-    ok = e->handler(c, sin, nin, sout, nout);
+    ok = onnx_run_handler(c, e, sin, nin, sout, nout);
     c->m = saved;
     int nres = 0;
     int64_t out_total = 0;
@@ -610,7 +610,7 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
     if (ok && !folded) {
         for (int k = 0; k < nout; k++)
             out[k] = NULL;
-        ok = e->handler(c, in, nin, out, nout);
+        ok = onnx_run_handler(c, e, in, nin, out, nout);
     }
     /* Outputs produced with an empty name are not needed by anyone; one that
      * is named but was not produced is a variant graft does not import. */

@@ -201,8 +201,7 @@ static bool h_identity(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_unary(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *y = onnx_emit1(c, c->entry->graft_op, in[0]);
     if (yields_bool(c->entry->graft_op))
         y = convert_to(c, y, GRAFT_BOOL);
@@ -213,8 +212,7 @@ static bool h_unary(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_hyperbolic(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     const char *op = c->node->op_type;
     graft_type t = x->sh.type;
@@ -237,8 +235,7 @@ static bool h_hyperbolic(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_isinf(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0], *y = NULL;
     if (!type_is_float(x->sh.type))
         return onnx_unsupported(c, "non-float input");
@@ -260,8 +257,7 @@ static bool h_isinf(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_shrink(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     double lambd = onnx_attr_float(c, "lambd", 0.5), bias = onnx_attr_float(c, "bias", 0.0);
     graft_type t = x->sh.type;
@@ -278,8 +274,7 @@ static bool h_shrink(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_eye_like(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     if (x->sh.rank != 2)
         return onnx_fail(c, "input must be 2-D");
@@ -307,8 +302,7 @@ static bool h_eye_like(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_isnan(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *y = onnx_emit1(c, "not", convert_to(c, onnx_emit2(c, "equal", in[0], in[0]), GRAFT_BOOL));
     return (out[0] = convert_to(c, y, GRAFT_BOOL)) != NULL;
 }
@@ -317,8 +311,6 @@ static bool h_isnan(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_trilu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int r = x->sh.rank;
     if (r < 2)
@@ -368,8 +360,7 @@ static bool yields_bool(const char *graft_op)
 static bool h_binary(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *b = in[1];
     const char *op = c->entry->graft_op;
     if (strcmp(op, "pow") == 0)
@@ -384,8 +375,7 @@ static bool h_binary(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_compare_or_equal(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *y = onnx_emit1(c, "not", binary(c, c->entry->graft_op, in[0], in[1]));
     return (out[0] = convert_to(c, y, GRAFT_BOOL)) != NULL;
 }
@@ -412,8 +402,7 @@ static bool h_variadic(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_prelu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *x = in[0], *slope = in[1];
     /* Before opset 7 a 1-D slope runs along the channel axis. */
     if (c->opset < 7 && slope->sh.rank == 1 && x->sh.rank >= 2 &&
@@ -426,8 +415,7 @@ static bool h_prelu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_leaky_relu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     attr a = attr_of("alpha", attr_float(onnx_attr_float(c, "alpha", 0.01)));
     return (out[0] = onnx_emit(c, "leaky_relu", &a, 1, in, 1)) != NULL;
 }
@@ -435,8 +423,7 @@ static bool h_leaky_relu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_elu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     attr a = attr_of("alpha", attr_float(onnx_attr_float(c, "alpha", 1.0)));
     return (out[0] = onnx_emit(c, "elu", &a, 1, in, 1)) != NULL;
 }
@@ -444,8 +431,7 @@ static bool h_elu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_hard_sigmoid(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     bool swish = strcmp(c->node->op_type, "HardSwish") == 0;
     attr a[2] = {attr_of("alpha", attr_float(swish ? 1.0 / 6 : onnx_attr_float(c, "alpha", 0.2))),
                  attr_of("beta", attr_float(swish ? 0.5 : onnx_attr_float(c, "beta", 0.5)))};
@@ -472,8 +458,7 @@ static ins *add_constant(onnx_ctx *c, ins *x, double k)
 static bool h_selu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     double alpha = onnx_attr_float(c, "alpha", 1.67326319217681884765625);
     double gamma = onnx_attr_float(c, "gamma", 1.05070102214813232421875);
     ins *x = in[0];
@@ -487,8 +472,7 @@ static bool h_selu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_celu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     double alpha = onnx_attr_float(c, "alpha", 1.0);
     ins *x = in[0];
     ins *e = scale_by(c, add_constant(c, onnx_emit1(c, "exp", scale_by(c, x, 1.0 / alpha)), -1.0),
@@ -501,8 +485,7 @@ static bool h_celu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_softplus(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     out[0] = onnx_emit1(c, "log", add_constant(c, onnx_emit1(c, "exp", in[0]), 1.0));
     return out[0] != NULL;
 }
@@ -510,8 +493,7 @@ static bool h_softplus(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_softsign(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     out[0] = binary(c, "div", in[0], add_constant(c, onnx_emit1(c, "abs", in[0]), 1.0));
     return out[0] != NULL;
 }
@@ -519,8 +501,7 @@ static bool h_softsign(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_thresholded_relu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     ins *cond = binary(c, "greater", x, onnx_scalar(c, x->sh.type, onnx_attr_float(c, "alpha", 1.0)));
     ins *zero = broadcast_to(c, onnx_scalar(c, x->sh.type, 0), x->sh.rank, x->sh.lens);
@@ -546,8 +527,6 @@ static double type_lowest(graft_type t)
 static bool h_clip(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0], *lo = NULL, *hi = NULL;
     if (c->opset < 11) {
         lo = onnx_scalar(c, x->sh.type, onnx_attr_float(c, "min", type_lowest(x->sh.type)));
@@ -567,8 +546,7 @@ static bool h_clip(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_where(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     int r1, r2;
     int64_t l1[SHAPE_MAX_RANK], l2[SHAPE_MAX_RANK];
     if (!numpy_lens(c, &in[0]->sh, &in[1]->sh, &r1, l1))
@@ -584,8 +562,6 @@ static bool h_where(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_cast(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     graft_type t;
     if (strcmp(c->node->op_type, "CastLike") == 0) {
         if (!need_inputs(c, in, nin, 2))
@@ -601,8 +577,6 @@ static bool h_cast(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_dropout(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     if (nin > 2 && in[2]) {
         int64_t *mode;
         int n;
@@ -646,8 +620,6 @@ static ins *transpose_last2(onnx_ctx *c, ins *x)
 static bool h_gemm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
     ins *a = in[0], *b = in[1], *cc = nin > 2 ? in[2] : NULL;
     if (a->sh.rank != 2 || b->sh.rank != 2)
         return onnx_fail(c, "A and B must be 2-D");
@@ -671,8 +643,7 @@ static bool h_gemm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_matmul(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *a = in[0], *b = in[1];
     bool a_vec = a->sh.rank == 1, b_vec = b->sh.rank == 1;
     int64_t first = 0, second = 1;
@@ -783,8 +754,6 @@ static bool window_attrs(onnx_ctx *c, int k, const char *name, int64_t dflt, int
 static bool h_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *w = in[1], *bias = nin > 2 ? in[2] : NULL;
     int k = x->sh.rank - 2;
     if (k < 1 || w->sh.rank != x->sh.rank)
@@ -810,8 +779,7 @@ static bool h_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     const char *op = c->node->op_type;
     bool global = strncmp(op, "Global", 6) == 0;
@@ -861,8 +829,7 @@ static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_lrn(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     attr a[4] = {attr_of("alpha", attr_float(onnx_attr_float(c, "alpha", 1e-4))),
                  attr_of("beta", attr_float(onnx_attr_float(c, "beta", 0.75))),
                  attr_of("bias", attr_float(onnx_attr_float(c, "bias", 1.0))),
@@ -893,8 +860,6 @@ static ins *normalize_over(onnx_ctx *c, ins *x, const int64_t *axes, int naxes, 
 
 static bool h_batch_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!need_inputs(c, in, nin, 5))
-        return false;
     if (onnx_attr_int(c, "training_mode", 0))
         return onnx_batch_norm_training(c, in, nin, out, nout);
     for (int k = 1; k < nout; k++)
@@ -918,8 +883,7 @@ static bool h_batch_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_instance_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank;
     if (r < 3)
@@ -935,8 +899,6 @@ static bool h_instance_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_layer_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0];
     int r = x->sh.rank, axis;
     if (!normalize_axis(c, onnx_attr_int(c, "axis", -1), r, &axis))
@@ -961,8 +923,7 @@ static bool h_layer_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_group_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank;
     int64_t groups = onnx_attr_int(c, "num_groups", 0);
@@ -996,8 +957,7 @@ static bool h_group_norm(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_mvn(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     int n;
     const int64_t *a = onnx_attr_ints(c, "axes", &n);
     int64_t axes[SHAPE_MAX_RANK] = {0, 2, 3};
@@ -1017,8 +977,7 @@ static bool h_mvn(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_softmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank, axis;
     bool new_semantics = c->opset >= 13;
@@ -1039,8 +998,6 @@ static bool h_softmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_reduce(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     const char *op = c->node->op_type;
     int64_t input_from = strcmp(op, "ReduceSum") == 0 ? 13 : 18;
     int64_t *axes = NULL;
@@ -1088,8 +1045,7 @@ static bool h_reduce(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_argminmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int axis;
     if (!normalize_axis(c, onnx_attr_int(c, "axis", 0), x->sh.rank, &axis))
@@ -1114,8 +1070,6 @@ static bool h_argminmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_reshape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int64_t *dims;
     int n;
@@ -1173,8 +1127,7 @@ static bool h_reshape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_flatten(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank;
     int64_t axis = onnx_attr_int(c, "axis", 1);
@@ -1191,8 +1144,7 @@ static bool h_flatten(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_transpose(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank, n;
     int64_t perm[SHAPE_MAX_RANK];
@@ -1214,8 +1166,6 @@ static bool h_transpose(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_squeeze(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int64_t *axes = NULL;
     int n;
@@ -1247,8 +1197,6 @@ static bool h_squeeze(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_unsqueeze(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int64_t *axes = NULL;
     int n;
@@ -1334,8 +1282,6 @@ static ins *slice_with_step(onnx_ctx *c, ins *x, int axis, int64_t start, int64_
 static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int r = x->sh.rank;
     int64_t *starts, *ends, *axes = NULL, *steps = NULL;
@@ -1400,8 +1346,6 @@ static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_split(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int axis;
     if (!normalize_axis(c, onnx_attr_int(c, "axis", 0), x->sh.rank, &axis))
@@ -1455,8 +1399,7 @@ static bool h_split(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_gather(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *x = in[0], *idx = in[1];
     int axis;
     if (!normalize_axis(c, onnx_attr_int(c, "axis", 0), x->sh.rank, &axis))
@@ -1491,8 +1434,6 @@ static bool h_gather(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_pad(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int r = x->sh.rank;
     char mode[32];
@@ -1560,8 +1501,7 @@ static bool h_pad(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_expand(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     int64_t *dims;
     int n;
     if (!onnx_const_ints(c, in[1], "shape", &dims, &n))
@@ -1579,8 +1519,7 @@ static bool h_expand(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_tile(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank, n;
     int64_t *reps;
@@ -1609,8 +1548,7 @@ static bool h_tile(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_depth_to_space(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     if (x->sh.rank != 4)
         return onnx_fail(c, "input must be 4-D");
@@ -1699,8 +1637,7 @@ static ins *int64_literal(onnx_ctx *c, const int64_t *v, int n)
 static bool h_shape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     int r = in[0]->sh.rank;
     int64_t start = onnx_attr_int(c, "start", 0), end = onnx_attr_int(c, "end", r);
     clamp_bounds(r, &start, &end);
@@ -1712,8 +1649,7 @@ static bool h_shape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_size(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     int64_t n = shape_elements(&in[0]->sh);
     return (out[0] = int64_literal(c, &n, 1)) != NULL;
 }
@@ -1721,8 +1657,7 @@ static bool h_size(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_constant_of_shape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     int64_t *dims;
     int n;
     if (!onnx_const_ints(c, in[0], "shape", &dims, &n))
@@ -1758,8 +1693,7 @@ static bool h_constant_of_shape(onnx_ctx *c, ins **in, int nin, ins **out, int n
 static bool h_range(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     double *s, *l, *d;
     int n1, n2, n3;
     if (!onnx_const_doubles(c, in[0], "start", &s, &n1) ||
@@ -1788,8 +1722,8 @@ static bool h_range(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 /* ---- the table ---- */
 
-#define UNARY(onnx, graft) {onnx, h_unary, graft, {NULL}}
-#define BINARY(onnx, graft) {onnx, h_binary, graft, {NULL}}
+#define UNARY(onnx, graft) {onnx, h_unary, graft, {NULL}, 1}
+#define BINARY(onnx, graft) {onnx, h_binary, graft, {NULL}, 2}
 
 static const onnx_op_entry onnx_ops[] = {
     UNARY("Relu", "relu"), UNARY("Sigmoid", "sigmoid"), UNARY("Tanh", "tanh"),
@@ -1797,92 +1731,92 @@ static const onnx_op_entry onnx_ops[] = {
     UNARY("Reciprocal", "recip"), UNARY("Neg", "neg"), UNARY("Abs", "abs"),
     UNARY("Erf", "erf"), UNARY("Sin", "sin"), UNARY("Cos", "cos"), UNARY("Tan", "tan"),
     UNARY("Asin", "asin"), UNARY("Acos", "acos"), UNARY("Atan", "atan"),
-    {"Sinh", h_hyperbolic, "exp", {"neg", "sub", "mul"}},
-    {"Cosh", h_hyperbolic, "exp", {"neg", "add", "mul"}},
-    {"Asinh", h_hyperbolic, "log", {"sqrt", "add", "mul"}},
-    {"Acosh", h_hyperbolic, "log", {"sqrt", "add", "mul"}},
-    {"Atanh", h_hyperbolic, "log", {"div", "add", "sub"}},
-    {"IsNaN", h_isnan, "equal", {"not", "convert"}},
-    {"Trilu", h_trilu, "where", {"multibroadcast"}},
-    {"IsInf", h_isinf, "equal", {"logical_or", "convert", "multibroadcast"}},
-    {"Shrink", h_shrink, "where", {"greater", "less", "add", "convert"}},
-    {"EyeLike", h_eye_like, NULL, {NULL}},
+    {"Sinh", h_hyperbolic, "exp", {"neg", "sub", "mul"}, 1},
+    {"Cosh", h_hyperbolic, "exp", {"neg", "add", "mul"}, 1},
+    {"Asinh", h_hyperbolic, "log", {"sqrt", "add", "mul"}, 1},
+    {"Acosh", h_hyperbolic, "log", {"sqrt", "add", "mul"}, 1},
+    {"Atanh", h_hyperbolic, "log", {"div", "add", "sub"}, 1},
+    {"IsNaN", h_isnan, "equal", {"not", "convert"}, 1},
+    {"Trilu", h_trilu, "where", {"multibroadcast"}, 1},
+    {"IsInf", h_isinf, "equal", {"logical_or", "convert", "multibroadcast"}, 1},
+    {"Shrink", h_shrink, "where", {"greater", "less", "add", "convert"}, 1},
+    {"EyeLike", h_eye_like, NULL, {NULL}, 1},
     UNARY("Floor", "floor"),
     UNARY("Ceil", "ceil"), UNARY("Round", "round"), UNARY("Sign", "sign"), UNARY("Not", "not"),
     BINARY("Add", "add"), BINARY("Sub", "sub"), BINARY("Mul", "mul"), BINARY("Div", "div"),
     BINARY("Pow", "pow"), BINARY("Equal", "equal"), BINARY("Greater", "greater"),
     BINARY("Less", "less"), BINARY("And", "logical_and"), BINARY("Or", "logical_or"),
     BINARY("Xor", "logical_xor"),
-    {"GreaterOrEqual", h_compare_or_equal, "less", {"not"}},
-    {"LessOrEqual", h_compare_or_equal, "greater", {"not"}},
-    {"Max", h_variadic, "max", {NULL}},
-    {"Min", h_variadic, "min", {NULL}},
-    {"Sum", h_variadic, "add", {NULL}},
-    {"Mean", h_variadic, "add", {"div"}},
-    {"PRelu", h_prelu, "prelu", {"multibroadcast", "broadcast"}},
-    {"LeakyRelu", h_leaky_relu, "leaky_relu", {NULL}},
-    {"Elu", h_elu, "elu", {NULL}},
-    {"HardSigmoid", h_hard_sigmoid, "hard_sigmoid", {NULL}},
-    {"HardSwish", h_hard_sigmoid, "hard_sigmoid", {"mul"}},
-    {"Selu", h_selu, "where", {"exp", "greater", "mul", "add"}},
-    {"Celu", h_celu, "exp", {"max", "min", "mul", "add"}},
-    {"Softplus", h_softplus, "exp", {"log", "add"}},
-    {"Softsign", h_softsign, "abs", {"div", "add"}},
-    {"ThresholdedRelu", h_thresholded_relu, "where", {"greater", "multibroadcast"}},
-    {"Clip", h_clip, "max", {"min", "multibroadcast"}},
-    {"Where", h_where, "where", {"multibroadcast"}},
-    {"Cast", h_cast, "convert", {NULL}},
-    {"CastLike", h_cast, "convert", {NULL}},
-    {"Identity", h_identity, NULL, {NULL}},
-    {"Dropout", h_dropout, NULL, {"multibroadcast"}},
-    {"Gemm", h_gemm, "dot", {"transpose", "mul", "add", "multibroadcast"}},
-    {"MatMul", h_matmul, "dot", {"multibroadcast", "unsqueeze", "squeeze"}},
-    {"Conv", h_conv, "convolution", {"add", "broadcast"}},
-    {"MaxPool", h_pool, "pooling", {NULL}},
-    {"AveragePool", h_pool, "pooling", {NULL}},
-    {"LpPool", h_pool, "pooling", {NULL}},
-    {"GlobalMaxPool", h_pool, "pooling", {NULL}},
-    {"GlobalAveragePool", h_pool, "pooling", {NULL}},
-    {"GlobalLpPool", h_pool, "pooling", {NULL}},
-    {"LRN", h_lrn, "lrn", {NULL}},
-    {"BatchNormalization", h_batch_norm, "rsqrt", {"add", "sub", "mul", "broadcast"}},
-    {"InstanceNormalization", h_instance_norm, "reduce_mean", {"sqdiff", "rsqrt", "broadcast"}},
-    {"LayerNormalization", h_layer_norm, "reduce_mean", {"sqdiff", "rsqrt", "multibroadcast"}},
-    {"GroupNormalization", h_group_norm, "reduce_mean", {"sqdiff", "rsqrt", "reshape"}},
-    {"MeanVarianceNormalization", h_mvn, "reduce_mean", {"sqdiff", "rsqrt", "multibroadcast"}},
-    {"Softmax", h_softmax, "softmax", {"reshape"}},
-    {"LogSoftmax", h_softmax, "logsoftmax", {"reshape"}},
-    {"ReduceSum", h_reduce, "reduce_sum", {"squeeze"}},
-    {"ReduceMean", h_reduce, "reduce_mean", {"squeeze"}},
-    {"ReduceMax", h_reduce, "reduce_max", {"squeeze"}},
-    {"ReduceMin", h_reduce, "reduce_min", {"squeeze"}},
-    {"ReduceProd", h_reduce, "reduce_prod", {"squeeze"}},
-    {"ReduceSumSquare", h_reduce, "reduce_sum", {"mul", "squeeze"}},
-    {"ReduceL1", h_reduce, "reduce_sum", {"abs", "squeeze"}},
-    {"ReduceL2", h_reduce, "reduce_sum", {"mul", "sqrt", "squeeze"}},
-    {"ReduceLogSum", h_reduce, "reduce_sum", {"log", "squeeze"}},
-    {"ReduceLogSumExp", h_reduce, "reduce_sum", {"exp", "log", "squeeze"}},
-    {"ArgMax", h_argminmax, "argmax", {"squeeze"}},
-    {"ArgMin", h_argminmax, "argmin", {"squeeze"}},
-    {"Reshape", h_reshape, "reshape", {NULL}},
-    {"Flatten", h_flatten, "reshape", {NULL}},
-    {"Transpose", h_transpose, "transpose", {NULL}},
-    {"Squeeze", h_squeeze, "squeeze", {"reshape"}},
-    {"Unsqueeze", h_unsqueeze, "unsqueeze", {NULL}},
-    {"Concat", h_concat, "concat", {NULL}},
-    {"Slice", h_slice, "slice", {NULL}},
-    {"Split", h_split, "slice", {NULL}},
-    {"Gather", h_gather, "gather", {NULL}},
-    {"Pad", h_pad, "pad", {NULL}},
-    {"Expand", h_expand, "multibroadcast", {NULL}},
-    {"Tile", h_tile, "multibroadcast", {"unsqueeze", "reshape"}},
-    {"DepthToSpace", h_depth_to_space, "transpose", {"reshape"}},
-    {"SpaceToDepth", h_depth_to_space, "transpose", {"reshape"}},
-    {"Constant", h_constant, NULL, {NULL}},
-    {"Shape", h_shape, NULL, {NULL}},
-    {"Size", h_size, NULL, {NULL}},
-    {"ConstantOfShape", h_constant_of_shape, "multibroadcast", {NULL}},
-    {"Range", h_range, NULL, {NULL}},
+    {"GreaterOrEqual", h_compare_or_equal, "less", {"not"}, 2},
+    {"LessOrEqual", h_compare_or_equal, "greater", {"not"}, 2},
+    {"Max", h_variadic, "max", {NULL}, 0},
+    {"Min", h_variadic, "min", {NULL}, 0},
+    {"Sum", h_variadic, "add", {NULL}, 0},
+    {"Mean", h_variadic, "add", {"div"}, 0},
+    {"PRelu", h_prelu, "prelu", {"multibroadcast", "broadcast"}, 2},
+    {"LeakyRelu", h_leaky_relu, "leaky_relu", {NULL}, 1},
+    {"Elu", h_elu, "elu", {NULL}, 1},
+    {"HardSigmoid", h_hard_sigmoid, "hard_sigmoid", {NULL}, 1},
+    {"HardSwish", h_hard_sigmoid, "hard_sigmoid", {"mul"}, 1},
+    {"Selu", h_selu, "where", {"exp", "greater", "mul", "add"}, 1},
+    {"Celu", h_celu, "exp", {"max", "min", "mul", "add"}, 1},
+    {"Softplus", h_softplus, "exp", {"log", "add"}, 1},
+    {"Softsign", h_softsign, "abs", {"div", "add"}, 1},
+    {"ThresholdedRelu", h_thresholded_relu, "where", {"greater", "multibroadcast"}, 1},
+    {"Clip", h_clip, "max", {"min", "multibroadcast"}, 1},
+    {"Where", h_where, "where", {"multibroadcast"}, 3},
+    {"Cast", h_cast, "convert", {NULL}, 1},
+    {"CastLike", h_cast, "convert", {NULL}, 1},
+    {"Identity", h_identity, NULL, {NULL}, 0},
+    {"Dropout", h_dropout, NULL, {"multibroadcast"}, 1},
+    {"Gemm", h_gemm, "dot", {"transpose", "mul", "add", "multibroadcast"}, 2},
+    {"MatMul", h_matmul, "dot", {"multibroadcast", "unsqueeze", "squeeze"}, 2},
+    {"Conv", h_conv, "convolution", {"add", "broadcast"}, 2},
+    {"MaxPool", h_pool, "pooling", {NULL}, 1},
+    {"AveragePool", h_pool, "pooling", {NULL}, 1},
+    {"LpPool", h_pool, "pooling", {NULL}, 1},
+    {"GlobalMaxPool", h_pool, "pooling", {NULL}, 1},
+    {"GlobalAveragePool", h_pool, "pooling", {NULL}, 1},
+    {"GlobalLpPool", h_pool, "pooling", {NULL}, 1},
+    {"LRN", h_lrn, "lrn", {NULL}, 1},
+    {"BatchNormalization", h_batch_norm, "rsqrt", {"add", "sub", "mul", "broadcast"}, 5},
+    {"InstanceNormalization", h_instance_norm, "reduce_mean", {"sqdiff", "rsqrt", "broadcast"}, 3},
+    {"LayerNormalization", h_layer_norm, "reduce_mean", {"sqdiff", "rsqrt", "multibroadcast"}, 2},
+    {"GroupNormalization", h_group_norm, "reduce_mean", {"sqdiff", "rsqrt", "reshape"}, 3},
+    {"MeanVarianceNormalization", h_mvn, "reduce_mean", {"sqdiff", "rsqrt", "multibroadcast"}, 1},
+    {"Softmax", h_softmax, "softmax", {"reshape"}, 1},
+    {"LogSoftmax", h_softmax, "logsoftmax", {"reshape"}, 1},
+    {"ReduceSum", h_reduce, "reduce_sum", {"squeeze"}, 1},
+    {"ReduceMean", h_reduce, "reduce_mean", {"squeeze"}, 1},
+    {"ReduceMax", h_reduce, "reduce_max", {"squeeze"}, 1},
+    {"ReduceMin", h_reduce, "reduce_min", {"squeeze"}, 1},
+    {"ReduceProd", h_reduce, "reduce_prod", {"squeeze"}, 1},
+    {"ReduceSumSquare", h_reduce, "reduce_sum", {"mul", "squeeze"}, 1},
+    {"ReduceL1", h_reduce, "reduce_sum", {"abs", "squeeze"}, 1},
+    {"ReduceL2", h_reduce, "reduce_sum", {"mul", "sqrt", "squeeze"}, 1},
+    {"ReduceLogSum", h_reduce, "reduce_sum", {"log", "squeeze"}, 1},
+    {"ReduceLogSumExp", h_reduce, "reduce_sum", {"exp", "log", "squeeze"}, 1},
+    {"ArgMax", h_argminmax, "argmax", {"squeeze"}, 1},
+    {"ArgMin", h_argminmax, "argmin", {"squeeze"}, 1},
+    {"Reshape", h_reshape, "reshape", {NULL}, 1},
+    {"Flatten", h_flatten, "reshape", {NULL}, 1},
+    {"Transpose", h_transpose, "transpose", {NULL}, 1},
+    {"Squeeze", h_squeeze, "squeeze", {"reshape"}, 1},
+    {"Unsqueeze", h_unsqueeze, "unsqueeze", {NULL}, 1},
+    {"Concat", h_concat, "concat", {NULL}, 0},
+    {"Slice", h_slice, "slice", {NULL}, 1},
+    {"Split", h_split, "slice", {NULL}, 1},
+    {"Gather", h_gather, "gather", {NULL}, 2},
+    {"Pad", h_pad, "pad", {NULL}, 1},
+    {"Expand", h_expand, "multibroadcast", {NULL}, 2},
+    {"Tile", h_tile, "multibroadcast", {"unsqueeze", "reshape"}, 2},
+    {"DepthToSpace", h_depth_to_space, "transpose", {"reshape"}, 1},
+    {"SpaceToDepth", h_depth_to_space, "transpose", {"reshape"}, 1},
+    {"Constant", h_constant, NULL, {NULL}, 0},
+    {"Shape", h_shape, NULL, {NULL}, 1},
+    {"Size", h_size, NULL, {NULL}, 1},
+    {"ConstantOfShape", h_constant_of_shape, "multibroadcast", {NULL}, 1},
+    {"Range", h_range, NULL, {NULL}, 3},
 };
 
 static const onnx_op_table onnx_ops_main = {onnx_ops, (int)(sizeof onnx_ops / sizeof onnx_ops[0])};
@@ -1951,6 +1885,13 @@ bool onnx_normalize_axis(onnx_ctx *c, int64_t axis, int rank, int *out)
 bool onnx_need_inputs(onnx_ctx *c, ins **in, int nin, int count)
 {
     return need_inputs(c, in, nin, count);
+}
+bool onnx_run_handler(onnx_ctx *c, const onnx_op_entry *e, ins **in, int nin, ins **out,
+                      int nout)
+{
+    if (e->inputs && !need_inputs(c, in, nin, e->inputs))
+        return false;
+    return e->handler(c, in, nin, out, nout);
 }
 bool onnx_numpy_lens(onnx_ctx *c, const shape *a, const shape *b, int *rank, int64_t *lens)
 {

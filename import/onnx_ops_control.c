@@ -40,8 +40,7 @@ static bool const_bool(onnx_ctx *c, ins *x, const char *what, bool *v)
 
 static bool h_if(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     bool cond;
     if (!const_bool(c, in[0], "the condition", &cond))
         return false;
@@ -285,9 +284,9 @@ static bool h_scan(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"If", h_if, NULL, {NULL}},
-    {"Loop", h_loop, "concat", {"unsqueeze"}},
-    {"Scan", h_scan, "slice", {"squeeze", "concat", "unsqueeze"}},
+    {"If", h_if, NULL, {NULL}, 1},
+    {"Loop", h_loop, "concat", {"unsqueeze"}, 0},
+    {"Scan", h_scan, "slice", {"squeeze", "concat", "unsqueeze"}, 0},
 };
 
 const onnx_op_table onnx_ops_control = {entries, (int)(sizeof entries / sizeof entries[0])};

@@ -374,7 +374,7 @@ static bool h_einsum(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"Einsum", h_einsum, "dot", {"transpose", "reduce_sum", "where", "reshape"}},
+    {"Einsum", h_einsum, "dot", {"transpose", "reduce_sum", "where", "reshape"}, 0},
 };
 
 const onnx_op_table onnx_ops_einsum = {entries, (int)(sizeof entries / sizeof entries[0])};

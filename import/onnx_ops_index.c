@@ -10,8 +10,7 @@
 static bool h_gather_elements(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     int axis;
     if (!onnx_normalize_axis(c, onnx_attr_int(c, "axis", 0), in[0]->sh.rank, &axis))
         return false;
@@ -22,8 +21,7 @@ static bool h_gather_elements(onnx_ctx *c, ins **in, int nin, ins **out, int nou
 static bool h_gathernd(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     attr a = {"batch_dims", attr_int(onnx_attr_int(c, "batch_dims", 0))};
     return (out[0] = onnx_emit(c, "gathernd", &a, 1, in, 2)) != NULL;
 }
@@ -45,8 +43,7 @@ static bool scatter_op(onnx_ctx *c, const char *prefix, char *buf, size_t size)
 static bool h_scatter_elements(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     char op[32];
     int axis;
     if (!scatter_op(c, "scatter", op, sizeof op) ||
@@ -59,8 +56,7 @@ static bool h_scatter_elements(onnx_ctx *c, ins **in, int nin, ins **out, int no
 static bool h_scatternd(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     char op[32];
     if (!scatter_op(c, "scatternd", op, sizeof op))
         return false;
@@ -68,13 +64,13 @@ static bool h_scatternd(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"GatherElements", h_gather_elements, "gather_elements", {NULL}},
-    {"GatherND", h_gathernd, "gathernd", {NULL}},
+    {"GatherElements", h_gather_elements, "gather_elements", {NULL}, 2},
+    {"GatherND", h_gathernd, "gathernd", {NULL}, 2},
     {"ScatterElements", h_scatter_elements, "scatter_none",
-     {"scatter_add", "scatter_mul", "scatter_min", "scatter_max"}},
-    {"Scatter", h_scatter_elements, "scatter_none", {NULL}},
+     {"scatter_add", "scatter_mul", "scatter_min", "scatter_max"}, 3},
+    {"Scatter", h_scatter_elements, "scatter_none", {NULL}, 3},
     {"ScatterND", h_scatternd, "scatternd_none",
-     {"scatternd_add", "scatternd_mul", "scatternd_min", "scatternd_max"}},
+     {"scatternd_add", "scatternd_mul", "scatternd_min", "scatternd_max"}, 3},
 };
 
 const onnx_op_table onnx_ops_index = {entries, (int)(sizeof entries / sizeof entries[0])};

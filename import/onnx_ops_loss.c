@@ -120,15 +120,11 @@ static ins *nll_loss(onnx_ctx *c, ins *log_prob, ins *target, ins *weight)
 static bool h_nll_loss(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     return (out[0] = nll_loss(c, in[0], in[1], nin > 2 ? in[2] : NULL)) != NULL;
 }
 
 static bool h_softmax_cross_entropy(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     if (in[0]->sh.rank < 2)
         return onnx_fail(c, "scores must have rank 2 or more, has %d", in[0]->sh.rank);
     ins *log_prob = onnx_emit_int(c, "logsoftmax", "axis", 1, in[0]);
@@ -142,9 +138,9 @@ static bool h_softmax_cross_entropy(onnx_ctx *c, ins **in, int nin, ins **out, i
 
 static const onnx_op_entry entries[] = {
     {"NegativeLogLikelihoodLoss", h_nll_loss, "where",
-     {"equal", "reduce_sum", "squeeze", "multibroadcast"}},
+     {"equal", "reduce_sum", "squeeze", "multibroadcast"}, 2},
     {"SoftmaxCrossEntropyLoss", h_softmax_cross_entropy, "logsoftmax",
-     {"equal", "where", "reduce_sum", "squeeze"}},
+     {"equal", "where", "reduce_sum", "squeeze"}, 2},
 };
 
 const onnx_op_table onnx_ops_loss = {entries, (int)(sizeof entries / sizeof entries[0])};

@@ -15,8 +15,7 @@
 static bool h_mod(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     bool c_fmod = onnx_attr_int(c, "fmod", 0) != 0;
     if (!c_fmod && type_is_float(in[0]->sh.type))
         return onnx_fail(c, "fmod must be 1 for %s operands", type_name(in[0]->sh.type));
@@ -29,8 +28,6 @@ static bool h_mod(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_conv_transpose(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *w = in[1], *bias = nin > 2 ? in[2] : NULL;
     int k = x->sh.rank - 2;
     if (k < 1 || w->sh.rank != x->sh.rank)
@@ -114,8 +111,7 @@ static bool h_conv_transpose(onnx_ctx *c, ins **in, int nin, ins **out, int nout
 static bool h_bitshift(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     char dir[8];
     onnx_attr_string(c, "direction", "", dir, sizeof dir);
     bool left = strcmp(dir, "LEFT") == 0;
@@ -146,8 +142,7 @@ static ins *iota_along(onnx_ctx *c, int64_t n, graft_type t, int axis, int rank,
 static bool h_hardmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank, axis;
     bool new_semantics = c->opset >= 13;
@@ -174,8 +169,7 @@ static bool h_hardmax(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_cumsum(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     int64_t *axisv;
     int n, axis;
     if (!onnx_const_ints(c, in[1], "axis", &axisv, &n))
@@ -205,8 +199,7 @@ static ins *pick_value(onnx_ctx *c, ins *values, int64_t k, int rank, const int6
 static bool h_onehot(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     ins *idx = in[0], *values = in[2];
     double *depthv;
     int n, axis;
@@ -245,8 +238,6 @@ static bool h_onehot(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 /* TopK: the positions from topk_indices, the values gathered at them. */
 static bool h_topk(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int64_t k;
     if (c->opset < 10) {
@@ -285,8 +276,7 @@ static bool h_topk(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_reverse_sequence(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int r = x->sh.rank, bat, tim;
     if (r < 2)
@@ -356,8 +346,7 @@ static bool output_type(onnx_ctx *c, graft_type *t)
 static bool h_window(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     int64_t *sz;
     int n;
     graft_type t;
@@ -390,8 +379,7 @@ static bool h_window(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 5))
-        return false;
+    (void)nin;
     double *v[5];
     int n[5];
     static const char *const what[] = {"num_mel_bins", "dft_length", "sample_rate",
@@ -450,8 +438,7 @@ static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int n
 static bool h_compress(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     ins *x = in[0];
     int64_t *cond;
     int n, axis = 0;
@@ -487,8 +474,6 @@ static bool h_compress(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_max_unpool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *idx = in[1];
     int k = x->sh.rank - 2;
     if (k < 1 || !shape_same_lens(&x->sh, &idx->sh))
@@ -584,8 +569,7 @@ bool onnx_batch_norm_training(onnx_ctx *c, ins **in, int nin, ins **out, int nou
 static bool h_det(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     return (out[0] = onnx_emit1(c, "det", in[0])) != NULL;
 }
 
@@ -609,8 +593,6 @@ static bool optional_int(onnx_ctx *c, ins **in, int nin, int k, const char *what
 static bool h_dft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
     int64_t length, axis = onnx_attr_int(c, "axis", 1);
     if (!optional_int(c, in, nin, 1, "dft_length", 0, &length) ||
         (c->opset >= 20 && !optional_int(c, in, nin, 2, "axis", -2, &axis)))
@@ -630,8 +612,6 @@ static bool h_dft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_stft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *window = nin > 2 ? in[2] : NULL;
     if (x->sh.rank != 3)
         return onnx_fail(c, "signal must be [batch, length, 1 or 2]");
@@ -673,23 +653,23 @@ static bool h_stft(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"DFT", h_dft, "dft", {NULL}},
-    {"STFT", h_stft, "dft", {"gather", "mul", "broadcast"}},
-    {"Det", h_det, "det", {NULL}},
-    {"HannWindow", h_window, NULL, {NULL}},
-    {"HammingWindow", h_window, NULL, {NULL}},
-    {"BlackmanWindow", h_window, NULL, {NULL}},
-    {"MelWeightMatrix", h_mel_weight_matrix, NULL, {NULL}},
-    {"Compress", h_compress, "gather", {"reshape"}},
-    {"MaxUnpool", h_max_unpool, "scatter_none", {"reshape", "contiguous", "pad"}},
-    {"BitShift", h_bitshift, "shift_left", {"shift_right", "multibroadcast"}},
-    {"Hardmax", h_hardmax, "argmax", {"equal", "convert", "broadcast"}},
-    {"CumSum", h_cumsum, "prefix_scan_sum", {NULL}},
-    {"OneHot", h_onehot, "where", {"equal", "slice", "unsqueeze"}},
-    {"TopK", h_topk, "topk_indices", {"gather_elements"}},
-    {"ReverseSequence", h_reverse_sequence, "gather_elements", {"multibroadcast"}},
-    {"Mod", h_mod, "mod", {"fmod", "multibroadcast"}},
-    {"ConvTranspose", h_conv_transpose, "convolution_backwards", {"pad", "add", "broadcast"}},
+    {"DFT", h_dft, "dft", {NULL}, 1},
+    {"STFT", h_stft, "dft", {"gather", "mul", "broadcast"}, 2},
+    {"Det", h_det, "det", {NULL}, 1},
+    {"HannWindow", h_window, NULL, {NULL}, 1},
+    {"HammingWindow", h_window, NULL, {NULL}, 1},
+    {"BlackmanWindow", h_window, NULL, {NULL}, 1},
+    {"MelWeightMatrix", h_mel_weight_matrix, NULL, {NULL}, 5},
+    {"Compress", h_compress, "gather", {"reshape"}, 2},
+    {"MaxUnpool", h_max_unpool, "scatter_none", {"reshape", "contiguous", "pad"}, 2},
+    {"BitShift", h_bitshift, "shift_left", {"shift_right", "multibroadcast"}, 2},
+    {"Hardmax", h_hardmax, "argmax", {"equal", "convert", "broadcast"}, 1},
+    {"CumSum", h_cumsum, "prefix_scan_sum", {NULL}, 2},
+    {"OneHot", h_onehot, "where", {"equal", "slice", "unsqueeze"}, 3},
+    {"TopK", h_topk, "topk_indices", {"gather_elements"}, 1},
+    {"ReverseSequence", h_reverse_sequence, "gather_elements", {"multibroadcast"}, 2},
+    {"Mod", h_mod, "mod", {"fmod", "multibroadcast"}, 2},
+    {"ConvTranspose", h_conv_transpose, "convolution_backwards", {"pad", "add", "broadcast"}, 2},
 };
 
 const onnx_op_table onnx_ops_misc = {entries, (int)(sizeof entries / sizeof entries[0])};

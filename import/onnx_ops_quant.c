@@ -78,8 +78,6 @@ static bool quant_axis(onnx_ctx *c, const ins *x, int *axis)
 static bool h_dequantize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *zp = nin > 2 ? in[2] : NULL;
     graft_type t = in[1]->sh.type;
     int axis;
@@ -96,8 +94,6 @@ static bool h_dequantize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_quantize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *x = in[0], *zp = nin > 2 ? in[2] : NULL;
     graft_type t = zp ? zp->sh.type : GRAFT_UINT8;
     const Onnx__AttributeProto *dt = onnx_attr(c, "output_dtype");
@@ -113,8 +109,7 @@ static bool h_quantize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_dynamic_quantize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
+    (void)nin;
     ins *x = in[0];
     graft_type ft = x->sh.type;
     if (!type_is_float(ft))
@@ -181,8 +176,6 @@ static ins *integer_matmul(onnx_ctx *c, ins *a, ins *a_zp, ins *b, ins *b_zp)
 static bool h_matmul_integer(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     return (out[0] = integer_matmul(c, in[0], nin > 2 ? in[2] : NULL, in[1],
                                     nin > 3 ? in[3] : NULL)) != NULL;
 }
@@ -207,8 +200,7 @@ static ins *requantize_product(onnx_ctx *c, ins *product, ins *a_scale, ins *b_s
 static bool h_qlinear_matmul(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 8))
-        return false;
+    (void)nin;
     ins *p = integer_matmul(c, in[0], in[2], in[3], in[5]);
     int axis = p ? p->sh.rank - 1 : 0;
     out[0] = requantize_product(c, p, in[1], in[4], axis, in[6], in[7], in[7]->sh.type);
@@ -243,8 +235,6 @@ static ins *integer_conv(onnx_ctx *c, ins *x, ins *x_zp, ins *w, ins *w_zp)
 static bool h_conv_integer(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     return (out[0] = integer_conv(c, in[0], nin > 2 ? in[2] : NULL, in[1],
                                   nin > 3 ? in[3] : NULL)) != NULL;
 }
@@ -252,8 +242,6 @@ static bool h_conv_integer(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_qlinear_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 8))
-        return false;
     ins *p = integer_conv(c, in[0], in[2], in[3], in[5]);
     if (p && nin > 8 && in[8])
         p = onnx_emit2(c, "add", p, onnx_broadcast_axis(c, onnx_convert(c, in[8], GRAFT_INT32), 1,
@@ -263,13 +251,13 @@ static bool h_qlinear_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"DequantizeLinear", h_dequantize, "mul", {"sub", "convert", "broadcast"}},
-    {"QuantizeLinear", h_quantize, "div", {"round", "clip", "convert"}},
-    {"DynamicQuantizeLinear", h_dynamic_quantize, "reduce_min", {"reduce_max", "round", "clip"}},
-    {"MatMulInteger", h_matmul_integer, "dot", {"sub", "convert", "multibroadcast"}},
-    {"ConvInteger", h_conv_integer, "convolution", {"sub", "convert", "broadcast"}},
-    {"QLinearMatMul", h_qlinear_matmul, "dot", {"round", "clip", "convert"}},
-    {"QLinearConv", h_qlinear_conv, "convolution", {"round", "clip", "convert"}},
+    {"DequantizeLinear", h_dequantize, "mul", {"sub", "convert", "broadcast"}, 2},
+    {"QuantizeLinear", h_quantize, "div", {"round", "clip", "convert"}, 2},
+    {"DynamicQuantizeLinear", h_dynamic_quantize, "reduce_min", {"reduce_max", "round", "clip"}, 1},
+    {"MatMulInteger", h_matmul_integer, "dot", {"sub", "convert", "multibroadcast"}, 2},
+    {"ConvInteger", h_conv_integer, "convolution", {"sub", "convert", "broadcast"}, 2},
+    {"QLinearMatMul", h_qlinear_matmul, "dot", {"round", "clip", "convert"}, 8},
+    {"QLinearConv", h_qlinear_conv, "convolution", {"round", "clip", "convert"}, 8},
 };
 
 const onnx_op_table onnx_ops_quant = {entries, (int)(sizeof entries / sizeof entries[0])};

@@ -28,8 +28,6 @@ static bool optional_doubles(onnx_ctx *c, ins **in, int nin, int k, const char *
 static bool h_resize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 1))
-        return false;
     ins *x = in[0];
     int r = x->sh.rank;
     bool upsample = strcmp(c->node->op_type, "Upsample") == 0;
@@ -156,8 +154,8 @@ static bool h_resize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"Resize", h_resize, "resize", {NULL}},
-    {"Upsample", h_resize, "resize", {NULL}},
+    {"Resize", h_resize, "resize", {NULL}, 1},
+    {"Upsample", h_resize, "resize", {NULL}, 1},
 };
 
 const onnx_op_table onnx_ops_resize = {entries, (int)(sizeof entries / sizeof entries[0])};

@@ -306,8 +306,6 @@ static bool run_direction(rnn *r, int d, ins *x, ins *w, ins *rr, ins *bias, ins
 
 static bool h_rnn(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    if (!onnx_need_inputs(c, in, nin, 3))
-        return false;
     rnn r = {0};
     r.c = c;
     const char *op = c->node->op_type;
@@ -410,9 +408,9 @@ static bool h_rnn(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"RNN", h_rnn, "dot", {"slice", "concat", "tanh", "where"}},
-    {"GRU", h_rnn, "dot", {"slice", "concat", "sigmoid", "where"}},
-    {"LSTM", h_rnn, "dot", {"slice", "concat", "sigmoid", "where"}},
+    {"RNN", h_rnn, "dot", {"slice", "concat", "tanh", "where"}, 3},
+    {"GRU", h_rnn, "dot", {"slice", "concat", "sigmoid", "where"}, 3},
+    {"LSTM", h_rnn, "dot", {"slice", "concat", "sigmoid", "where"}, 3},
 };
 
 const onnx_op_table onnx_ops_rnn = {entries, (int)(sizeof entries / sizeof entries[0])};

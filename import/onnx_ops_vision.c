@@ -15,8 +15,7 @@
 static bool h_grid_sample(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
+    (void)nin;
     char mode[16], pad[16];
     onnx_attr_string(c, "mode", "bilinear", mode, sizeof mode);
     onnx_attr_string(c, "padding_mode", "zeros", pad, sizeof pad);
@@ -37,8 +36,7 @@ static bool h_grid_sample(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 static bool h_roi_align(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 3))
-        return false;
+    (void)nin;
     char mode[8], ctm[32];
     onnx_attr_string(c, "mode", "avg", mode, sizeof mode);
     /* opset 10 had no coordinate_transformation_mode and no half-pixel shift */
@@ -100,8 +98,6 @@ static bool count_selected(onnx_ctx *c, ins **args, int nargs, const attr *a, in
 static bool h_nms(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nout;
-    if (!onnx_need_inputs(c, in, nin, 2))
-        return false;
     ins *args[5];
     int nargs = 0;
     for (int k = 0; k < nin && k < 5; k++) {
@@ -137,9 +133,9 @@ static bool h_nms(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"GridSample", h_grid_sample, "grid_sample", {NULL}},
-    {"RoiAlign", h_roi_align, "roialign", {NULL}},
-    {"NonMaxSuppression", h_nms, "nonmaxsuppression", {"slice"}},
+    {"GridSample", h_grid_sample, "grid_sample", {NULL}, 2},
+    {"RoiAlign", h_roi_align, "roialign", {NULL}, 3},
+    {"NonMaxSuppression", h_nms, "nonmaxsuppression", {"slice"}, 2},
 };
 
 const onnx_op_table onnx_ops_vision = {entries, (int)(sizeof entries / sizeof entries[0])};

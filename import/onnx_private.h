@@ -82,11 +82,17 @@ typedef struct onnx_op_entry {
     onnx_handler handler;
     const char *graft_op; /* the graft op a generic handler (unary, binary) emits */
     const char *needs[4]; /* further graft ops that must exist in the op table */
+    int inputs;           /* the inputs the handler needs present: onnx_run_handler
+                           * refuses a node with fewer (0: the handler checks) */
 } onnx_op_entry;
 
 /* If, Loop, Scan: entries whose graph attributes are the handler's to read
  * (onnx_ops_control.c); a node of any other op with a subgraph is refused. */
 bool onnx_takes_subgraphs(const onnx_op_entry *e);
+
+/* Checks the node has the entry's inputs, then calls its handler. */
+bool onnx_run_handler(onnx_ctx *c, const onnx_op_entry *e, ins **in, int nin, ins **out,
+                      int nout);
 
 /* A table of handlers kept in a file of its own (onnx_ops_*.c); onnx_find_op
  * searches onnx_ops.c's table, then these. */

@@ -286,14 +286,24 @@ static const uint32_t TWO_OVER_PI_BITS[40] = {
     0x1f8d5d08, 0x56033046, 0xfc7b6bab, 0xf0cfbc20, 0x9af4361d,
 };
 
+/* ---- polynomials ---- */
+
+/* c[top] z^(top-bottom) + ... + c[bottom] by Horner's rule, from the top
+ * coefficient down (the order every series here has always been summed in). */
+static double horner(const double *c, int top, int bottom, double z)
+{
+    double p = c[top];
+    for (int n = top - 1; n >= bottom; n--)
+        p = c[n] + z * p;
+    return p;
+}
+
 /* ---- exp ---- */
 
 /* e^r - 1 for |r| <= 0.35: Taylor to r^14 (the next term is below 2^-63). */
 static double expm1_small(double r)
 {
-    double p = INV_FACT[14];
-    for (int n = 13; n >= 2; n--)
-        p = INV_FACT[n] + r * p;
+    double p = horner(INV_FACT, 14, 2, r);
     return r + r * r * p;
 }
 
@@ -323,9 +333,7 @@ static double exp_reduced(double x, double tail)
     double r = ((x - k * LN2_32_HI) + tail) - k * LN2_32_LO;
     double n = floor(k / 32);
     const dd *t = &EXP2_J32[(int)(k - 32 * n)];
-    double p = INV_FACT[7];
-    for (int i = 6; i >= 2; i--)
-        p = INV_FACT[i] + r * p;
+    double p = horner(INV_FACT, 7, 2, r);
     double em1 = r + r * r * p;
     return scale2(t->hi + (t->lo + t->hi * em1), (int)n);
 }
@@ -371,9 +379,7 @@ double det_expm1(double x)
 static double log1p_core(double f)
 {
     double s = f / (2.0 + f), z = s * s;
-    double p = LOG_C[11];
-    for (int n = 10; n >= 1; n--)
-        p = LOG_C[n] + z * p;
+    double p = horner(LOG_C, 11, 1, z);
     double hfsq = 0.5 * f * f;
     return f - (hfsq - s * (hfsq + z * p));
 }
@@ -399,16 +405,28 @@ static double reduce_log(double x, int *e)
     return m - 1.0; /* exact */
 }
 
-double det_log(double x)
+/* log's values where reduce_log does not apply: NaN, zero, below zero,
+ * infinity. False for every other x. */
+static bool log_special(double x, double *r)
 {
     if (isnan(x))
-        return x + x;
-    if (x == 0)
-        return -INFINITY;
-    if (x < 0)
-        return NAN;
-    if (isinf(x))
-        return x;
+        *r = x + x;
+    else if (x == 0)
+        *r = -INFINITY;
+    else if (x < 0)
+        *r = NAN;
+    else if (isinf(x))
+        *r = x;
+    else
+        return false;
+    return true;
+}
+
+double det_log(double x)
+{
+    double special;
+    if (log_special(x, &special))
+        return special;
     int e;
     double f = reduce_log(x, &e);
     if (e == 0)
@@ -436,14 +454,9 @@ double det_log1p(double x)
 
 double det_log2(double x)
 {
-    if (isnan(x))
-        return x + x;
-    if (x == 0)
-        return -INFINITY;
-    if (x < 0)
-        return NAN;
-    if (isinf(x))
-        return x;
+    double special;
+    if (log_special(x, &special))
+        return special;
     int e;
     double l = log1p_core(reduce_log(x, &e));
     dd p = two_prod(l, INV_LN2); /* l / ln 2, to about 2^-100 */
@@ -470,9 +483,7 @@ static dd log_dd(double x)
     dd s = fast_two_sum(sh, sl);
     dd z = dd_mul(s, s);
     dd s3 = dd_mul(z, s);
-    double p = LOG_C[11];
-    for (int n = 10; n >= 2; n--)
-        p = LOG_C[n] + z.hi * p;
+    double p = horner(LOG_C, 11, 2, z.hi);
     dd l = dd_add((dd){2 * s.hi, 2 * s.lo}, dd_mul(s3, TWO_THIRDS));
     l = dd_add(l, fast_two_sum(s3.hi * z.hi * p, 0));
     if (e == 0)
@@ -730,9 +741,7 @@ double det_tan(double x)
 /* asin x for |x| <= 1/2: its Maclaurin series. */
 static double asin_series(double x)
 {
-    double z = x * x, p = ASIN_C[26];
-    for (int n = 25; n >= 0; n--)
-        p = ASIN_C[n] + z * p;
+    double z = x * x, p = horner(ASIN_C, 26, 0, z);
     return x + x * z * p;
 }
 
@@ -784,9 +793,7 @@ double det_acos(double x)
 /* atan t for |t| <= 7/16: its Maclaurin series (24 terms reach 2^-63). */
 static double atan_series(double t)
 {
-    double z = t * t, p = ATAN_C[24];
-    for (int n = 23; n >= 1; n--)
-        p = ATAN_C[n] + z * p;
+    double z = t * t, p = horner(ATAN_C, 24, 1, z);
     /* p = -1/3 + z/5 - ... */
     return t + t * z * p;
 }
@@ -962,9 +969,7 @@ double det_erf(double x)
         /* Taylor around the nearest j/4 (x - j/4 is exact) */
         int j = (int)(ax * 4 + 0.5);
         const struct erf_taylor *t = &ERF_TAYLOR[j];
-        double h = ax - j * 0.25, p = t->c[14];
-        for (int n = 13; n >= 0; n--)
-            p = t->c[n] + h * p;
+        double h = ax - j * 0.25, p = horner(t->c, 14, 0, h);
         v = t->hi + (t->lo + h * p);
     } else if (ax < 6) {
         /* erfc x = e^-x^2 / sqrt(pi) / (x + (1/2) / (x + 1 / (x + (3/2) /

@@ -56,6 +56,39 @@ static void next_index(int64_t *idx, const int64_t *lens, int rank)
 
 /* ---- gather_elements ---- */
 
+/* What a gather reads and writes: the data's bytes, the indices as int64,
+ * the result; ok when all three are there (else out of memory is set). */
+typedef struct gather_io {
+    char *data;
+    int64_t *indices;
+    char *res;
+    bool ok;
+} gather_io;
+
+static gather_io gather_open(const op_call *call, const tensor *inputs, int64_t count, size_t es,
+                             graft_error *err)
+{
+    gather_io io;
+    io.data = dense_bytes(&inputs[0]);
+    io.indices = tensor_dense_i64(&inputs[1]);
+    io.res = malloc(count > 0 ? (size_t)count * es : 1);
+    io.ok = io.data && io.indices && io.res;
+    if (!io.ok)
+        kernel_out_of_memory(call, err);
+    return io;
+}
+
+/* Stores the result in out when ok, frees the rest; returns ok. */
+static bool gather_close(gather_io *io, tensor *out, bool ok)
+{
+    if (ok)
+        store_bytes(out, io->res);
+    free(io->data);
+    free(io->indices);
+    free(io->res);
+    return ok;
+}
+
 bool kernel_gather_elements(const op_call *call, const tensor *inputs, tensor *out,
                             graft_error *err)
 {
@@ -66,26 +99,17 @@ bool kernel_gather_elements(const op_call *call, const tensor *inputs, tensor *o
     size_t es = type_size(ds->type);
     int64_t n = shape_elements(is), strides[SHAPE_MAX_RANK], pos[SHAPE_MAX_RANK] = {0};
     kernel_dense_strides(ds, strides);
-    char *data = dense_bytes(&inputs[0]);
-    int64_t *indices = tensor_dense_i64(&inputs[1]);
-    char *res = malloc(n > 0 ? (size_t)n * es : 1);
-    bool ok = data && indices && res;
-    if (!ok)
-        kernel_out_of_memory(call, err);
+    gather_io io = gather_open(call, inputs, n, es, err);
+    bool ok = io.ok;
     for (int64_t e = 0; ok && e < n; e++, next_index(pos, is->lens, is->rank)) {
         int64_t j = 0, off = 0;
-        if (!(ok = wrap_index(call, indices[e], axis, ds->lens[axis], &j, err)))
+        if (!(ok = wrap_index(call, io.indices[e], axis, ds->lens[axis], &j, err)))
             break;
         for (int a = 0; a < ds->rank; a++)
             off += (a == axis ? j : pos[a]) * strides[a];
-        memcpy(res + e * (int64_t)es, data + off * (int64_t)es, es);
+        memcpy(io.res + e * (int64_t)es, io.data + off * (int64_t)es, es);
     }
-    if (ok)
-        store_bytes(out, res);
-    free(data);
-    free(indices);
-    free(res);
-    return ok;
+    return gather_close(&io, out, ok);
 }
 
 /* ---- gathernd ---- */
@@ -107,28 +131,21 @@ bool kernel_gathernd(const op_call *call, const tensor *inputs, tensor *out, gra
     for (int a = 0; a < q - 1; a++)
         positions *= is->lens[a];
     int64_t batch_stride = batch > 0 ? strides[batch - 1] : 0;
-    char *data = dense_bytes(&inputs[0]);
-    int64_t *indices = tensor_dense_i64(&inputs[1]);
-    char *res = malloc(positions * inner > 0 ? (size_t)(positions * inner) * es : 1);
-    bool ok = data && indices && res;
-    if (!ok)
-        kernel_out_of_memory(call, err);
+    gather_io io = gather_open(call, inputs, positions * inner, es, err);
+    bool ok = io.ok;
     for (int64_t p = 0; ok && p < positions; p++) {
         int64_t off = (p / per_batch) * batch_stride;
         for (int64_t j = 0; ok && j < k; j++) {
             int64_t at = 0;
-            ok = wrap_index(call, indices[p * k + j], batch + (int)j, ds->lens[batch + j], &at, err);
+            ok = wrap_index(call, io.indices[p * k + j], batch + (int)j, ds->lens[batch + j], &at,
+                            err);
             off += at * strides[batch + j];
         }
         if (ok)
-            memcpy(res + p * inner * (int64_t)es, data + off * (int64_t)es, (size_t)inner * es);
+            memcpy(io.res + p * inner * (int64_t)es, io.data + off * (int64_t)es,
+                   (size_t)inner * es);
     }
-    if (ok)
-        store_bytes(out, res);
-    free(data);
-    free(indices);
-    free(res);
-    return ok;
+    return gather_close(&io, out, ok);
 }
 
 /* ---- scatter_* and scatternd_* ---- */

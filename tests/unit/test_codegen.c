@@ -349,6 +349,23 @@ static void test_not_lowered_yet(void)
 
 /* ---- plan, packing, barriers ---- */
 
+/* Lowers and plans g (checked); NULL, with g freed, when it does not lower. */
+static cg_program *lowered_and_planned(graph *g, graft_error *err)
+{
+    cg_program *p = g ? cg_lower(g, err) : NULL;
+    CHECK(p && cg_plan(p, err));
+    if (!p)
+        graph_free(g);
+    return p;
+}
+
+/* Puts a hand-written source in place of kernel 0's. */
+static void replace_source(cg_program *p, const char *source)
+{
+    free(p->kernels[0].source);
+    p->kernels[0].source = strdup(source);
+}
+
 static const char chain[] =
     "module: \"main\"\n"
     "x = @param:x -> float_type, {64, 64}, {64, 1}\n"
@@ -359,12 +376,9 @@ static void test_memory_plan(void)
 {
     graph *g = parse(chain);
     graft_error err = {0};
-    cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && cg_plan(p, &err));
-    if (!p) {
-        graph_free(g);
+    cg_program *p = lowered_and_planned(g, &err);
+    if (!p)
         return;
-    }
     CHECK(cg_plan_check(p, &err));
     /* the invariants once more, independently: live together means apart */
     for (int a = 0; a < p->nbuffers; a++)
@@ -462,12 +476,9 @@ static void test_pack_args(void)
 {
     graph *g = parse(chain);
     graft_error err = {0};
-    cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && cg_plan(p, &err));
-    if (!p) {
-        graph_free(g);
+    cg_program *p = lowered_and_planned(g, &err);
+    if (!p)
         return;
-    }
     char *base = (char *)(uintptr_t)0x100000;
     for (int k = 0; k < p->nkernels; k++) {
         const cg_kernel *kn = &p->kernels[k];
@@ -493,15 +504,11 @@ static void test_divergent_barrier_is_an_error(void)
                      "x = @param:x -> float_type, {4, 100}, {100, 1}\n"
                      "@1 = reduce_sum[axes={1}](x)\n@2 = @return(@1)\n");
     graft_error err = {0};
-    cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && cg_plan(p, &err));
-    if (!p) {
-        graph_free(g);
+    cg_program *p = lowered_and_planned(g, &err);
+    if (!p)
         return;
-    }
     /* the same kernel with its barrier moved under a branch */
-    free(p->kernels[0].source);
-    p->kernels[0].source = strdup(
+    replace_source(p,
         "#include \"graft_kernel.h\"\n"
         "GRAFT_KERNEL void reduce_sum_k0(const float *__restrict__ p0, float *__restrict__ p1)\n"
         "{\n    if (threadIdx.x < 10)\n        __syncthreads();\n    p1[blockIdx.x] = p0[0];\n}\n");
@@ -525,14 +532,10 @@ static void test_shuffles_and_atomics(void)
                      "x = @param:x -> float_type, {256}, {1}\n"
                      "@1 = reduce_sum[axes={0}](x)\n@2 = @return(@1)\n");
     graft_error err = {0};
-    cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && cg_plan(p, &err));
-    if (!p) {
-        graph_free(g);
+    cg_program *p = lowered_and_planned(g, &err);
+    if (!p)
         return;
-    }
-    free(p->kernels[0].source);
-    p->kernels[0].source = strdup(
+    replace_source(p,
         "#include \"graft_kernel.h\"\n"
         "GRAFT_KERNEL void reduce_sum_k0(const float *__restrict__ p0, float *__restrict__ p1)\n"
         "{\n"
@@ -590,15 +593,11 @@ static void test_compile_failure_is_reported(void)
     graph *g = parse("module: \"main\"\n"
                      "x = @param:x -> float_type, {8}, {1}\n"
                      "@1 = relu(x)\n@2 = @return(@1)\n");
-    cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && cg_plan(p, &err));
-    if (!p) {
-        graph_free(g);
+    cg_program *p = lowered_and_planned(g, &err);
+    if (!p)
         return;
-    }
-    free(p->kernels[0].source);
-    p->kernels[0].source = strdup("#include \"graft_kernel.h\"\n"
-                                  "GRAFT_KERNEL void relu_k0(float *p0) { undeclared_name(); }\n");
+    replace_source(p, "#include \"graft_kernel.h\"\n"
+                      "GRAFT_KERNEL void relu_k0(float *p0) { undeclared_name(); }\n");
     const char *archs[1] = {"gfx90a"};
     cg_compile_options o = {archs, 1, "/tmp/graft-test-dir", NULL, 1};
     CHECK(!cg_compile(p, &o, NULL, &err));
