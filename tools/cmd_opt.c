@@ -4,9 +4,10 @@
  *             [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]
  *             [--verify] [--seed-order N]
  *
- * It loads GRAPH, runs the pipeline's rule sets through the worklist driver
- * (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE), checks the
- * result with graph_verify, and writes the optimised dump. --stats prints
+ * It loads GRAPH, runs the pipeline's rule sets, phase by phase, through the
+ * worklist driver (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE;
+ * rule files join the first phase), checks the result with graph_verify,
+ * and writes the optimised dump. --stats prints
  * what happened (as one JSON object with `--stats json`), --trace every
  * firing, --verify runs the original and the result on the reference
  * executor and fails on a numeric difference. Options that may repeat
@@ -144,8 +145,8 @@ static void print_json(const report *r)
     }
     fprintf(f,
             "},\"compute_shape_calls\":%llu,\"converged\":%s,\"stop\":\"%s\",\"iterations\":%d,"
-            "\"phases\":%d,\"pending_inserted\":%llu,\"pending_materialised\":%llu,\"cse_merged\":%zu,"
-            "\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
+            "\"phases\":%d,\"pending_inserted\":%llu,\"pending_materialised\":%llu,"
+            "\"cse_merged\":%zu,\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
             (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
             driver_stop_name(d->stop), d->iterations, o->phases,
             (unsigned long long)d->pending_inserted,
