@@ -13,14 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool optimize_with(graph *g, const rule_set *const *sets, int nsets, graft_opt_stats *stats,
+static bool optimize_with(graph *g, const optimize_plan *plan, graft_opt_stats *stats,
                           graft_error *err)
 {
     driver_options opt;
     driver_options_init(&opt);
     optimize_result res;
     memset(&res, 0, sizeof res);
-    bool ok = optimize_run(g, sets, nsets, &opt, &res, err);
+    bool ok = optimize_plan_run(g, plan, &opt, &res, err);
     if (ok && res.driver.stop == DRIVER_ERROR) {
         if (err)
             *err = res.driver.error;
@@ -50,12 +50,10 @@ bool graft_graph_optimize(graft_graph *g, const char *pipeline_name, graft_opt_s
     const pipeline *p = pipeline_find(pipeline_name ? pipeline_name : "default");
     if (!p)
         return error_set(err, "unknown pipeline '%s'", pipeline_name);
-    const rule_set *sets[16];
-    if (p->nsets > 16)
-        return error_set(err, "pipeline '%s' has too many rule sets", p->name);
-    if (!pipeline_rule_sets(p, sets, err))
+    optimize_plan plan;
+    if (!pipeline_plan(p, &plan, err))
         return false;
-    return optimize_with(g, sets, p->nsets, stats, err);
+    return optimize_with(g, &plan, stats, err);
 }
 
 bool graft_graph_optimize_with_rules(graft_graph *g, const char *rules_path, graft_opt_stats *stats,
@@ -64,8 +62,8 @@ bool graft_graph_optimize_with_rules(graft_graph *g, const char *rules_path, gra
     loaded_rules rules;
     if (!dsl_load_rules(rules_path, NULL, &rules, err))
         return false;
-    const rule_set *sets[1] = {rules.set};
-    bool ok = optimize_with(g, sets, 1, stats, err);
+    optimize_plan plan = {.nphases = 1, .nsets = {1}, .sets = {{rules.set}}};
+    bool ok = optimize_with(g, &plan, stats, err);
     dsl_unload_rules(&rules);
     return ok;
 }

@@ -1,11 +1,14 @@
-/* pipeline.c: the named pipelines and optimize_run, which strings the
- * driver, shape resolution, CSE and DCE together (see pipeline.h).
+/* pipeline.c: the named pipelines and optimize_plan_run, which strings the
+ * driver, shape resolution, CSE and DCE together, phase after phase (see
+ * pipeline.h).
  */
 #include "pipeline.h"
 
 #include "cse.h"
 #include "dce.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -16,18 +19,30 @@ static const char *const fold_sets[] = {"fold"};
 static const char *const pad_sets[] = {"fold", "pad"};
 static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
 static const char *const fuse_sets[] = {"fold", "fuse"};
-static const char *const default_sets[] = {"fold", "pending", "pad", "reshape"};
+static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"};
 
-#define SETS(a) a, (int)(sizeof a / sizeof a[0])
+#define SETS(a) {a, (int)(sizeof a / sizeof a[0])}
+#define PHASES(a) a, (int)(sizeof a / sizeof a[0])
+
+static const pipeline_phase fold_phases[] = {SETS(fold_sets)};
+static const pipeline_phase pad_phases[] = {SETS(pad_sets)};
+static const pipeline_phase reshape_phases[] = {SETS(reshape_sets)};
+static const pipeline_phase fuse_phases[] = {SETS(fuse_sets)};
+static const pipeline_phase normalize_phases[] = {SETS(normalize_sets)};
+/* Fusion last: it must see GroupNorm in the common dims and the views in
+ * their normal form, not take pointwise ops before reshape.rules moved them. */
+static const pipeline_phase default_phases[] = {SETS(normalize_sets), SETS(fuse_sets)};
 
 static const pipeline pipelines[] = {
     {"fold", "no-op eliminations, transpose/reshape/broadcast composition, constant folding",
-     SETS(fold_sets)},
-    {"pad", "fold, then zero pads folded into convolution and pooling", SETS(pad_sets)},
+     PHASES(fold_phases)},
+    {"pad", "fold, then zero pads folded into convolution and pooling", PHASES(pad_phases)},
     {"reshape", "fold, then reshapes/transposes moved through pointwise ops and reductions",
-     SETS(reshape_sets)},
-    {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)", SETS(fuse_sets)},
-    {"default", "every shipped rule set", SETS(default_sets)},
+     PHASES(reshape_phases)},
+    {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)",
+     PHASES(fuse_phases)},
+    {"normalize", "every non-fusion set: phase 1 of default", PHASES(normalize_phases)},
+    {"default", "normalize, then fuse as a second phase", PHASES(default_phases)},
 };
 
 const pipeline *pipeline_all(int *count)
@@ -46,21 +61,54 @@ const pipeline *pipeline_find(const char *name)
     return NULL;
 }
 
-bool pipeline_rule_sets(const pipeline *p, const rule_set **out, graft_error *err)
+void pipeline_describe(const pipeline *p, char *buf, size_t size)
 {
-    for (int k = 0; k < p->nsets; k++) {
-        const rule_set *s = builtin_rule_set(p->sets[k]);
-        if (!s)
-            return error_set(err,
-                             "pipeline '%s' needs rule set '%s', which this graft was built "
-                             "without (rules/%s.rules is not compiled in)",
-                             p->name, p->sets[k], p->sets[k]);
-        out[k] = s;
+    size_t at = 0;
+    if (size)
+        buf[0] = '\0';
+    for (int ph = 0; ph < p->nphases; ph++)
+        for (int k = 0; k < p->phases[ph].nsets && at < size; k++) {
+            const char *sep = k ? ", " : ph ? "; then " : "";
+            int w = snprintf(buf + at, size - at, "%s%s", sep, p->phases[ph].sets[k]);
+            if (w < 0)
+                return;
+            at += (size_t)w;
+        }
+}
+
+bool optimize_plan_add(optimize_plan *plan, int phase, const rule_set *s, graft_error *err)
+{
+    if (phase < 0 || phase > plan->nphases || phase >= PIPELINE_MAX_PHASES)
+        return error_set(err, "too many phases (at most %d)", PIPELINE_MAX_PHASES);
+    if (phase == plan->nphases) {
+        plan->nsets[phase] = 0;
+        plan->nphases++;
     }
+    if (plan->nsets[phase] >= PIPELINE_MAX_SETS)
+        return error_set(err, "too many rule sets in one phase (at most %d)", PIPELINE_MAX_SETS);
+    plan->sets[phase][plan->nsets[phase]++] = s;
     return true;
 }
 
-/* ---- optimize_run ---- */
+bool pipeline_plan(const pipeline *p, optimize_plan *plan, graft_error *err)
+{
+    plan->nphases = 0;
+    for (int ph = 0; ph < p->nphases; ph++)
+        for (int k = 0; k < p->phases[ph].nsets; k++) {
+            const char *name = p->phases[ph].sets[k];
+            const rule_set *s = builtin_rule_set(name);
+            if (!s)
+                return error_set(err,
+                                 "pipeline '%s' needs rule set '%s', which this graft was built "
+                                 "without (rules/%s.rules is not compiled in)",
+                                 p->name, name, name);
+            if (!optimize_plan_add(plan, ph, s, err))
+                return false;
+        }
+    return true;
+}
+
+/* ---- optimize_plan_run ---- */
 
 static double now_ms(void)
 {
@@ -69,61 +117,101 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void add_round(driver_result *sum, driver_result *r, bool first)
+/* Sums the counters of r into sum; the rules are matched by set and name,
+ * so a set that runs in several phases (or rounds) keeps one entry per rule
+ * and a rule first seen here is appended. r is released. */
+static bool add_result(driver_result *sum, driver_result *r, bool first, graft_error *err)
 {
     if (first) {
         *sum = *r;
-        return;
+        return true;
     }
-    sum->stop = r->stop;
-    sum->converged = r->converged;
+    if (sum->converged && !r->converged) {
+        sum->stop = r->stop;
+        sum->converged = false;
+    }
+    if (r->stop == DRIVER_ERROR) {
+        sum->stop = DRIVER_ERROR;
+        sum->converged = false;
+        sum->error = r->error;
+    }
     sum->iterations += r->iterations;
     sum->rewrites += r->rewrites;
     sum->erased += r->erased;
     sum->aborted += r->aborted;
     sum->pending_inserted += r->pending_inserted;
     sum->shape_recomputes += r->shape_recomputes;
-    for (int k = 0; k < sum->nrules && k < r->nrules; k++) {
-        sum->rules[k].attempts += r->rules[k].attempts;
-        sum->rules[k].fires += r->rules[k].fires;
-        sum->rules[k].ns += r->rules[k].ns;
+    int n = sum->nrules;
+    for (int j = 0; j < r->nrules; j++) {
+        const rule_stat *x = &r->rules[j];
+        int k = 0;
+        while (k < n && !(strcmp(sum->rules[k].set, x->set) == 0 &&
+                          strcmp(sum->rules[k].name, x->name) == 0))
+            k++;
+        if (k == n) {
+            rule_stat *grown = realloc(sum->rules, sizeof *grown * (size_t)(n + r->nrules - j));
+            if (!grown) {
+                driver_result_free(r);
+                return error_set(err, "out of memory");
+            }
+            sum->rules = grown;
+            sum->rules[n++] = *x;
+            sum->nrules = n;
+            continue;
+        }
+        sum->rules[k].attempts += x->attempts;
+        sum->rules[k].fires += x->fires;
+        sum->rules[k].ns += x->ns;
+        sum->rules[k].disabled |= x->disabled;
     }
-    if (r->stop == DRIVER_ERROR)
-        sum->error = r->error;
     driver_result_free(r);
+    return true;
 }
 
-bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver_options *opt,
-                  optimize_result *res, graft_error *err)
+static bool set_has_rule(const rule_set *s, const char *name)
 {
-    memset(res, 0, sizeof *res);
-    uint64_t calls0 = g->shape_calls;
-    double t0 = now_ms();
-    res->instructions_before = graph_count(g);
+    for (int r = 0; r < s->nrules; r++)
+        if (strcmp(s->rules[r].name, name) == 0)
+            return true;
+    return false;
+}
+
+static bool phase_has_rule(const optimize_plan *plan, int ph, const char *name)
+{
+    for (int k = 0; k < plan->nsets[ph]; k++)
+        if (set_has_rule(plan->sets[ph][k], name))
+            return true;
+    return false;
+}
+
+/* One phase: CSE, up to three rounds of {driver, shapes, CSE}, DCE. */
+static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const driver_options *opt,
+                      int64_t max_rewrites, optimize_result *res, driver_result *phase,
+                      graft_error *err)
+{
     size_t merged = 0;
     if (!cse_run(g, &merged, err))
         return false;
     res->cse_merged += merged;
-    driver_options o;
-    if (opt)
-        o = *opt;
-    else
-        driver_options_init(&o);
+    driver_options o = *opt;
     for (int round = 0; round < 3; round++) {
         driver_result r;
         /* --max-rewrites bounds the whole optimisation, not each round. */
-        if (opt && opt->max_rewrites >= 0)
-            o.max_rewrites = opt->max_rewrites - (int64_t)res->driver.rewrites;
+        if (max_rewrites >= 0)
+            o.max_rewrites = max_rewrites - (round ? (int64_t)phase->rewrites : 0);
         if (!driver_run(g, sets, nsets, &o, &r, err)) {
             if (round)
-                optimize_result_free(res);
+                driver_result_free(phase);
             return false;
         }
-        add_round(&res->driver, &r, round == 0);
+        if (!add_result(phase, &r, round == 0, err)) {
+            driver_result_free(phase);
+            return false;
+        }
         res->rounds++;
         shapes_stats st;
         if (!shapes_resolve(g, &st, err)) {
-            optimize_result_free(res);
+            driver_result_free(phase);
             return false;
         }
         res->shapes.recomputed += st.recomputed;
@@ -132,7 +220,7 @@ bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver
         res->shapes.erased += st.erased;
         res->shapes.materialised += st.materialised;
         if (!cse_run(g, &merged, err)) {
-            optimize_result_free(res);
+            driver_result_free(phase);
             return false;
         }
         res->cse_merged += merged;
@@ -144,14 +232,106 @@ bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver
          * copy the pass materialised for an output gets it back: at most
          * the three rounds.) */
         bool resolved = st.looked_through || st.erased;
-        if ((!merged && !resolved) || res->driver.stop != DRIVER_CONVERGED)
+        if ((!merged && !resolved) || phase->stop != DRIVER_CONVERGED)
             break;
     }
-    res->dce_erased = dce_run(g);
+    res->dce_erased += dce_run(g);
+    return true;
+}
+
+bool optimize_plan_run(graph *g, const optimize_plan *plan, const driver_options *opt,
+                       optimize_result *res, graft_error *err)
+{
+    memset(res, 0, sizeof *res);
+    driver_options o;
+    if (opt)
+        o = *opt;
+    else
+        driver_options_init(&o);
+    if (plan->nphases < 1 || plan->nphases > PIPELINE_MAX_PHASES)
+        return error_set(err, "a plan has 1 to %d phases, not %d", PIPELINE_MAX_PHASES,
+                         plan->nphases);
+    /* --disable names a rule of some phase; each phase hears only of its own. */
+    const char *const *disabled = o.disabled;
+    int ndisabled = o.ndisabled > 0 ? o.ndisabled : 0;
+    const char **mine = NULL;
+    if (ndisabled) {
+        for (int d = 0; d < ndisabled; d++) {
+            bool found = false;
+            for (int ph = 0; ph < plan->nphases && !found; ph++)
+                found = phase_has_rule(plan, ph, disabled[d]);
+            if (!found)
+                return error_set(err, "--disable %s: no rule of that name in the rule sets run",
+                                 disabled[d]);
+        }
+        mine = malloc(sizeof *mine * (size_t)ndisabled);
+        if (!mine)
+            return error_set(err, "out of memory");
+    }
+    uint64_t calls0 = g->shape_calls;
+    double t0 = now_ms();
+    res->instructions_before = graph_count(g);
+    bool ok = true;
+    for (int ph = 0; ph < plan->nphases; ph++) {
+        if (o.trace && plan->nphases > 1) {
+            char line[512];
+            size_t at = (size_t)snprintf(line, sizeof line, "phase %d of %d:", ph + 1,
+                                         plan->nphases);
+            for (int k = 0; k < plan->nsets[ph] && at < sizeof line; k++)
+                at += (size_t)snprintf(line + at, sizeof line - at, "%s %s", k ? "," : "",
+                                       plan->sets[ph][k]->name);
+            if (at < sizeof line - 1)
+                snprintf(line + at, sizeof line - at, "\n");
+            else
+                line[sizeof line - 2] = '\n';
+            o.trace(o.trace_ctx, line);
+        }
+        int nmine = 0;
+        for (int d = 0; d < ndisabled; d++)
+            if (phase_has_rule(plan, ph, disabled[d]))
+                mine[nmine++] = disabled[d];
+        o.disabled = mine;
+        o.ndisabled = nmine;
+        int64_t budget = -1;
+        if (opt && opt->max_rewrites >= 0)
+            budget = opt->max_rewrites - (int64_t)res->driver.rewrites;
+        driver_result phase;
+        memset(&phase, 0, sizeof phase);
+        if (!run_phase(g, plan->sets[ph], plan->nsets[ph], &o, budget, res, &phase, err)) {
+            ok = false;
+            break;
+        }
+        if (!add_result(&res->driver, &phase, ph == 0, err)) {
+            ok = false;
+            break;
+        }
+        res->phases++;
+        if (res->driver.stop == DRIVER_ERROR || res->driver.stop == DRIVER_MAX_REWRITES)
+            break;
+    }
+    free(mine);
+    if (!ok) {
+        optimize_result_free(res);
+        return false;
+    }
     res->instructions_after = graph_count(g);
     res->compute_shape_calls = g->shape_calls - calls0;
     res->ms = now_ms() - t0;
     return true;
+}
+
+bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver_options *opt,
+                  optimize_result *res, graft_error *err)
+{
+    optimize_plan plan = {.nphases = 0};
+    for (int k = 0; k < nsets; k++)
+        if (!optimize_plan_add(&plan, 0, sets[k], err))
+            return false;
+    if (nsets == 0) {
+        plan.nphases = 1;
+        plan.nsets[0] = 0;
+    }
+    return optimize_plan_run(g, &plan, opt, res, err);
 }
 
 void optimize_result_free(optimize_result *res) { driver_result_free(&res->driver); }

@@ -3,7 +3,8 @@
 # example (seed 000's UNet conv -> GroupNorm -> SiLU -> conv block), prints
 # the start of its canonical dump, runs it on the reference executor, and
 # shows that the dump graft writes reads back to the same numbers, then
-# rewrites it with the default pipeline, checking the numbers on the way.
+# rewrites it with the default pipeline (two phases: normalise the views,
+# then fuse pointwise chains into regions), checking the numbers on the way.
 # Usage: sh examples/demo.sh [path/to/graft]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +37,7 @@ step "4. the written dump runs to exactly the same numbers" \
 "$graft" run "$example" --seed 1 --compare "$tmp" --rtol 0 --atol 0 >"$tmp.out"
 sed -n '/^compare/,$p' "$tmp.out" | sed "s|$tmp|unet.txt|"
 
-step "5. rewrite with the default pipeline; --verify reruns both graphs and compares" \
+step "5. rewrite with the default pipeline (normalize, then fuse); --verify reruns both graphs and compares" \
     "graft opt $example -p default --stats --verify -o unet_opt.txt"
 "$graft" opt "$example" -p default --stats --verify -o "$tmp.opt" >"$tmp.out" 2>"$tmp.err"
 awk 'NR <= 9' "$tmp.out"
@@ -44,8 +45,9 @@ printf 'rules that fired:\n'
 awk 'NR > 10 && $4 + 0 > 0 { printf "  %-32s %3d x  %s\n", $1, $4, $6 }' "$tmp.out"
 cat "$tmp.err"
 
-step "6. the GroupNorm now runs in the common dims {2, 32, 10, 64, 64}, no reshape inside" \
-    "grep -E 'reshape|reduce_mean|rsqrt|sigmoid' unet_opt.txt"
-grep -E ' = (reshape|reduce_mean|rsqrt|sigmoid)' "$tmp.opt" | shorten
+step "6. GroupNorm in the common dims {2, 32, 10, 64, 64}, no reshape inside; its pointwise
+   chains are two fused regions, each body printed as a module \"main:fusedN\"" \
+    "grep -E '^module|reshape|reduce_mean|fused|rsqrt|sigmoid' unet_opt.txt"
+grep -E '^module|^[^ ]* = (reshape|reduce_mean|fused|rsqrt|sigmoid)[[(]' "$tmp.opt" | shorten
 
 printf '\nNext: README.md, docs/rules.md, docs/architecture.md, docs/dump-format.md, graft --help.\n'

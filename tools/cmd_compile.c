@@ -60,12 +60,12 @@ static int optimize_with(graph *g, const char *name)
     const pipeline *p = cli_find_pipeline("compile", name);
     if (!p)
         return EXIT_USAGE;
-    const rule_set *sets[16];
+    optimize_plan plan;
     graft_error err = {0};
-    if (p->nsets > 16 || !pipeline_rule_sets(p, sets, &err))
+    if (!pipeline_plan(p, &plan, &err))
         return cli_report("compile", &err);
     optimize_result res;
-    if (!optimize_run(g, sets, p->nsets, NULL, &res, &err))
+    if (!optimize_plan_run(g, &plan, NULL, &res, &err))
         return cli_report("compile", &err);
     int st = EXIT_OK;
     if (res.driver.stop != DRIVER_CONVERGED)

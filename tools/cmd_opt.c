@@ -4,9 +4,10 @@
  *             [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]
  *             [--verify] [--seed-order N]
  *
- * It loads GRAPH, runs the pipeline's rule sets through the worklist driver
- * (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE), checks the
- * result with graph_verify, and writes the optimised dump. --stats prints
+ * It loads GRAPH, runs the pipeline's rule sets, phase by phase, through the
+ * worklist driver (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE;
+ * rule files join the first phase), checks the result with graph_verify,
+ * and writes the optimised dump. --stats prints
  * what happened (as one JSON object with `--stats json`), --trace every
  * firing, --verify runs the original and the result on the reference
  * executor and fails on a numeric difference. Options that may repeat
@@ -144,10 +145,11 @@ static void print_json(const report *r)
     }
     fprintf(f,
             "},\"compute_shape_calls\":%llu,\"converged\":%s,\"stop\":\"%s\",\"iterations\":%d,"
-            "\"pending_inserted\":%llu,\"pending_materialised\":%llu,\"cse_merged\":%zu,"
-            "\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
+            "\"phases\":%d,\"pending_inserted\":%llu,\"pending_materialised\":%llu,"
+            "\"cse_merged\":%zu,\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
             (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
-            driver_stop_name(d->stop), d->iterations, (unsigned long long)d->pending_inserted,
+            driver_stop_name(d->stop), d->iterations, o->phases,
+            (unsigned long long)d->pending_inserted,
             (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased,
             (long long)recomputed(r), o->ms);
 }
@@ -165,8 +167,11 @@ static void print_table(const report *r)
             (long long)recomputed(r), (long long)r->before.pointwise_flops,
             (long long)r->after.pointwise_flops);
     fprintf(f, "rewrites             %llu\n", (unsigned long long)d->rewrites);
-    fprintf(f, "converged            %s (%s after %d sweeps)\n", d->converged ? "yes" : "no",
+    fprintf(f, "converged            %s (%s after %d sweeps", d->converged ? "yes" : "no",
             driver_stop_name(d->stop), d->iterations);
+    if (o->phases > 1)
+        fprintf(f, " in %d phases", o->phases);
+    fputs(")\n", f);
     fprintf(f, "compute_shape calls  %llu\n", (unsigned long long)o->compute_shape_calls);
     fprintf(f, "pending shapes       %llu inserted, %llu materialised\n",
             (unsigned long long)d->pending_inserted, (unsigned long long)o->shapes.materialised);
@@ -322,8 +327,8 @@ static void opt_args_free(opt_args *a)
     free(a->rest);
 }
 
-static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, int nsets,
-                    const char *label, driver_options *o_in, const char *out, bool trace,
+static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, const char *label,
+                    driver_options *o_in, const char *out, bool trace,
                     bool verify_flag, bool bisecting);
 
 static int run(opt_args *a)
@@ -347,8 +352,15 @@ static int run(opt_args *a)
         int n;
         const pipeline *all = pipeline_all(&n);
         fputs("\npipelines:\n", stdout);
-        for (int k = 0; k < n; k++)
-            printf("  %-9s %s\n", all[k].name, all[k].summary);
+        for (int k = 0; k < n; k++) {
+            char phases[256];
+            pipeline_describe(&all[k], phases, sizeof phases);
+            printf("  %-9s %s\n            sets: %s\n", all[k].name, all[k].summary, phases);
+        }
+        fputs("\nA pipeline runs in phases (\"; then\"): the sets of a phase run together to\n"
+              "a fixpoint, the next phase starts on its result. Rule files (-r) join the\n"
+              "first phase.\n",
+              stdout);
         return EXIT_OK;
     }
     st = cli_expect_positional("opt", &args, 1, 1, "GRAPH");
@@ -376,21 +388,19 @@ static int run(opt_args *a)
         else
             return cli_usage_error("opt", "--shapes takes lazy or eager, not '%s'", shapes);
     }
-    const rule_set *sets[16];
-    int nsets = 0;
+    optimize_plan plan = {.nphases = 1};
     const char *label = "none";
     if (pipeline_name) {
         const pipeline *p = cli_find_pipeline("opt", pipeline_name);
         if (!p)
             return EXIT_USAGE;
         graft_error err = {0};
-        if (p->nsets > 16 || !pipeline_rule_sets(p, sets, &err))
+        if (!pipeline_plan(p, &plan, &err))
             return cli_report("opt", &err);
-        nsets = p->nsets;
         label = p->name;
     }
-    if (nsets + a->rules_files.n > 16)
-        return cli_usage_error("opt", "too many rule sets (at most 16)");
+    if (plan.nsets[0] + a->rules_files.n > PIPELINE_MAX_SETS)
+        return cli_usage_error("opt", "too many rule sets (at most %d)", PIPELINE_MAX_SETS);
     loaded_rules loaded[16];
     int nloaded = 0;
     for (int k = 0; k < a->rules_files.n; k++) {
@@ -400,18 +410,19 @@ static int run(opt_args *a)
                 dsl_unload_rules(&loaded[j]);
             return cli_report("opt", &err);
         }
-        sets[nsets++] = loaded[nloaded++].set;
+        graft_error perr = {0};
+        (void)optimize_plan_add(&plan, 0, loaded[nloaded++].set, &perr); /* room checked above */
         label = pipeline_name ? "pipeline + rule files" : "rule files";
     }
-    st = run_sets(a, args.positional[0], sets, nsets, label, &o, out, trace, verify_flag,
+    st = run_sets(a, args.positional[0], &plan, label, &o, out, trace, verify_flag,
                   max_rewrites != NULL);
     for (int j = 0; j < nloaded; j++)
         dsl_unload_rules(&loaded[j]);
     return st;
 }
 
-static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, int nsets,
-                    const char *label, driver_options *o_in, const char *out, bool trace,
+static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, const char *label,
+                    driver_options *o_in, const char *out, bool trace,
                     bool verify_flag, bool bisecting)
 {
     driver_options o = *o_in;
@@ -433,7 +444,7 @@ static int run_sets(opt_args *a, const char *path, const rule_set *const *sets, 
         graph_kernel_counts(g, &r.before);
     optimize_result res;
     graft_error err = {0};
-    if (!optimize_run(g, sets, nsets, &o, &res, &err)) {
+    if (!optimize_plan_run(g, plan, &o, &res, &err)) {
         graph_free(g);
         return cli_report("opt", &err);
     }

@@ -58,8 +58,7 @@ static const char test_help[] =
 typedef struct test_options {
     double rtol, atol;
     const char *pipeline;
-    const rule_set *sets[16]; /* the pipeline's rule sets (-p) */
-    int nsets;
+    optimize_plan plan; /* the pipeline's rule sets (-p), phase by phase */
     cli_dims dims; /* --dim NAME=VALUE: for names the data sets do not bind */
     const char *device; /* ref, emu or hip */
     unsigned wave;      /* emu's wave size */
@@ -464,7 +463,7 @@ static bool optimize_for_test(graph *g, const test_options *o, char *msg, size_t
         return true;
     optimize_result res;
     graft_error err = {0};
-    if (!optimize_run(g, o->sets, o->nsets, NULL, &res, &err)) {
+    if (!optimize_plan_run(g, &o->plan, NULL, &res, &err)) {
         format_text(msg, size, "-p %s: %s", o->pipeline, err.message);
         return false;
     }
@@ -714,11 +713,10 @@ int cmd_test(int argc, char **argv)
             return EXIT_USAGE;
         }
         graft_error err = {0};
-        if (p->nsets > 16 || !pipeline_rule_sets(p, o.sets, &err)) {
+        if (!pipeline_plan(p, &o.plan, &err)) {
             free(dirs);
             return cli_report("test", &err);
         }
-        o.nsets = p->nsets;
     }
     test_counts counts = {0, 0, 0};
     for (int i = 0; i < ndirs; i++)

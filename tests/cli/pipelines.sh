@@ -31,7 +31,7 @@ opt() {
 json_int() { sed -n "s/.*\"$2\":\([0-9]*\).*/\1/p" "$1"; }
 
 # ---- every pipeline runs, converges and keeps the values on every example ----
-for p in fold pad reshape default; do
+for p in fold pad reshape normalize default; do
     for g in "$ex"/*.txt; do
         n=$(basename "$g" .txt)
         opt "pipeline_${p}_$n" "$g" "$p" && pass "pipeline_${p}_$n"
@@ -128,7 +128,8 @@ if opt seed002_fold_only "$ex/seed002_pad_conv.txt" fold; then
 fi
 
 # ---- unet_groupnorm: the GroupNorm pointwise ops meet in the common dims ----
-# Under -p default (rules/reshape.rules, "through the common dims") the
+# Under -p normalize (phase 1 of -p default; rules/reshape.rules, "through
+# the common dims") the
 # normalisation moves into {2, 32, 10, 64, 64}, the common dims of
 # {2, 32, 40960} and {2, 320, 64, 64}. unet_structure asserts, on the
 # optimised dump:
@@ -146,7 +147,7 @@ fi
 #    broadcast(rsqrt(...))), broadcast), broadcast), each op reading the one
 #    before it directly.
 cat > "$tmp/unet.awk" <<'AWK'
-# Checks the GroupNorm tail of examples/unet_groupnorm.txt after -p default
+# Checks the GroupNorm tail of examples/unet_groupnorm.txt after -p normalize
 # (tests/cli/pipelines.sh). Prints nothing when it holds, else one reason.
 function fail(why) { if (!bad) print why; bad = 1 }
 /^[^ ]+ = / {
@@ -202,7 +203,7 @@ END {
     if (op[su[2]] != "multibroadcast" || op[args[su[2]]] != "reduce_mean") fail("sub does not subtract a broadcast mean")
 }
 AWK
-if opt unet "$ex/unet_groupnorm.txt" default; then
+if opt unet "$ex/unet_groupnorm.txt" normalize; then
     out="$tmp/unet.txt"
     c=$(json_int "$tmp/unet.json" copies)
     why=$(awk -f "$tmp/unet.awk" "$out")
@@ -221,11 +222,117 @@ fi
 # In any visiting order the result is the same.
 bad=""
 for seed in 1 2 3 4 5; do
-    "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --seed-order $seed --verify \
+    "$GRAFT" opt "$ex/unet_groupnorm.txt" -p normalize --seed-order $seed --verify \
         -o "$tmp/u1.txt" > /dev/null 2>&1 || bad="$bad $seed(verify)"
     [ -n "$(awk -f "$tmp/unet.awk" "$tmp/u1.txt")" ] && bad="$bad $seed"
 done
 if [ -z "$bad" ]; then pass unet_any_order; else fail unet_any_order "orders:$bad"; fi
+
+# ---- unet_groupnorm under -p default: normalised, then fused (phase 2) ----
+# 16 kernels -> 8: the two convolutions, the two reductions, the bias add
+# and the sqdiff (each read by a reduction: a region stops there), and two
+# regions (add-rsqrt of the variance; sub-mul-mul-add-sigmoid-mul, normalise,
+# scale, shift and SiLU), nothing recomputed, the same numbers; the same
+# count in every visiting order.
+if opt unet_default "$ex/unet_groupnorm.txt" default; then
+    k=$(json_int "$tmp/unet_default.json" kernels)
+    r=$(json_int "$tmp/unet_default.json" recomputed_flops)
+    ph=$(json_int "$tmp/unet_default.json" phases)
+    nf=$(grep -c '= fused(' "$tmp/unet_default.txt")
+    if [ "$k" = 8 ] && [ "$r" = 0 ] && [ "$ph" = 2 ] && [ "$nf" -ge 1 ] &&
+       ! grep -q "max abs error [^0]" "$tmp/unet_default.err"; then
+        pass unet_default_fused
+    else
+        fail unet_default_fused "kernels $k (want 8), recomputed_flops $r, phases $ph, fused $nf"
+    fi
+fi
+bad=""
+for seed in 1 2 3 4 5; do
+    "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --seed-order $seed --verify --stats json \
+        > "$tmp/u2.json" 2> /dev/null || bad="$bad $seed(verify)"
+    [ "$(json_int "$tmp/u2.json" kernels)" = 8 ] || bad="$bad $seed:$(json_int "$tmp/u2.json" kernels)"
+done
+if [ -z "$bad" ]; then pass unet_default_any_order; else fail unet_default_any_order "orders:$bad"; fi
+
+# ---- phases: -p default is normalize, then fuse on its result ----
+# Two transposes that cancel (phase 1), then neg(relu(neg(x))) fused
+# (phase 2).
+cat > "$tmp/ph.txt" <<'EOF'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = transpose[permutation={1, 0}](x)
+@2 = transpose[permutation={1, 0}](@1)
+@3 = neg(@2)
+@4 = relu(@3)
+@5 = neg(@4)
+@6 = @return(@5)
+EOF
+# --stats json: one entry per rule (fold runs in both phases: summed),
+# "phases":2, converged, one kernel.
+total=
+if "$GRAFT" opt "$tmp/ph.txt" -p default --stats json --verify > "$tmp/ph.json" 2> "$tmp/ph.err"; then
+    keys=$(sed 's/.*"rules":{\([^}]*\)}.*/\1/' "$tmp/ph.json" | tr ',' '\n' | cut -d: -f1)
+    dup=$(echo "$keys" | sort | uniq -d | tr '\n' ' ')
+    total=$(json_int "$tmp/ph.json" rewrites)
+    if [ -z "$dup" ] && [ "$(json_int "$tmp/ph.json" phases)" = 2 ] &&
+       [ "$(json_int "$tmp/ph.json" kernels)" = 1 ] && grep -q '"converged":true' "$tmp/ph.json" &&
+       grep -q '"transpose_of_transpose":1' "$tmp/ph.json"; then
+        pass phases_stats
+    else
+        fail phases_stats "duplicates: $dup; $(head -c 300 "$tmp/ph.json")"
+    fi
+else
+    fail phases_stats "$(head -2 "$tmp/ph.err")"
+fi
+# --max-rewrites N is a budget over the whole pipeline: exactly N rewrites,
+# stopped for max rewrites below the total; the values never change.
+bad=""
+if [ -n "$total" ] && [ "$total" -ge 2 ]; then
+    n=0
+    while [ $n -le "$total" ]; do
+        "$GRAFT" opt "$tmp/ph.txt" -p default --max-rewrites $n --stats json --verify \
+            > "$tmp/mr.json" 2> "$tmp/mr.err" || bad="$bad $n(verify)"
+        r=$(json_int "$tmp/mr.json" rewrites)
+        [ "$r" = "$n" ] || bad="$bad $n:$r"
+        if [ $n -lt "$total" ]; then
+            grep -q '"stop":"max rewrites"' "$tmp/mr.json" || bad="$bad $n(stop)"
+        else
+            grep -q '"converged":true' "$tmp/mr.json" || bad="$bad $n(converged)"
+        fi
+        n=$((n + 1))
+    done
+else bad="total rewrites '$total'"; fi
+if [ -z "$bad" ]; then pass phases_max_rewrites; else fail phases_max_rewrites "$bad"; fi
+# --disable names a rule of either phase; a name in neither is an error.
+if "$GRAFT" opt "$tmp/ph.txt" -p default --disable fuse_unary_of_pointwise \
+        --disable transpose_of_transpose --stats json > "$tmp/d.json" 2>&1 &&
+   grep -q '"fuse_unary_of_pointwise":{[^}]*"fires":0,[^}]*"disabled":true' "$tmp/d.json" &&
+   grep -q '"transpose_of_transpose":{[^}]*"fires":0,[^}]*"disabled":true' "$tmp/d.json"; then
+    pass phases_disable
+else fail phases_disable "$(head -c 300 "$tmp/d.json")"; fi
+"$GRAFT" opt "$tmp/ph.txt" -p default --disable no_such_rule > /dev/null 2> "$tmp/d.err"
+st=$?
+if [ $st -eq 1 ] && grep -q "no_such_rule" "$tmp/d.err"; then pass phases_disable_unknown
+else fail phases_disable_unknown "status $st: $(cat "$tmp/d.err")"; fi
+# --trace opens each phase with its sets, the fold firing before phase 2,
+# the fusion after.
+line() { grep -n "$1" "$tmp/tr" | head -1 | cut -d: -f1; }
+if "$GRAFT" opt "$tmp/ph.txt" -p default --trace > /dev/null 2> "$tmp/tr" &&
+   grep -q "^phase 1 of 2: fold, pending, pad, reshape$" "$tmp/tr" &&
+   grep -q "^phase 2 of 2: fold, fuse$" "$tmp/tr" &&
+   [ "$(line '^phase 2')" -lt "$(line '^fire fuse_')" ] &&
+   [ "$(line '^phase 2')" -gt "$(line '^fire transpose_of_transpose')" ]; then
+    pass phases_trace
+else fail phases_trace "$(grep -E '^(phase|fire)' "$tmp/tr" | head -6 | tr '\n' ' ')"; fi
+# --shapes eager reaches the same UNet result.
+if "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --shapes eager -o "$tmp/ue.txt" > /dev/null 2>&1 &&
+   "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default -o "$tmp/ul.txt" > /dev/null 2>&1 &&
+   cmp -s "$tmp/ue.txt" "$tmp/ul.txt"; then pass phases_shapes_eager
+else fail phases_shapes_eager "the eager and lazy results differ"; fi
+# graft opt --help lists the phases.
+if "$GRAFT" opt --help | grep -q "sets: fold, pending, pad, reshape; then fold, fuse"; then
+    pass phases_help
+else fail phases_help "no phases in graft opt --help"; fi
 
 # ---- ONNX models: -p default converges and keeps ONNX's expected outputs ----
 models="$TOP/../shared/models/onnx-light"
@@ -247,7 +354,7 @@ fi
 # -p with graft test: an unknown pipeline is a usage error naming the known ones.
 "$GRAFT" test "$models/resnet50" -p nosuch > "$tmp/u.out" 2>&1
 st=$?
-if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, fuse, default)" "$tmp/u.out"; then
+if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, fuse, normalize, default)" "$tmp/u.out"; then
     pass test_unknown_pipeline
 else
     fail test_unknown_pipeline "status $st: $(head -1 "$tmp/u.out")"

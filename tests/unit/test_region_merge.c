@@ -120,13 +120,13 @@ static int kernels_after_fuse(const char *text, bool *same)
 {
     graph *g = parse(text), *ref = parse(text);
     const pipeline *p = pipeline_find("fuse");
-    const rule_set *sets[8];
+    optimize_plan plan;
     graft_error err = {0};
     optimize_result res;
     int kernels = -1;
     *same = false;
-    if (g && ref && p && p->nsets <= 8 && pipeline_rule_sets(p, sets, &err) &&
-        optimize_run(g, sets, p->nsets, NULL, &res, &err)) {
+    if (g && ref && p && pipeline_plan(p, &plan, &err) &&
+        optimize_plan_run(g, &plan, NULL, &res, &err)) {
         kernel_counts kc;
         graph_kernel_counts(g, &kc);
         kernels = kc.kernels;

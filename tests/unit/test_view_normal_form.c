@@ -16,8 +16,9 @@
  *
  * Each noise step is an identity of values, so the core is a witness: its
  * view count is an upper bound on the fewest views the noisy graph needs.
- * After `-p default` (optimize_run with the default pipeline's sets) the
- * test checks, for the noisy graph:
+ * After `-p normalize` (the first phase of `-p default`: every set but
+ * fusion; views inside fused regions are a different question) the test
+ * checks, for the noisy graph:
  *
  *   (a) minimality:
  *       a1. it has no more views than the core (the computed bound; views
@@ -44,7 +45,7 @@
  * failing case it can find: the same seed regenerated with fewer ops, then
  * the graph shrunk instruction by instruction (an op replaced by a parameter
  * or bypassed) while the failure persists; the shrunk dump reproduces with
- * `graft opt FILE -p default --seed-order N`.
+ * `graft opt FILE -p normalize --seed-order N`.
  *
  *   test_view_normal_form [--cases N] [--seed S] [--orders K] [--ops B]
  *       [--views TRSB] [--case SEED] [--report N] [--known FILE]
@@ -782,8 +783,7 @@ static bool generate(uint64_t seed, int ops, unsigned noise, generated *out)
  * Running the pipeline, canonical dumps, values
  * ====================================================================== */
 
-static const rule_set *default_sets[16];
-static int ndefault_sets;
+static optimize_plan normalize_plan;
 
 static graph *parse_text(const char *text)
 {
@@ -791,7 +791,7 @@ static graph *parse_text(const char *text)
     return dump_read(text, strlen(text), "case", &err);
 }
 
-/* Optimises a copy of text with -p default in the given visiting order
+/* Optimises a copy of text with -p normalize in the given visiting order
  * (0: program order). Returns the graph, or NULL with *why set. */
 static graph *optimise(const char *text, uint64_t order, char *why, size_t whysize)
 {
@@ -805,8 +805,8 @@ static graph *optimise(const char *text, uint64_t order, char *why, size_t whysi
     o.shuffle_seed = order;
     optimize_result res;
     graft_error err = {0};
-    if (!optimize_run(g, default_sets, ndefault_sets, &o, &res, &err)) {
-        snprintf(why, whysize, "optimize_run: %.400s", err.message);
+    if (!optimize_plan_run(g, &normalize_plan, &o, &res, &err)) {
+        snprintf(why, whysize, "optimize_plan_run: %.400s", err.message);
         graph_free(g);
         return NULL;
     }
@@ -1313,7 +1313,7 @@ static void report_failure(uint64_t seed, int ops, unsigned noise, const outcome
     printf("---- input ----\n%s", text ? text : "(none)\n");
     if (first->f == F_BOUND || first->f == F_CORE || first->f == F_GENERATOR)
         printf("---- core ----\n%s", gcase.core ? gcase.core : "(none)\n");
-    printf("---- after -p default ----\n%s", fin.result ? fin.result : "(none)\n");
+    printf("---- after -p normalize ----\n%s", fin.result ? fin.result : "(none)\n");
     if (fin.mine && fin.other)
         printf("---- canonical ----\n%s---- other ----\n%s", fin.mine, fin.other);
     outcome_free(&fin);
@@ -1420,13 +1420,12 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    const pipeline *p = pipeline_find("default");
+    const pipeline *p = pipeline_find("normalize");
     graft_error err = {0};
-    if (!p || !pipeline_rule_sets(p, default_sets, &err)) {
-        printf("FAIL view_normal_form: no default pipeline: %s\n", err.message);
+    if (!p || !pipeline_plan(p, &normalize_plan, &err)) {
+        printf("FAIL view_normal_form: no normalize pipeline: %s\n", err.message);
         return 1;
     }
-    ndefault_sets = p->nsets;
     known_list known;
     known_load(&known, known_path);
     bool defaults = ops == 10 && views == NOISE_ALL && norders == 3;
@@ -1492,7 +1491,7 @@ int main(int argc, char **argv)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
     printf("view normal form: %ld cases (seeds %llu..%llu, %d ops, %d visiting orders each) in %.2f s; "
-           "views %ld in the inputs, %ld in the cores, %ld left after -p default\n",
+           "views %ld in the inputs, %ld in the cores, %ld left after -p normalize\n",
            run, (unsigned long long)first, (unsigned long long)(first + (uint64_t)n - 1), ops, norders + 1,
            secs, views_in, views_core, views_out);
     printf("  %ld failed: %ld new, %ld known (%s); %ld of the visiting-order failures are ties "
