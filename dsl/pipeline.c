@@ -69,6 +69,13 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Live instructions of the main module (region bodies are other modules). */
+static size_t main_count(const graph *g)
+{
+    const module *m = graph_main(g);
+    return m ? (size_t)m->count : 0;
+}
+
 static void add_round(driver_result *sum, driver_result *r, bool first)
 {
     if (first) {
@@ -99,7 +106,8 @@ bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver
     memset(res, 0, sizeof *res);
     uint64_t calls0 = g->shape_calls;
     double t0 = now_ms();
-    res->instructions_before = graph_count(g);
+    res->instructions_before = main_count(g);
+    res->region_instructions_before = graph_count(g) - res->instructions_before;
     size_t merged = 0;
     if (!cse_run(g, &merged, err))
         return false;
@@ -148,7 +156,8 @@ bool optimize_run(graph *g, const rule_set *const *sets, int nsets, const driver
             break;
     }
     res->dce_erased = dce_run(g);
-    res->instructions_after = graph_count(g);
+    res->instructions_after = main_count(g);
+    res->region_instructions_after = graph_count(g) - res->instructions_after;
     res->compute_shape_calls = g->shape_calls - calls0;
     res->ms = now_ms() - t0;
     return true;

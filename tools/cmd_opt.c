@@ -39,7 +39,8 @@ static const char opt_help[] =
     "  -p, --pipeline NAME  built-in rule sets to run (see below)\n"
     "  -r, --rules FILE     a rule file of your own (may repeat)\n"
     "  -o, --output OUT     write the optimised dump to OUT\n"
-    "  --stats [json]       what happened: instructions, kernels, fills, copies,\n"
+    "  --stats [json]       what happened: instructions (of the main graph; those in\n"
+    "                       fused region bodies apart), kernels, fills, copies,\n"
     "                       recomputed_flops (element ops computed beyond the input),\n"
     "                       rewrites, fires per rule, compute_shape calls, time\n"
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
@@ -125,9 +126,12 @@ static void print_json(const report *r)
     fprintf(f, "{\"pipeline\":");
     json_string(f, r->pipeline);
     fprintf(f,
-            ",\"instructions_before\":%zu,\"instructions_after\":%zu,\"kernels_before\":%d,"
+            ",\"instructions_before\":%zu,\"instructions_after\":%zu,"
+            "\"instructions_in_regions_before\":%zu,\"instructions_in_regions\":%zu,"
+            "\"kernels_before\":%d,"
             "\"kernels\":%d,\"fills\":%d,\"copies\":%d,\"rewrites\":%llu,\"rules\":{",
-            o->instructions_before, o->instructions_after, r->before.kernels, r->after.kernels,
+            o->instructions_before, o->instructions_after, o->region_instructions_before,
+            o->region_instructions_after, r->before.kernels, r->after.kernels,
             r->after.fills, r->after.copies, (unsigned long long)d->rewrites);
     for (int k = 0; k < d->nrules; k++) {
         if (k)
@@ -165,7 +169,13 @@ static void print_table(const report *r)
     const driver_result *d = &o->driver;
     FILE *f = stdout;
     fprintf(f, "pipeline             %s\n", r->pipeline);
-    fprintf(f, "instructions         %zu -> %zu\n", o->instructions_before, o->instructions_after);
+    fprintf(f, "instructions         %zu -> %zu", o->instructions_before, o->instructions_after);
+    if (o->region_instructions_before)
+        fprintf(f, " (+ %zu -> %zu in region bodies)", o->region_instructions_before,
+                o->region_instructions_after);
+    else if (o->region_instructions_after)
+        fprintf(f, " (+ %zu in region bodies)", o->region_instructions_after);
+    fputc('\n', f);
     fprintf(f, "kernels              %d -> %d (fills %d, copies %d)\n", r->before.kernels,
             r->after.kernels, r->after.fills, r->after.copies);
     fprintf(f, "recomputed_flops     %lld (pointwise and reduction element ops %lld -> %lld)\n",

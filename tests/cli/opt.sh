@@ -190,4 +190,33 @@ if [ $st -eq 0 ] && ! grep -q "converge" "$tmp/err"; then pass opt_max_rewrites_
 else fail opt_max_rewrites_not_nonconvergence "status $st: $(cat "$tmp/err")"; fi
 "$GRAFT" opt --help | grep -q -- "--allow-nonconvergence" && pass opt_help_nonconvergence ||
     fail opt_help_nonconvergence "--help does not mention --allow-nonconvergence"
+
+# --stats counts the main graph, and region bodies apart: SiLU (x * sigmoid(x))
+# fused into one region is 5 -> 4 instructions, plus 4 in the body (its
+# parameter, sigmoid, mul, return), not 5 -> 8.
+cat > "$tmp/silu.rules" <<'R'
+rule silu_region
+    m = mul(x, s = sigmoid(x))
+    => region(s, m) -> (m)
+R
+cat > "$tmp/silu.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = exp(x)
+@2 = sigmoid(@1)
+@3 = mul(@1, @2)
+@4 = @return(@3)
+G
+if "$GRAFT" opt "$tmp/silu.txt" -r "$tmp/silu.rules" --stats > "$tmp/out" 2> "$tmp/err" &&
+   grep -q "^instructions         5 -> 4 (+ 4 in region bodies)$" "$tmp/out"; then
+    pass opt_stats_region_bodies
+else fail opt_stats_region_bodies "$(cat "$tmp/err") $(sed -n 2p "$tmp/out")"; fi
+if "$GRAFT" opt "$tmp/silu.txt" -r "$tmp/silu.rules" --stats json > "$tmp/json" 2> "$tmp/err" &&
+   grep -q '"instructions_before":5,"instructions_after":4,"instructions_in_regions_before":0,"instructions_in_regions":4,' "$tmp/json"; then
+    pass opt_stats_json_region_bodies
+else fail opt_stats_json_region_bodies "$(cat "$tmp/err") $(cut -c1-200 "$tmp/json")"; fi
+# without regions the line has no region part
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --stats > "$tmp/out" 2>&1
+if grep -q "^instructions         8 -> 4$" "$tmp/out"; then pass opt_stats_no_regions
+else fail opt_stats_no_regions "$(sed -n 2p "$tmp/out")"; fi
 exit 0
