@@ -355,6 +355,27 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
                  p->name);
         if (p->commutative)
             FAIL(s, p->loc, "':c' needs an op with two operands");
+        if (p->kind == PAT_CAPTURE && p->bind) {
+            /* `f = fused`: a bare name is a capture, even an op's name. */
+            if (strcmp(p->name, "fused") == 0)
+                FAIL(s, p->loc,
+                     "'fused' without operands is a capture named 'fused', not a region, and "
+                     "'%s = fused' binds nothing to '%s': write '%s = <fused>' for any region, or "
+                     "'%s = fused(x, ...)' with its operands",
+                     p->bind, p->bind, p->bind, p->bind);
+            if (op_find(p->name))
+                FAIL(s, p->loc,
+                     "'%s' without operands is a capture named '%s', not the op: write "
+                     "'%s = %s(x, ...)' with its operands",
+                     p->name, p->name, p->bind, p->name);
+            if (dsl_class_bits(p->name))
+                FAIL(s, p->loc,
+                     "'%s' is a capture here, not the op class: write '%s = <%s>' for any op of "
+                     "the class",
+                     p->name, p->bind, p->name);
+            FAIL(s, p->loc, "'%s = %s' gives one operand two names: write '%s' alone", p->bind,
+                 p->name, p->name);
+        }
         if (p->kind == PAT_CAPTURE)
             return add_capture(s, p->name, SYM_INS, p->loc, p, NULL, NULL);
         if (p->bind)
