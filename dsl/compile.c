@@ -2,7 +2,9 @@
  *
  * Reading this file should tell a newcomer the whole shape of the compiler:
  * text -> parse -> sema -> termination -> overlap -> trees -> C. Each phase
- * reports its first error with a file:line:col and the pipeline stops there.
+ * reports its first error with a file:line:col and the pipeline stops there,
+ * except sema, which goes on with the next rule (dsl_check_all collects
+ * every rule's error, up to DSL_MAX_ERRORS).
  * The same pipeline serves the build (build/graftc compiling rules/NAME.rules),
  * `graft rules` and `graft opt -r` (dsl/load.c).
  */
@@ -15,6 +17,25 @@
 
 dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error *err)
 {
+    return dsl_check_all(path, text, len, NULL, err);
+}
+
+/* One error of a phase that stops at its first: recorded in diags too. */
+static void record(dsl_diags *d, const graft_error *err)
+{
+    if (!d)
+        return;
+    if (d->n < DSL_MAX_ERRORS)
+        d->items[d->n++] = *err;
+    d->total++;
+}
+
+dsl_file *dsl_check_all(const char *path, const char *text, size_t len, dsl_diags *diags,
+                        graft_error *err)
+{
+    graft_error local = {0};
+    if (!err)
+        err = &local;
     dsl_file *f = dsl_file_new(path, text, len);
     if (!f) {
         error_set(err, "out of memory");
@@ -22,12 +43,17 @@ dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error 
     }
     if (strlen(f->text) != len) {
         error_at(err, f->path, 0, 0, "rule files are text: found a NUL byte");
+        record(diags, err);
         dsl_file_free(f);
         return NULL;
     }
-    if (dsl_parse(f, err) && dsl_sema(f, err) && dsl_check_termination(f, err) &&
-        dsl_check_overlap(f, err))
-        return f;
+    if (!dsl_parse(f, err))
+        record(diags, err);
+    else if (dsl_sema_all(f, diags, err)) {
+        if (dsl_check_termination(f, err) && dsl_check_overlap(f, err))
+            return f;
+        record(diags, err);
+    }
     dsl_file_free(f);
     return NULL;
 }

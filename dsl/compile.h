@@ -16,6 +16,21 @@
 
 /* ---- sema.c ---- */
 bool dsl_sema(dsl_file *f, graft_error *err);
+
+/* Every error of a file, up to DSL_MAX_ERRORS of them (total counts them all).
+ * Name and type checks go on with the next rule after a rule's first error,
+ * as ISLE does; a syntax error, and the later phases (termination, overlap),
+ * still stop at the first. */
+#define DSL_MAX_ERRORS 20
+typedef struct dsl_diags {
+    graft_error items[DSL_MAX_ERRORS];
+    int n;     /* items filled, at most DSL_MAX_ERRORS */
+    int total; /* errors found */
+} dsl_diags;
+
+/* dsl_sema recording every rule's first error in diags (may be NULL); err
+ * gets the file's first error. */
+bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err);
 /* OPC_* bits of a class name ("unary"), 0 if unknown. */
 unsigned dsl_class_bits(const char *name);
 
@@ -136,6 +151,10 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
 /* Parses and checks a rule file (every static check). The caller frees the
  * result with dsl_file_free. */
 dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error *err);
+/* dsl_check reporting every error it finds in diags (see dsl_sema_all); err
+ * gets the first. */
+dsl_file *dsl_check_all(const char *path, const char *text, size_t len, dsl_diags *diags,
+                        graft_error *err);
 /* The whole pipeline: text to C. Returns malloc'd C source. */
 char *dsl_compile(const char *path, const char *text, size_t len, const dsl_emit_options *opt,
                   graft_error *err);

@@ -71,6 +71,11 @@ static dsl_loc at(RDSLLTYPE l)
 
 static void *node(dsl_lexer *lx, size_t size) { return dsl_alloc(lx->file, size); }
 
+/* `fused[]`, `relu[](x)` in a pattern. */
+#define EMPTY_ATTRPATS                                                                        \
+    "an empty attribute list '[]' tests nothing: leave it out ('op(x)' matches any "          \
+    "attributes, 'op[attr=p](x)' tests or binds one; '<fused>' matches any region)"
+
 static bool fail_at(dsl_lexer *lx, RDSLLTYPE l, const char *fmt, const char *arg)
 {
     if (!lx->failed) {
@@ -206,6 +211,12 @@ node
     | head '[' attrpats ']' marks {
         $$ = make_pattern(lx, $1, $3, true, NULL, $5);
     }
+    | head '[' ']' marks {
+        (void)$1;
+        (void)$4;
+        fail_at(lx, @2, "%s", EMPTY_ATTRPATS);
+        YYABORT;
+    }
     | head {
         $$ = $1;
     }
@@ -214,6 +225,10 @@ node
 opt_attrpats
     : %empty { $$ = NULL; }
     | '[' attrpats ']' { $$ = $2; }
+    | '[' ']' {
+        fail_at(lx, @1, "%s", EMPTY_ATTRPATS);
+        YYABORT;
+    }
     ;
 
 head

@@ -117,6 +117,13 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/* Live instructions of the main module (region bodies are other modules). */
+static size_t main_count(const graph *g)
+{
+    const module *m = graph_main(g);
+    return m ? (size_t)m->count : 0;
+}
+
 /* Sums the counters of r into sum; the rules are matched by set and name,
  * so a set that runs in several phases (or rounds) keeps one entry per rule
  * and a rule first seen here is appended. r is released. */
@@ -270,7 +277,8 @@ bool optimize_plan_run(graph *g, const optimize_plan *plan, const driver_options
     }
     uint64_t calls0 = g->shape_calls;
     double t0 = now_ms();
-    res->instructions_before = graph_count(g);
+    res->instructions_before = main_count(g);
+    res->region_instructions_before = graph_count(g) - res->instructions_before;
     bool ok = true;
     for (int ph = 0; ph < plan->nphases; ph++) {
         if (o.trace && plan->nphases > 1) {
@@ -314,7 +322,8 @@ bool optimize_plan_run(graph *g, const optimize_plan *plan, const driver_options
         optimize_result_free(res);
         return false;
     }
-    res->instructions_after = graph_count(g);
+    res->instructions_after = main_count(g);
+    res->region_instructions_after = graph_count(g) - res->instructions_after;
     res->compute_shape_calls = g->shape_calls - calls0;
     res->ms = now_ms() - t0;
     return true;

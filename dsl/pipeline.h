@@ -70,7 +70,9 @@ typedef struct optimize_result {
     shapes_stats shapes;
     size_t cse_merged;
     size_t dce_erased;
-    size_t instructions_before, instructions_after;
+    size_t instructions_before, instructions_after; /* the main module's */
+    size_t region_instructions_before, region_instructions_after; /* every other
+                                module's: fused region bodies (and submodules) */
     uint64_t compute_shape_calls; /* during the optimisation only */
     double ms;
     int rounds;             /* driver runs (CSE and the shape pass can enable more rewrites) */

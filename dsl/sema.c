@@ -7,8 +7,11 @@
  * incompatible ways), helper calls against the helper registry
  * (dsl/helpers.c), and the type of every guard and computed attribute. It
  * annotates the tree with what later phases need (op_def pointers, attribute
- * indexes, expression types, capture numbers) and stops at the first error,
- * reported at the line and column of the offending token.
+ * indexes, expression types, capture numbers). A rule's first error is
+ * reported at the line and column of the offending token, with a suggestion
+ * when one helps (the closest op, helper or attribute name by edit distance,
+ * or the op's attributes); checking goes on with the next rule
+ * (dsl_sema_all), up to DSL_MAX_ERRORS errors.
  */
 #include "compile.h"
 
@@ -50,6 +53,107 @@ unsigned dsl_class_bits(const char *name)
         if (strcmp(class_table[i].name, name) == 0)
             return class_table[i].bits;
     return 0;
+}
+
+/* ---- suggestions ---- */
+
+/* Levenshtein distance of a and b, both at most 63 characters (longer names
+ * are never close). */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return 99;
+    int row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (int)j;
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            if (row[j] + 1 < best)
+                best = row[j] + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+/* The closest candidate seen so far, kept only when it is close: at most a
+ * third of the name's length edits (at least one), and fewer than the name
+ * has characters. */
+typedef struct suggestion {
+    const char *name;
+    const char *best;
+    int dist;
+} suggestion;
+
+static void suggest_consider(suggestion *g, const char *cand)
+{
+    if (!cand || strcmp(cand, g->name) == 0)
+        return;
+    int len = (int)strlen(g->name);
+    int limit = len / 3 > 1 ? len / 3 : 1;
+    int d = edit_distance(g->name, cand);
+    if (d <= limit && d < len && (!g->best || d < g->dist)) {
+        g->best = cand;
+        g->dist = d;
+    }
+}
+
+/* " (did you mean 'x'?)" or "". */
+static const char *suggest_text(const suggestion *g, char *buf, size_t size)
+{
+    if (!g->best)
+        return "";
+    snprintf(buf, size, " (did you mean '%s'?)", g->best);
+    return buf;
+}
+
+static const char *op_suggestion(const char *name, char *buf, size_t size)
+{
+    suggestion g = {name, NULL, 0};
+    int n;
+    const op_def *const *all = op_all(&n);
+    for (int k = 0; k < n; k++)
+        suggest_consider(&g, all[k]->name);
+    return suggest_text(&g, buf, size);
+}
+
+static const char *helper_suggestion(const char *name, char *buf, size_t size)
+{
+    suggestion g = {name, NULL, 0};
+    int n;
+    const rule_helper *all = rule_helpers(&n);
+    for (int k = 0; k < n; k++)
+        suggest_consider(&g, all[k].name);
+    return suggest_text(&g, buf, size);
+}
+
+/* " (did you mean 'x'?)" when one is close, else " (its attributes: a, b)"
+ * or " (it has no attributes)". */
+static const char *attr_suggestion(const op_def *op, const char *name, char *buf, size_t size)
+{
+    suggestion g = {name, NULL, 0};
+    for (int k = 0; k < op->nattrs; k++)
+        suggest_consider(&g, op->attrs[k].name);
+    if (g.best)
+        return suggest_text(&g, buf, size);
+    if (!op->nattrs) {
+        snprintf(buf, size, " (it has no attributes)");
+        return buf;
+    }
+    size_t n = (size_t)snprintf(buf, size, " (its attributes: ");
+    for (int k = 0; k < op->nattrs && n < size; k++)
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", k ? ", " : "", op->attrs[k].name);
+    if (n < size)
+        snprintf(buf + n, size - n, ")");
+    return buf;
 }
 
 static void arity_text(const op_def *op, char *buf, size_t size)
@@ -251,6 +355,27 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
                  p->name);
         if (p->commutative)
             FAIL(s, p->loc, "':c' needs an op with two operands");
+        if (p->kind == PAT_CAPTURE && p->bind) {
+            /* `f = fused`: a bare name is a capture, even an op's name. */
+            if (strcmp(p->name, "fused") == 0)
+                FAIL(s, p->loc,
+                     "'fused' without operands is a capture named 'fused', not a region, and "
+                     "'%s = fused' binds nothing to '%s': write '%s = <fused>' for any region, or "
+                     "'%s = fused(x, ...)' with its operands",
+                     p->bind, p->bind, p->bind, p->bind);
+            if (op_find(p->name))
+                FAIL(s, p->loc,
+                     "'%s' without operands is a capture named '%s', not the op: write "
+                     "'%s = %s(x, ...)' with its operands",
+                     p->name, p->name, p->bind, p->name);
+            if (dsl_class_bits(p->name))
+                FAIL(s, p->loc,
+                     "'%s' is a capture here, not the op class: write '%s = <%s>' for any op of "
+                     "the class",
+                     p->name, p->bind, p->name);
+            FAIL(s, p->loc, "'%s = %s' gives one operand two names: write '%s' alone", p->bind,
+                 p->name, p->name);
+        }
         if (p->kind == PAT_CAPTURE)
             return add_capture(s, p->name, SYM_INS, p->loc, p, NULL, NULL);
         if (p->bind)
@@ -276,8 +401,10 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
             FAIL(s, p->loc, "':c' needs a named commutative op, not the class '<%s>'", p->name);
     } else {
         p->op = op_find(p->name);
-        if (!p->op)
-            FAIL(s, p->loc, "unknown op '%s'", p->name);
+        if (!p->op) {
+            char hint[128];
+            FAIL(s, p->loc, "unknown op '%s'%s", p->name, op_suggestion(p->name, hint, sizeof hint));
+        }
         if (p->has_args && !check_arity(s, p->op, p->nargs, p->rest != NULL, p->loc, "pattern"))
             return false;
         if (p->commutative && !p->op->commutative)
@@ -286,8 +413,11 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
             FAIL(s, p->loc, "':c' needs exactly two operands");
         for (dsl_attr_pat *a = p->attrs; a; a = a->next) {
             a->index = op_attr_index(p->op, a->key);
-            if (a->index < 0)
-                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'", a->key, p->name);
+            if (a->index < 0) {
+                char hint[512];
+                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, p->name,
+                     attr_suggestion(p->op, a->key, hint, sizeof hint));
+            }
             for (dsl_attr_pat *b = p->attrs; b != a; b = b->next)
                 if (strcmp(a->key, b->key) == 0)
                     FAIL(s, a->loc, "attribute '%s' given twice", a->key);
@@ -382,8 +512,11 @@ static bool check_field(sema *s, dsl_expr *e)
              e->name, c ? c->name : "the expression");
     const op_def *op = c->pat->op;
     int k = op_attr_index(op, e->name);
-    if (k < 0)
-        FAIL(s, e->loc, "unknown attribute '%s' for op '%s'", e->name, op->name);
+    if (k < 0) {
+        char hint[512];
+        FAIL(s, e->loc, "unknown attribute '%s' for op '%s'%s", e->name, op->name,
+             attr_suggestion(op, e->name, hint, sizeof hint));
+    }
     e->field = FIELD_ATTR;
     e->attr_index = k;
     e->attr_op = op;
@@ -445,8 +578,10 @@ static bool check_expr(sema *s, dsl_expr *e)
     }
     case EX_CALL: {
         const rule_helper *h = rule_helper_find(e->name);
-        if (!h)
-            FAIL(s, e->loc, "unknown helper '%s'", e->name);
+        if (!h) {
+            char hint[128];
+            FAIL(s, e->loc, "unknown helper '%s'%s", e->name, helper_suggestion(e->name, hint, sizeof hint));
+        }
         {
             int n;
             const rule_helper *all = rule_helpers(&n);
@@ -542,8 +677,11 @@ static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const char *
         if (!op)
             FAIL(s, a->loc, "cannot set attribute '%s': %s", a->key, via);
         a->index = op_attr_index(op, a->key);
-        if (a->index < 0)
-            FAIL(s, a->loc, "unknown attribute '%s' for op '%s'", a->key, op->name);
+        if (a->index < 0) {
+            char hint[512];
+            FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, op->name,
+                 attr_suggestion(op, a->key, hint, sizeof hint));
+        }
         for (dsl_attr_set *b = r->sets; b != a; b = b->next)
             if (strcmp(a->key, b->key) == 0)
                 FAIL(s, a->loc, "attribute '%s' given twice", a->key);
@@ -892,8 +1030,17 @@ static bool check_repl(sema *s, dsl_repl *r)
             return check_attr_sets(s, r, r->op, via);
         }
         r->op = op_find(r->name);
-        if (!r->op)
+        if (!r->op) {
+            suggestion g = {r->name, NULL, 0};
+            int n;
+            const op_def *const *all = op_all(&n);
+            for (int k = 0; k < n; k++)
+                suggest_consider(&g, all[k]->name);
+            if (g.best)
+                FAIL(s, r->loc, "unknown op '%s' (and no capture has that name; did you mean '%s'?)",
+                     r->name, g.best);
             FAIL(s, r->loc, "unknown op '%s' (and no capture has that name)", r->name);
+        }
         if (r->op->classes & OPC_BUILTIN)
             FAIL(s, r->loc, "a replacement cannot build '%s'", r->name);
         if (r->op->classes & OPC_REGION)
@@ -967,20 +1114,49 @@ static bool check_rule(sema *s, dsl_rule *r)
 
 bool dsl_sema(dsl_file *f, graft_error *err)
 {
+    return dsl_sema_all(f, NULL, err);
+}
+
+/* Records a rule's error: the first one also in err. */
+static void note_error(dsl_diags *d, const graft_error *e, graft_error *err, int *nerrors)
+{
+    if (*nerrors == 0 && err)
+        *err = *e;
+    (*nerrors)++;
+    if (!d)
+        return;
+    if (d->n < DSL_MAX_ERRORS)
+        d->items[d->n++] = *e;
+    d->total++;
+}
+
+/* A rule's error leaves only that rule half annotated; the rules after it
+ * are checked on their own, so the checks go on with the next rule, up to
+ * DSL_MAX_ERRORS errors (without diags, the first error ends the check). */
+bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err)
+{
     sema s;
-    memset(&s, 0, sizeof s);
-    s.f = f;
-    s.err = err;
+    int nerrors = 0;
     for (int i = 0; i < f->nrules; i++) {
         dsl_rule *r = f->rules[i];
-        for (int j = 0; j < i; j++)
+        graft_error e = {0};
+        memset(&s, 0, sizeof s);
+        s.f = f;
+        s.err = &e;
+        bool ok = true;
+        for (int j = 0; j < i && ok; j++)
             if (strcmp(f->rules[j]->name, r->name) == 0) {
-                s.failed = true;
-                return dsl_error(err, f, r->loc, "duplicate rule name '%s' (first defined at %s:%d:%d)",
-                                 r->name, f->path, f->rules[j]->loc.line, f->rules[j]->loc.col);
+                dsl_error(&e, f, r->loc, "duplicate rule name '%s' (first defined at %s:%d:%d)",
+                          r->name, f->path, f->rules[j]->loc.line, f->rules[j]->loc.col);
+                ok = false;
             }
-        if (!check_rule(&s, r))
-            return false;
+        if (ok)
+            ok = check_rule(&s, r);
+        if (!ok) {
+            note_error(diags, &e, err, &nerrors);
+            if (!diags || nerrors >= DSL_MAX_ERRORS)
+                return false;
+        }
     }
-    return true;
+    return nerrors == 0;
 }

@@ -73,6 +73,7 @@ const char *region_merge_status_name(region_merge_status s)
     case MERGE_NO_OUTPUT: return "nothing outside reads the parts";
     case MERGE_CYCLE: return "the merge would create a cycle";
     case MERGE_NO_POSITION: return "no position after every input and before every outside user";
+    case MERGE_ONE_PART: return "the parts are one instruction: nothing to merge";
     case MERGE_NO_MEMORY: return "out of memory";
     }
     return "?";
@@ -200,6 +201,13 @@ region_merge_status region_merge_plan_make(region_merge_plan *p, ins *const *par
     for (int k = 0; k < nparts; k++) {
         ins *x = is_tuple_read(parts[k]) ? parts[k]->args[0] : parts[k];
         add_ordered(q.parts, &q.nparts, x);
+    }
+    /* Parts that are all one instruction (a binary op reading one region
+     * twice, `mul(r, r)`) merge nothing: rebuilding the region would change
+     * nothing and the rule would fire again on its own result. */
+    if (nparts > 1 && q.nparts < 2) {
+        region_merge_plan_free(&q);
+        return MERGE_ONE_PART;
     }
     for (int k = 0; k < q.nparts; k++) {
         ins *x = q.parts[k];

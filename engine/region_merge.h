@@ -40,6 +40,7 @@ typedef enum region_merge_status {
     MERGE_NO_OUTPUT,    /* nothing outside reads any value of the parts */
     MERGE_CYCLE,        /* an outside path from an output back to an input */
     MERGE_NO_POSITION,  /* no place after every input and before every outside user */
+    MERGE_ONE_PART,     /* several parts named, all one instruction: nothing to merge */
     MERGE_NO_MEMORY,
 } region_merge_status;
 

@@ -98,7 +98,8 @@ GRAFT_API size_t graft_graph_instruction_count(const graft_graph *g);
  * NULL means "default") or with a user's rule file (compiled with the system
  * C compiler and cached; see docs/rules.md). stats may be NULL. */
 typedef struct graft_opt_stats {
-    size_t instructions_before, instructions_after;
+    size_t instructions_before, instructions_after; /* of the main graph: a fused
+                                                       region counts one, its body not */
     int kernels, fills, copies; /* device launches the result lowers to */
     uint64_t rewrites;
     uint64_t compute_shape_calls;

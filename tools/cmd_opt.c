@@ -2,7 +2,7 @@
  *
  *   graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]
  *             [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]
- *             [--verify] [--seed-order N]
+ *             [--verify] [--seed-order N] [--allow-nonconvergence]
  *
  * It loads GRAPH, runs the pipeline's rule sets, phase by phase, through the
  * worklist driver (dsl/pipeline.h: driver, lazy shape resolution, CSE, DCE;
@@ -32,6 +32,7 @@ static const char opt_help[] =
     "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
     "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
     "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
+    "                 [--allow-nonconvergence]\n"
     "\n"
     "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
     "(to OUT with -o; to stdout unless --stats is given).\n"
@@ -39,7 +40,8 @@ static const char opt_help[] =
     "  -p, --pipeline NAME  built-in rule sets to run (see below)\n"
     "  -r, --rules FILE     a rule file of your own (may repeat)\n"
     "  -o, --output OUT     write the optimised dump to OUT\n"
-    "  --stats [json]       what happened: instructions, kernels, fills, copies,\n"
+    "  --stats [json]       what happened: instructions (of the main graph; those in\n"
+    "                       fused region bodies apart), kernels, fills, copies,\n"
     "                       recomputed_flops (element ops computed beyond the input),\n"
     "                       rewrites, fires per rule, compute_shape calls, time\n"
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
@@ -55,9 +57,15 @@ static const char opt_help[] =
     "                       unbound symbolic dimensions are 1)\n"
     "  --seed-order N       visit instructions in a seeded random order (testing:\n"
     "                       the fold rules must reach the same graph)\n"
+    "  --allow-nonconvergence\n"
+    "                       a run that does not converge (a nonterminating rule\n"
+    "                       used up its fire budget, e.g. two rules that undo each\n"
+    "                       other, or the sweep limit) is a warning and exits 0\n"
+    "                       instead of an error; the dump is written either way\n"
     "\n"
-    "Exit status: 0 ok, 1 failure (bad input, a rule misbehaved, --verify found a\n"
-    "difference), 2 usage.\n";
+    "Exit status: 0 ok, 1 failure (bad input, a rule misbehaved, the rewriting did\n"
+    "not converge without --allow-nonconvergence, --verify found a difference),\n"
+    "2 usage. Stopping at --max-rewrites N is asked for and is not a failure.\n";
 
 typedef struct string_list {
     const char **items;
@@ -119,9 +127,12 @@ static void print_json(const report *r)
     fprintf(f, "{\"pipeline\":");
     json_string(f, r->pipeline);
     fprintf(f,
-            ",\"instructions_before\":%zu,\"instructions_after\":%zu,\"kernels_before\":%d,"
+            ",\"instructions_before\":%zu,\"instructions_after\":%zu,"
+            "\"instructions_in_regions_before\":%zu,\"instructions_in_regions\":%zu,"
+            "\"kernels_before\":%d,"
             "\"kernels\":%d,\"fills\":%d,\"copies\":%d,\"rewrites\":%llu,\"rules\":{",
-            o->instructions_before, o->instructions_after, r->before.kernels, r->after.kernels,
+            o->instructions_before, o->instructions_after, o->region_instructions_before,
+            o->region_instructions_after, r->before.kernels, r->after.kernels,
             r->after.fills, r->after.copies, (unsigned long long)d->rewrites);
     for (int k = 0; k < d->nrules; k++) {
         if (k)
@@ -160,7 +171,13 @@ static void print_table(const report *r)
     const driver_result *d = &o->driver;
     FILE *f = stdout;
     fprintf(f, "pipeline             %s\n", r->pipeline);
-    fprintf(f, "instructions         %zu -> %zu\n", o->instructions_before, o->instructions_after);
+    fprintf(f, "instructions         %zu -> %zu", o->instructions_before, o->instructions_after);
+    if (o->region_instructions_before)
+        fprintf(f, " (+ %zu -> %zu in region bodies)", o->region_instructions_before,
+                o->region_instructions_after);
+    else if (o->region_instructions_after)
+        fprintf(f, " (+ %zu in region bodies)", o->region_instructions_after);
+    fputc('\n', f);
     fprintf(f, "kernels              %d -> %d (fills %d, copies %d)\n", r->before.kernels,
             r->after.kernels, r->after.fills, r->after.copies);
     fprintf(f, "recomputed_flops     %lld (pointwise and reduction element ops %lld -> %lld)\n",
@@ -188,6 +205,43 @@ static void print_table(const report *r)
                     s->disabled ? " (disabled)" : "");
         }
     }
+}
+
+/* Why the driver stopped short, in words, with the nonterminating rules that
+ * used up their fire budget (two that undo each other ping-pong until both
+ * have). */
+static void nonconvergence_reason(const driver_result *d, char *buf, size_t size)
+{
+    size_t n = 0;
+    switch (d->stop) {
+    case DRIVER_RULE_BUDGET:
+        n = (size_t)snprintf(buf, size, "a nonterminating rule used up its fire budget");
+        break;
+    case DRIVER_MAX_ITERATIONS:
+        n = (size_t)snprintf(buf, size, "every one of %d sweeps changed the graph",
+                             d->iterations);
+        break;
+    default:
+        n = (size_t)snprintf(buf, size, "stopped at %s", driver_stop_name(d->stop));
+        break;
+    }
+    if (d->stop != DRIVER_RULE_BUDGET)
+        return;
+    uint64_t most = 0;
+    for (int k = 0; k < d->nrules; k++)
+        if ((d->rules[k].flags & RULE_NONDECREASING) && d->rules[k].fires > most)
+            most = d->rules[k].fires;
+    const char *sep = " (";
+    for (int k = 0; k < d->nrules && n < size; k++) {
+        const rule_stat *r = &d->rules[k];
+        if (!(r->flags & RULE_NONDECREASING) || !r->fires || r->fires < most)
+            continue;
+        n += (size_t)snprintf(buf + n, size - n, "%s%s at %s:%d fired %llu times", sep, r->name,
+                              r->file ? r->file : "?", r->line, (unsigned long long)r->fires);
+        sep = ", ";
+    }
+    if (n < size && sep[0] == ',')
+        snprintf(buf + n, size - n, ")");
 }
 
 /* ---- --verify ---- */
@@ -261,6 +315,7 @@ static int verify(const char *path, const cli_dims *dims, const graph *optimised
 typedef struct opt_args {
     string_list rules_files, disabled;
     bool stats, stats_json;
+    bool allow_nonconvergence;
     char **rest;
     int nrest;
     cli_dims dims; /* --dim NAME=VALUE */
@@ -341,6 +396,7 @@ static int run(opt_args *a)
         {"max-rewrites", 0, &max_rewrites, NULL}, {"shapes", 0, &shapes, NULL},
         {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
         {"verify", 0, NULL, &verify_flag},
+        {"allow-nonconvergence", 0, NULL, &a->allow_nonconvergence},
     };
     cli_args args;
     int st = cli_parse("opt", a->nrest, a->rest, options, (int)(sizeof options / sizeof options[0]),
@@ -458,16 +514,24 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         error_prefix(&err, "the optimised graph is invalid (a rule is wrong)");
         st = cli_report("opt", &err);
     }
-    if (st == EXIT_OK && res.driver.stop != DRIVER_CONVERGED && !bisecting)
-        fprintf(stderr, "graft opt: warning: did not converge (%s)\n",
-                driver_stop_name(res.driver.stop));
+    bool nonconverged = st == EXIT_OK && res.driver.stop != DRIVER_CONVERGED &&
+                        !(bisecting && res.driver.stop == DRIVER_MAX_REWRITES);
+    if (nonconverged) {
+        char why[512];
+        nonconvergence_reason(&res.driver, why, sizeof why);
+        if (a->allow_nonconvergence)
+            fprintf(stderr, "graft opt: warning: did not converge: %s\n", why);
+        else
+            st = cli_fail("opt", "did not converge: %s (--allow-nonconvergence accepts this)",
+                          why);
+    }
     if (a->stats) {
         if (a->stats_json)
             print_json(&r);
         else
             print_table(&r);
     }
-    if (st == EXIT_OK && (out || !a->stats)) {
+    if ((st == EXIT_OK || nonconverged) && (out || !a->stats)) {
         if (!dump_write_file(g, out ? out : "-", &err))
             st = cli_report("opt", &err);
     }

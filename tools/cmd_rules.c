@@ -3,7 +3,8 @@
  *
  * It runs the whole rule compiler (dsl/compile.h): syntax, names and types,
  * the termination measure, duplicate and shadowed rules, the decision trees
- * and the C emitter, and reports the first error as file:line:col: message.
+ * and the C emitter, and reports each error as file:line:col: message (every
+ * rule's first error, up to DSL_MAX_ERRORS; a syntax error stops at once).
  * On success it prints one line per rule (name, file:line, and whether it is
  * marked nonterminating) and, with --emit-c, writes the generated C, whose
  * branches name their rule and its file:line.
@@ -29,7 +30,8 @@ static const char rules_help[] =
     "  --emit-c OUT.c   also write the generated C (one decision tree per root\n"
     "                   op; each branch names its rule and file:line)\n"
     "\n"
-    "Errors print as file:line:col: message (docs/rules.md explains each).\n"
+    "Errors print as file:line:col: message (docs/rules.md explains each), one\n"
+    "line each: every rule's first error, up to 20 (a syntax error stops at once).\n"
     "Exit status: 0 accepted, 1 rejected or unreadable, 2 usage.\n";
 
 int cmd_rules(int argc, char **argv)
@@ -54,11 +56,24 @@ int cmd_rules(int argc, char **argv)
     char *text = read_file_all(path, &len, &err);
     if (!text)
         return cli_report("rules", &err);
-    dsl_file *f = dsl_check(path, text, len, &err);
+    dsl_diags *diags = calloc(1, sizeof *diags);
+    if (!diags) {
+        free(text);
+        return cli_fail("rules", "out of memory");
+    }
+    dsl_file *f = dsl_check_all(path, text, len, diags, &err);
     if (!f) {
         free(text);
-        return cli_report("rules", &err);
+        if (diags->n == 0)
+            st = cli_report("rules", &err);
+        for (int k = 0; k < diags->n; k++)
+            st = cli_report("rules", &diags->items[k]);
+        if (diags->total >= DSL_MAX_ERRORS)
+            fprintf(stderr, "%s: stopped after %d errors\n", path, DSL_MAX_ERRORS);
+        free(diags);
+        return st;
     }
+    free(diags);
     /* The set's name in generated code: the file's base name. */
     char name[256];
     const char *base = strrchr(path, '/');

@@ -2,7 +2,7 @@
 # dsl.sh: the rule language from the command line (`graft rules`, `graft opt
 # -p fold`). Every tests/dsl_fail/NAME.rules carries a first-line comment
 # "# error: FILE:LINE:COL: message" that graft rules must print exactly (exit
-# 1); every tests/dsl_pass and rules/ file must be accepted; the emitted C
+# 1; a file with several errors has one such line per error, in order); every tests/dsl_pass and rules/ file must be accepted; the emitted C
 # names rules and their file:line; fold.rules runs end to end.
 . "$(dirname "$0")/lib/common.sh"
 tmp=$t
@@ -10,7 +10,7 @@ cd "$TOP" || exit 1
 
 for f in tests/dsl_fail/*.rules; do
     name=fail_$(basename "$f" .rules)
-    want=$(sed -n '1s/^# error: //p' "$f")
+    want=$(sed -n '/^# error: /!q;s/^# error: //p' "$f")
     if [ -z "$want" ]; then
         fail "$name" "no '# error:' line"
         continue
@@ -42,6 +42,23 @@ if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&
     pass emit_c_names_rules
 else
     fail emit_c_names_rules "emitted C lacks rule comments or the root switch"
+fi
+
+# The error cap: 25 rules with an unknown op give 20 error lines and a note.
+i=0
+: > "$tmp/many.rules"
+while [ $i -lt 25 ]; do
+    printf 'rule r%d\n    nosuchop(x)\n    => x\n\n' $i >> "$tmp/many.rules"
+    i=$((i + 1))
+done
+"$GRAFT" rules "$tmp/many.rules" > /dev/null 2> "$tmp/many.err"
+st=$?
+if [ $st -eq 1 ] && [ "$(grep -c "unknown op 'nosuchop'" "$tmp/many.err")" -eq 20 ] &&
+   [ "$(sed -n 1p "$tmp/many.err")" = "$tmp/many.rules:2:5: unknown op 'nosuchop'" ] &&
+   [ "$(tail -1 "$tmp/many.err")" = "$tmp/many.rules: stopped after 20 errors" ]; then
+    pass rules_error_cap
+else
+    fail rules_error_cap "exit $st: $(head -2 "$tmp/many.err" | tr '\n' ' ') ... $(tail -1 "$tmp/many.err")"
 fi
 
 # Usage errors exit 2.

@@ -148,4 +148,75 @@ for p in fold default; do
     if [ $st -eq 0 ] || grep -q "which this graft was built without" "$tmp/err"; then pass "opt_seed001_$p"
     else fail "opt_seed001_$p" "status $st: $(head -3 "$tmp/err")"; fi
 done
+
+# Non-convergence: two nonterminating rules that undo each other ping-pong
+# until their fire budget runs out. That exits 1 naming both rules, unless
+# --allow-nonconvergence makes it a warning (exit 0, the dump still written).
+cat > "$tmp/pingpong.rules" <<'R'
+rule neg_below_transpose nonterminating
+    u = neg(t = transpose(x))
+    => t(u(x))
+
+rule neg_above_transpose nonterminating
+    t = transpose(u = neg(x))
+    => u(t(x))
+R
+cat > "$tmp/pp.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = transpose[permutation={1, 0}](x)
+@2 = neg(@1)
+@3 = @return(@2)
+G
+"$GRAFT" opt "$tmp/pp.txt" -r "$tmp/pingpong.rules" -o "$tmp/pp_out.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "^graft opt: did not converge: a nonterminating rule used up its fire budget" "$tmp/err" &&
+   grep -q "neg_below_transpose at .*pingpong.rules:1" "$tmp/err" &&
+   grep -q "neg_above_transpose at .*pingpong.rules:5" "$tmp/err" &&
+   grep -q -- "--allow-nonconvergence" "$tmp/err"; then
+    pass opt_nonconvergence_exit_1
+else fail opt_nonconvergence_exit_1 "status $st: $(cat "$tmp/err")"; fi
+rm -f "$tmp/pp_out.txt"
+"$GRAFT" opt "$tmp/pp.txt" -r "$tmp/pingpong.rules" --allow-nonconvergence -o "$tmp/pp_out.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && grep -q "^graft opt: warning: did not converge: a nonterminating rule" "$tmp/err" &&
+   grep -q "neg(" "$tmp/pp_out.txt"; then
+    pass opt_allow_nonconvergence
+else fail opt_allow_nonconvergence "status $st: $(cat "$tmp/err")"; fi
+# --max-rewrites stops where asked: not a failure
+"$GRAFT" opt "$tmp/pp.txt" -r "$tmp/pingpong.rules" --max-rewrites 3 > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && ! grep -q "converge" "$tmp/err"; then pass opt_max_rewrites_not_nonconvergence
+else fail opt_max_rewrites_not_nonconvergence "status $st: $(cat "$tmp/err")"; fi
+"$GRAFT" opt --help | grep -q -- "--allow-nonconvergence" && pass opt_help_nonconvergence ||
+    fail opt_help_nonconvergence "--help does not mention --allow-nonconvergence"
+
+# --stats counts the main graph, and region bodies apart: SiLU (x * sigmoid(x))
+# fused into one region is 5 -> 4 instructions, plus 4 in the body (its
+# parameter, sigmoid, mul, return), not 5 -> 8.
+cat > "$tmp/silu.rules" <<'R'
+rule silu_region
+    m = mul(x, s = sigmoid(x))
+    => region(s, m) -> (m)
+R
+cat > "$tmp/silu.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = exp(x)
+@2 = sigmoid(@1)
+@3 = mul(@1, @2)
+@4 = @return(@3)
+G
+if "$GRAFT" opt "$tmp/silu.txt" -r "$tmp/silu.rules" --stats > "$tmp/out" 2> "$tmp/err" &&
+   grep -q "^instructions         5 -> 4 (+ 4 in region bodies)$" "$tmp/out"; then
+    pass opt_stats_region_bodies
+else fail opt_stats_region_bodies "$(cat "$tmp/err") $(sed -n 2p "$tmp/out")"; fi
+if "$GRAFT" opt "$tmp/silu.txt" -r "$tmp/silu.rules" --stats json > "$tmp/json" 2> "$tmp/err" &&
+   grep -q '"instructions_before":5,"instructions_after":4,"instructions_in_regions_before":0,"instructions_in_regions":4,' "$tmp/json"; then
+    pass opt_stats_json_region_bodies
+else fail opt_stats_json_region_bodies "$(cat "$tmp/err") $(cut -c1-200 "$tmp/json")"; fi
+# without regions the line has no region part
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --stats > "$tmp/out" 2>&1
+if grep -q "^instructions         8 -> 4$" "$tmp/out"; then pass opt_stats_no_regions
+else fail opt_stats_no_regions "$(sed -n 2p "$tmp/out")"; fi
 exit 0

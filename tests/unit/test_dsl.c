@@ -316,7 +316,7 @@ static void test_load_reports_static_errors(void)
     graft_error err = {0};
     loaded_rules l;
     CHECK(!dsl_load_rules(path, cache_dir, &l, &err));
-    CHECK_STR(message_of(&err), "unknown op 'transpos'");
+    CHECK_STR(message_of(&err), "unknown op 'transpos' (did you mean 'transpose'?)");
     CHECK_INT(err.line, 2);
     CHECK_INT(err.col, 5);
 }
@@ -507,6 +507,32 @@ static void remove_tree(const char *dir)
         printf("could not remove %s\n", dir);
 }
 
+/* dsl_check_all: every rule's first error, in order, err the first; the
+ * suggestions by edit distance; dsl_check still stops at the first. */
+static void test_all_errors_and_suggestions(void)
+{
+    const char *text = "rule a\n    sigmoidd(x) => x\n"
+                       "rule b\n    relu(x) => x\n"
+                       "rule c\n    t = transpose[perm={1, 0}](x) => x\n";
+    static dsl_diags d;
+    memset(&d, 0, sizeof d);
+    graft_error err = {0};
+    dsl_file *f = dsl_check_all("t.rules", text, strlen(text), &d, &err);
+    CHECK(f == NULL);
+    CHECK_INT(d.n, 2);
+    CHECK_INT(d.total, 2);
+    CHECK_STR(message_of(&d.items[0]), "unknown op 'sigmoidd' (did you mean 'sigmoid'?)");
+    CHECK_INT(d.items[0].line, 2);
+    CHECK_STR(message_of(&d.items[1]),
+              "unknown attribute 'perm' for op 'transpose' (its attributes: permutation)");
+    CHECK_INT(d.items[1].line, 6);
+    CHECK_STR(message_of(&err), message_of(&d.items[0]));
+    graft_error first = {0};
+    CHECK(check_text(text, &first) == NULL);
+    CHECK_STR(message_of(&first), "unknown op 'sigmoidd' (did you mean 'sigmoid'?)");
+    dsl_file_free(f);
+}
+
 int main(void)
 {
     RUN(test_parse_shapes_the_tree);
@@ -517,6 +543,7 @@ int main(void)
     RUN(test_overlap_and_duplicates);
     RUN(test_builtin_fold_runs);
     RUN(test_in_place_commit);
+    RUN(test_all_errors_and_suggestions);
 
     snprintf(cache_dir, sizeof cache_dir, "/tmp/graft_test_dsl_XXXXXX");
     if (!mkdtemp(cache_dir)) {

@@ -148,10 +148,34 @@ static void test_fuse_pipeline(void)
     CHECK(same);
 }
 
+/* A binary op reading one region twice: the two parts are one
+ * instruction, so there is nothing to merge (the rule would otherwise
+ * rebuild the region and fire again on its own result, forever). */
+static const char square_of_region[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3}, {3, 1}\n"
+    "@1 = relu(x)\n"
+    "@2 = mul(@1,@1)\n"
+    "@3 = @return(@2)\n";
+
+static void test_merge_of_one_part_is_refused(void)
+{
+    graph *g = parse(square_of_region);
+    CHECK(g != NULL);
+    if (!g)
+        return;
+    ins *parts[2] = {named(g, "@1"), named(g, "@1")};
+    CHECK(parts[0] != NULL);
+    region_merge_plan p;
+    CHECK_INT(region_merge_plan_make(&p, parts, 2), MERGE_ONE_PART);
+    graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_merge_refuses_a_cycle);
     RUN(test_merge_plans_outputs);
     RUN(test_fuse_pipeline);
+    RUN(test_merge_of_one_part_is_refused);
     return tests_finish();
 }
