@@ -145,25 +145,24 @@ static bool fill_body(const region_plan *p, module *body)
     return ok;
 }
 
-ins *region_outline(const region_plan *p, module *body, ins **replacements)
+ins *region_insert(module *mod, ins *pos, ins *const *inputs, int ninputs, module *body,
+                   int noutputs, ins **replacements)
 {
-    if (!fill_body(p, body))
-        return NULL;
     const op_def *fused = op_find("fused");
     graft_error e;
-    ins *region = fused ? module_insert_with_modules(p->mod, p->pos, fused, NULL, 0, p->inputs,
-                                                     p->ninputs, &body, 1, &e)
+    ins *region = fused ? module_insert_with_modules(mod, pos, fused, NULL, 0, inputs, ninputs,
+                                                     &body, 1, &e)
                         : NULL;
     if (!region)
         return NULL;
-    if (p->noutputs == 1) {
+    if (noutputs == 1) {
         replacements[0] = region;
         return region;
     }
     const op_def *get = op_find("get_tuple_elem");
-    for (int k = 0; k < p->noutputs; k++) {
+    for (int k = 0; k < noutputs; k++) {
         attr index = {"index", {.kind = ATTR_INT, .u.i = k}};
-        ins *elem = module_insert(p->mod, p->pos, get, &index, 1, &region, 1, &e);
+        ins *elem = get ? module_insert(mod, pos, get, &index, 1, &region, 1, &e) : NULL;
         if (!elem) {
             while (k-- > 0)
                 module_remove(replacements[k]);
@@ -173,6 +172,13 @@ ins *region_outline(const region_plan *p, module *body, ins **replacements)
         replacements[k] = elem;
     }
     return region;
+}
+
+ins *region_outline(const region_plan *p, module *body, ins **replacements)
+{
+    if (!fill_body(p, body))
+        return NULL;
+    return region_insert(p->mod, p->pos, p->inputs, p->ninputs, body, p->noutputs, replacements);
 }
 
 void region_take_over_uses(ins *const *members, int nmembers, ins *const *outputs,

@@ -72,6 +72,14 @@ module *region_add_body_module(graph *g, const module *parent, int *next_index);
  * instruction cannot be made; what it inserted into p->mod is then removed
  * again, and body (with whatever was copied into it) is the caller's to take
  * out of the graph. No use changes yet. */
+/* Inserts a `fused` instruction reading inputs, with body as its submodule,
+ * at pos in mod, and for a region of several outputs one get_tuple_elem per
+ * output after it. replacements (noutputs entries) gets what stands for
+ * each output: the region itself when it has one, else its tuple reads.
+ * NULL (nothing inserted) when an instruction cannot be built. Outlining and
+ * region merging (region_merge.h) both end here. */
+ins *region_insert(module *mod, ins *pos, ins *const *inputs, int ninputs, module *body,
+                   int noutputs, ins **replacements);
 ins *region_outline(const region_plan *p, module *body, ins **replacements);
 
 /* Every use of outputs[k] by an instruction that is neither one of members

@@ -6,6 +6,8 @@
  */
 #include "region_merge.h"
 
+#include "region.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,28 +411,5 @@ ins *region_merge_outline(const region_merge_plan *p, module *body, ins **replac
 {
     if (!fill_body(p, body))
         return NULL;
-    const op_def *fused = op_find("fused");
-    graft_error e;
-    ins *region = fused ? module_insert_with_modules(p->mod, p->pos, fused, NULL, 0, p->inputs,
-                                                     p->ninputs, &body, 1, &e)
-                        : NULL;
-    if (!region)
-        return NULL;
-    if (p->noutputs == 1) {
-        replacements[0] = region;
-        return region;
-    }
-    const op_def *get = op_find("get_tuple_elem");
-    for (int k = 0; k < p->noutputs; k++) {
-        attr index = {"index", {.kind = ATTR_INT, .u.i = k}};
-        ins *elem = get ? module_insert(p->mod, p->pos, get, &index, 1, &region, 1, &e) : NULL;
-        if (!elem) {
-            while (k-- > 0)
-                module_remove(replacements[k]);
-            module_remove(region);
-            return NULL;
-        }
-        replacements[k] = elem;
-    }
-    return region;
+    return region_insert(p->mod, p->pos, p->inputs, p->ninputs, body, p->noutputs, replacements);
 }
