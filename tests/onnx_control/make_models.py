@@ -4,7 +4,10 @@ API (Debian's python3-onnx; `make deps` installs it) and writes each as an
 ONNX backend-test directory: NAME/model.onnx and NAME/test_data_set_0/
 {input,output}_N.pb, the expected outputs computed here with numpy.
 
-    /usr/bin/python3 tests/onnx_control/make_models.py tests/onnx_control
+    /usr/bin/python3 tests/onnx_control/make_models.py DIR
+
+tests/cli/onnx_control.sh runs it into its scratch directory on every test run,
+so no model file is kept in git.
 
 if_shape_then, if_shape_else: an If whose condition comes from the input's
 shape (Shape -> Gather -> Greater): x * 2 when the first dimension exceeds 2,
