@@ -298,9 +298,6 @@ int main(void)
     const char *graft_bin = getenv("GRAFT") ? getenv("GRAFT") : "build/graft";
     bool have_graft = access(graft_bin, X_OK) == 0;
     const char *mlir_opt = find_mlir_opt();
-    /* OpenBLAS starts its thread pool when it is loaded; nothing here runs
-     * BLAS, so one thread keeps its spinning out of the figures. */
-    setenv("OPENBLAS_NUM_THREADS", "1", 0);
     static const workload workloads[] = {
         {"identity", W_IDENTITY, 3}, {"chain", W_CHAIN, 5}, {"fold100k", W_FOLD, 7}};
     char dir[] = "/tmp/graft_mlir_compare_XXXXXX";

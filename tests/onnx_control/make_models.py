@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Builds the control-flow test models in this directory with the ONNX helper
+"""Builds the control-flow test models into DIR with the ONNX helper
 API (Debian's python3-onnx; `make deps` installs it) and writes each as an
 ONNX backend-test directory: NAME/model.onnx and NAME/test_data_set_0/
 {input,output}_N.pb, the expected outputs computed here with numpy.
