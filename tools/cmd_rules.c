@@ -12,6 +12,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
+#include "cmd_rules_check.h"
 #include "compile.h"
 #include "fileio.h"
 
@@ -21,6 +22,7 @@
 
 static const char rules_help[] =
     "usage: graft rules FILE.rules [--emit-c OUT.c]\n"
+    "       graft rules FILE.rules... --check [--check-candidates N] [--check-fires N] [--seed N]\n"
     "\n"
     "Compiles and checks a rule file: syntax, unknown ops, attributes and op\n"
     "classes, arities, captures, guard types, duplicate and shadowed rules, and\n"
@@ -29,6 +31,14 @@ static const char rules_help[] =
     "\n"
     "  --emit-c OUT.c   also write the generated C (one decision tree per root\n"
     "                   op; each branch names its rule and file:line)\n"
+    "  --check          test each rule of FILE... for soundness: build its pattern\n"
+    "                   as small random graphs, run each before and after the\n"
+    "                   rule alone on the reference executor, print the first\n"
+    "                   counterexample; exit 1 if a rule is unsound. Rules that\n"
+    "                   could not be instantiated are listed as not checked.\n"
+    "  --check-candidates N  graphs built per rule at most (default 400)\n"
+    "  --check-fires N  stop a rule after N graphs it fired on (default 40)\n"
+    "  --seed N         the first candidate's seed (default 0)\n"
     "\n"
     "Errors print as file:line:col: message (docs/rules.md explains each), one\n"
     "line each: every rule's first error, up to 20 (a syntax error stops at once).\n"
@@ -36,15 +46,25 @@ static const char rules_help[] =
 
 int cmd_rules(int argc, char **argv)
 {
-    const char *emit_c = NULL;
-    cli_option options[] = {{"emit-c", 0, &emit_c, NULL}};
+    const char *emit_c = NULL, *check_candidates = NULL, *check_fires = NULL, *seed = NULL;
+    bool check = false;
+    cli_option options[] = {{"emit-c", 0, &emit_c, NULL},
+                            {"check", 0, NULL, &check},
+                            {"check-candidates", 0, &check_candidates, NULL},
+                            {"check-fires", 0, &check_fires, NULL},
+                            {"seed", 0, &seed, NULL}};
     cli_args args;
-    int st = cli_parse("rules", argc, argv, options, 1, &args);
+    int st = cli_parse("rules", argc, argv, options, 5, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
         fputs(rules_help, stdout);
         return EXIT_OK;
+    }
+    if (check) {
+        st = cli_expect_positional("rules", &args, 1, 8, "a rule file");
+        return st != EXIT_OK ? st : rules_check_files(args.positional, args.npositional, check_candidates,
+                                                      check_fires, seed);
     }
     st = cli_expect_positional("rules", &args, 1, 1, "a rule file");
     if (st != EXIT_OK)

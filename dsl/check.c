@@ -1,0 +1,1158 @@
+/* check.c: `graft rules --check`: each rule tested on graphs of its own pattern.
+ *
+ * This file owns turning a rule's pattern into small random graphs that the
+ * rule can fire on, and judging the rule by running each graph before and
+ * after on the reference executor (dsl/check.h says what a verdict means).
+ *
+ * A candidate is built from one seed, top down with a wanted length per
+ * value: the root gets random lens, and each op pattern decides its
+ * operands' lens from its own so that its shape rule accepts them (a
+ * pointwise op passes its lens down, a transpose the inverse permutation of
+ * them, a reshape a regrouping of the same element count, a broadcast the
+ * lens it stretches, a reduction the lens before reducing, a pad the lens
+ * before padding, ...). Captures and wildcards become parameters (some with
+ * transposed strides) or literals; a literal holds random values or one of
+ * the numbers the rule's guards and attribute patterns name, so that
+ * `all_equal(k, 0.0)` has a chance. Attributes are the pattern's literals,
+ * a bound name's earlier value (`attr=a` twice), a value the lens plan
+ * chose, or a random value or the default. Class patterns pick an op of the
+ * class with the right operand count; `<fused>` builds a region of a
+ * pointwise chain (two outputs under get_tuple_elem). Whatever the ops'
+ * shape rules reject is discarded and counted, and so is every candidate on
+ * which the rule does not fire (guards, :once): the fraction that fired is
+ * reported.
+ *
+ * The same seed builds the same graph, so the graph before is built twice
+ * rather than copied: once to run as it is, once for the driver to rewrite
+ * with every other rule of the set disabled. Both have their pending shape
+ * changes settled (engine/lazy_shapes.h) before they run.
+ */
+#include "check.h"
+
+#include "driver.h"
+#include "dump.h"
+#include "exec.h"
+#include "ir.h"
+#include "lazy_shapes.h"
+#include "random.h"
+#include "region.h"
+#include "strbuf.h"
+#include "tensor.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHECK_MAX_ARGS 8
+#define CHECK_MAX_ATTRS 16
+#define CHECK_MAX_EXTRA 8
+#define CHECK_MAX_CONSTS 32
+
+typedef struct lens_want {
+    int rank;
+    int64_t d[SHAPE_MAX_RANK];
+} lens_want;
+
+typedef struct build_ctx {
+    const dsl_rule *rule;
+    graph *g;
+    module *m;
+    uint64_t rng;
+    graft_type type;
+    ins **caps;            /* per capture: the instruction bound to it */
+    attr_value *cattr;     /* per capture: the attribute value bound to it */
+    bool *cattr_set;
+    double consts[CHECK_MAX_CONSTS];
+    int nconsts;
+    ins *extra[CHECK_MAX_EXTRA]; /* values returned besides the root */
+    int nextra;
+    int nparams;
+    int region_index;
+    char why[300];         /* why the build failed */
+} build_ctx;
+
+/* ---- random choices ---- */
+
+static int pick(build_ctx *c, int n)
+{
+    return n <= 1 ? 0 : (int)(random_next(&c->rng) % (uint64_t)n);
+}
+
+static bool chance(build_ctx *c, int percent)
+{
+    return pick(c, 100) < percent;
+}
+
+static int64_t random_len(build_ctx *c)
+{
+    return chance(c, 30) ? 1 : 2 + pick(c, 3);
+}
+
+static lens_want random_lens(build_ctx *c)
+{
+    lens_want l = {.rank = 1 + pick(c, 4)};
+    for (int k = 0; k < l.rank; k++)
+        l.d[k] = random_len(c);
+    return l;
+}
+
+static void random_permutation(build_ctx *c, int n, int64_t *perm)
+{
+    for (int k = 0; k < n; k++)
+        perm[k] = k;
+    for (int k = n - 1; k > 0; k--) {
+        int j = pick(c, k + 1);
+        int64_t t = perm[k];
+        perm[k] = perm[j];
+        perm[j] = t;
+    }
+}
+
+static int64_t lens_elements(const lens_want *l)
+{
+    int64_t n = 1;
+    for (int k = 0; k < l->rank; k++)
+        n *= l->d[k];
+    return n;
+}
+
+/* Random lens holding exactly `elements` values, with some length-1 axes. */
+static lens_want regroup(build_ctx *c, int64_t elements)
+{
+    int64_t f[64];
+    int nf = 0;
+    for (int64_t p = 2, n = elements; n > 1 && nf < 64; p++) {
+        while (n % p == 0 && nf < 64) {
+            f[nf++] = p;
+            n /= p;
+        }
+    }
+    lens_want l = {.rank = 1 + pick(c, 4)};
+    for (int k = 0; k < l.rank; k++)
+        l.d[k] = 1;
+    for (int k = 0; k < nf; k++)
+        l.d[pick(c, l.rank)] *= f[k];
+    return l;
+}
+
+/* ---- the rule's constants: numbers its guards and attribute patterns name ---- */
+
+static void add_const(build_ctx *c, double v)
+{
+    for (int k = 0; k < c->nconsts; k++)
+        if (c->consts[k] == v)
+            return;
+    if (c->nconsts < CHECK_MAX_CONSTS)
+        c->consts[c->nconsts++] = v;
+}
+
+static void collect_expr_consts(build_ctx *c, const dsl_expr *e)
+{
+    if (!e)
+        return;
+    if (e->kind == EX_INT)
+        add_const(c, (double)e->i);
+    else if (e->kind == EX_FLOAT)
+        add_const(c, e->f);
+    collect_expr_consts(c, e->a);
+    collect_expr_consts(c, e->b);
+    for (int k = 0; k < e->nargs; k++)
+        collect_expr_consts(c, e->args[k]);
+}
+
+static void collect_pattern_consts(build_ctx *c, const dsl_pattern *p)
+{
+    for (const dsl_attr_pat *a = p->attrs; a; a = a->next)
+        if (!a->bind && a->lit.kind == ATTR_FLOAT)
+            add_const(c, a->lit.u.f);
+    for (int k = 0; k < p->nargs; k++)
+        collect_pattern_consts(c, p->args[k]);
+}
+
+static double random_const(build_ctx *c)
+{
+    return c->nconsts ? c->consts[pick(c, c->nconsts)] : 0.0;
+}
+
+/* ---- leaves: parameters and literals ---- */
+
+enum leaf_kind { LEAF_ANY, LEAF_PARAM, LEAF_LITERAL };
+
+static ins *make_leaf(build_ctx *c, const lens_want *l, int kind)
+{
+    if (kind == LEAF_ANY)
+        kind = chance(c, 25) ? LEAF_LITERAL : LEAF_PARAM;
+    shape sh = shape_standard(c->type, l->rank, l->d);
+    if (kind == LEAF_LITERAL) {
+        if (chance(c, 15)) { /* a broadcast literal: every value one element */
+            int64_t zero[SHAPE_MAX_RANK] = {0};
+            sh = shape_with_strides(c->type, l->rank, l->d, zero);
+        }
+        size_t bytes = shape_bytes(&sh);
+        char *data = calloc(1, bytes ? bytes : 1);
+        if (!data) {
+            snprintf(c->why, sizeof c->why, "out of memory");
+            return NULL;
+        }
+        tensor t = {sh, data};
+        bool one_value = chance(c, 50);
+        double v = random_const(c);
+        int64_t n = shape_elements(&sh);
+        for (int64_t k = 0; k < n; k++)
+            tensor_set_f64(&t, k, one_value ? v : (double)pick(c, 17) / 8.0 - 1.0);
+        ins *i = module_add_literal(c->m, &sh, data);
+        free(data);
+        return i;
+    }
+    if (l->rank >= 2 && chance(c, 20)) { /* a transposed layout */
+        int perm[SHAPE_MAX_RANK];
+        int64_t p64[SHAPE_MAX_RANK];
+        random_permutation(c, l->rank, p64);
+        for (int k = 0; k < l->rank; k++)
+            perm[k] = (int)p64[k];
+        sh = shape_from_permutation(c->type, l->rank, l->d, perm);
+    }
+    char name[16];
+    snprintf(name, sizeof name, "x%d", c->nparams++);
+    return module_add_param(c->m, name, &sh);
+}
+
+/* ---- attributes ---- */
+
+typedef struct attr_plan {
+    const op_def *op;
+    attr a[CHECK_MAX_ATTRS];
+    bool set[CHECK_MAX_ATTRS];
+} attr_plan;
+
+static int capture_index(const dsl_rule *r, const char *name)
+{
+    for (int k = 0; k < r->ncaptures; k++)
+        if (strcmp(r->captures[k].name, name) == 0)
+            return k;
+    return -1;
+}
+
+static bool plan_has(const attr_plan *p, const char *name)
+{
+    int k = op_attr_index(p->op, name);
+    return k >= 0 && p->set[k];
+}
+
+static const int64_t *plan_ints(const attr_plan *p, const char *name, int *n)
+{
+    int k = op_attr_index(p->op, name);
+    if (k < 0 || !p->set[k] || p->a[k].v.kind != ATTR_INTS)
+        return NULL;
+    *n = p->a[k].v.n;
+    return p->a[k].v.u.ints;
+}
+
+static void plan_set(build_ctx *c, attr_plan *p, const char *name, attr_value v)
+{
+    int k = op_attr_index(p->op, name);
+    if (k < 0 || p->set[k])
+        return;
+    p->a[k].v = attr_value_copy(&c->g->mem, v);
+    p->set[k] = true;
+}
+
+static void plan_set_ints(build_ctx *c, attr_plan *p, const char *name, const int64_t *v, int n)
+{
+    plan_set(c, p, name, attr_ints(v, n));
+}
+
+static void plan_set_int(build_ctx *c, attr_plan *p, const char *name, int64_t v)
+{
+    plan_set(c, p, name, attr_int(v));
+}
+
+/* The pattern's literal attributes and names bound before. */
+static void plan_fixed(build_ctx *c, attr_plan *p, const dsl_pattern *pat)
+{
+    for (const dsl_attr_pat *a = pat->attrs; a; a = a->next) {
+        int k = op_attr_index(p->op, a->key);
+        if (k < 0 || k >= CHECK_MAX_ATTRS)
+            continue;
+        if (!a->bind) {
+            p->a[k].v = a->lit;
+            p->set[k] = true;
+            continue;
+        }
+        int ci = capture_index(c->rule, a->bind);
+        if (ci >= 0 && c->cattr_set[ci]) {
+            p->a[k].v = c->cattr[ci];
+            p->set[k] = true;
+        }
+    }
+}
+
+/* A value for an attribute neither the pattern nor the lens plan fixed:
+ * often the default, else a random one of its kind. */
+static void plan_rest(build_ctx *c, attr_plan *p)
+{
+    for (int k = 0; k < p->op->nattrs && k < CHECK_MAX_ATTRS; k++) {
+        const attr_spec *s = &p->op->attrs[k];
+        if (p->set[k] || (!s->required && chance(c, 60)))
+            continue;
+        attr_value v;
+        switch (s->kind) {
+        case ATTR_INT:
+            if (s->enum_names) {
+                int n = 0;
+                while (s->enum_names[n])
+                    n++;
+                v = attr_int(pick(c, n));
+            } else {
+                v = attr_int(pick(c, 3));
+            }
+            break;
+        case ATTR_FLOAT:
+            v = attr_float(chance(c, 50) ? random_const(c) : (double)pick(c, 9) / 4.0);
+            break;
+        case ATTR_BOOL:
+            v = attr_bool(chance(c, 50));
+            break;
+        case ATTR_TYPE: {
+            static const graft_type types[] = {GRAFT_FLOAT, GRAFT_HALF, GRAFT_INT32, GRAFT_DOUBLE};
+            v = attr_type(chance(c, 50) ? c->type : types[pick(c, 4)]);
+            break;
+        }
+        default:
+            continue; /* lists and strings: only the plan knows their meaning */
+        }
+        p->a[k].v = v;
+        p->set[k] = true;
+    }
+    for (int k = 0; k < p->op->nattrs && k < CHECK_MAX_ATTRS; k++)
+        p->a[k].key = p->op->attrs[k].name;
+}
+
+/* ---- operands' lens from the op's own (the lens plan) ---- */
+
+static bool op_named(const op_def *op, const char *name)
+{
+    return strcmp(op->name, name) == 0;
+}
+
+/* Chooses the lens of each of n operands of op so that op's value gets the
+ * lens `out` (where the op allows it), and the attributes that say how. */
+static void plan_operands(build_ctx *c, attr_plan *p, lens_want out, int n, lens_want *in)
+{
+    const op_def *op = p->op;
+    for (int k = 0; k < n; k++)
+        in[k] = out;
+    int np = 0;
+    if (op_named(op, "transpose")) {
+        const int64_t *perm = plan_ints(p, "permutation", &np);
+        int64_t fresh[SHAPE_MAX_RANK];
+        if (!perm || np != out.rank) {
+            if (perm && np > 0 && np <= SHAPE_MAX_RANK) { /* the pattern's rank wins */
+                out.rank = np;
+                for (int k = 0; k < np; k++)
+                    out.d[k] = random_len(c);
+            } else {
+                random_permutation(c, out.rank, fresh);
+                plan_set_ints(c, p, "permutation", fresh, out.rank);
+                perm = fresh;
+            }
+        }
+        for (int k = 0; k < out.rank; k++)
+            if (perm[k] >= 0 && perm[k] < out.rank)
+                in[0].d[perm[k]] = out.d[k];
+        in[0].rank = out.rank;
+    } else if (op_named(op, "layout")) {
+        int64_t fresh[SHAPE_MAX_RANK];
+        random_permutation(c, out.rank, fresh);
+        plan_set_ints(c, p, "permutation", fresh, out.rank);
+    } else if (op_named(op, "reshape") || op_named(op, "reshape_lazy")) {
+        const int64_t *dims = plan_ints(p, "dims", &np);
+        if (dims && np > 0 && np <= SHAPE_MAX_RANK) {
+            bool plain = true;
+            for (int k = 0; k < np; k++)
+                plain = plain && dims[k] > 0;
+            if (plain) {
+                out.rank = np;
+                memcpy(out.d, dims, (size_t)np * sizeof *dims);
+            }
+        }
+        plan_set_ints(c, p, "dims", out.d, out.rank);
+        in[0] = regroup(c, lens_elements(&out));
+    } else if (op_named(op, "squeeze")) {
+        int extra = out.rank < SHAPE_MAX_RANK ? 1 + pick(c, 2) : 0;
+        lens_want l = out;
+        int64_t axes[SHAPE_MAX_RANK];
+        int na = 0;
+        for (int e = 0; e < extra && l.rank < SHAPE_MAX_RANK; e++) {
+            int at = pick(c, l.rank + 1);
+            memmove(&l.d[at + 1], &l.d[at], (size_t)(l.rank - at) * sizeof l.d[0]);
+            l.d[at] = 1;
+            l.rank++;
+        }
+        for (int k = 0; k < l.rank; k++) /* every length-1 axis, or some */
+            if (l.d[k] == 1 && (chance(c, 70) || na == 0))
+                axes[na++] = k;
+        plan_set_ints(c, p, "axes", axes, na);
+        in[0] = l;
+    } else if (op_named(op, "unsqueeze")) {
+        int64_t axes[SHAPE_MAX_RANK];
+        int na = 0;
+        for (int k = 0; k < out.rank; k++)
+            if (out.d[k] == 1 && chance(c, 60))
+                axes[na++] = k;
+        if (na == 0 || na == out.rank) {
+            if (out.rank < SHAPE_MAX_RANK) {
+                na = 0;
+                int at = pick(c, out.rank + 1);
+                memmove(&out.d[at + 1], &out.d[at], (size_t)(out.rank - at) * sizeof out.d[0]);
+                out.d[at] = 1;
+                out.rank++;
+                axes[na++] = at;
+            }
+        }
+        plan_set_ints(c, p, "axes", axes, na);
+        lens_want l = {0};
+        for (int k = 0, a = 0; k < out.rank; k++) {
+            if (a < na && axes[a] == k)
+                a++;
+            else
+                l.d[l.rank++] = out.d[k];
+        }
+        in[0] = l;
+    } else if (op_named(op, "multibroadcast")) {
+        if (!plan_has(p, "out_lens"))
+            plan_set_ints(c, p, "out_lens", out.d, out.rank);
+        lens_want l = {0};
+        int drop = pick(c, out.rank);
+        for (int k = drop; k < out.rank; k++)
+            l.d[l.rank++] = chance(c, 35) ? 1 : out.d[k];
+        for (int k = 0; k < n; k++)
+            in[k] = l;
+    } else if (op_named(op, "broadcast")) {
+        int keep = 1 + pick(c, out.rank);
+        int axis = pick(c, out.rank - keep + 1);
+        const int64_t *ol = plan_ints(p, "out_lens", &np);
+        if (ol && np > 0 && np <= SHAPE_MAX_RANK) {
+            out.rank = np;
+            memcpy(out.d, ol, (size_t)np * sizeof *ol);
+            keep = 1 + pick(c, out.rank);
+            axis = pick(c, out.rank - keep + 1);
+        }
+        int k = op_attr_index(op, "axis");
+        if (k >= 0 && p->set[k] && p->a[k].v.u.i >= 0 && p->a[k].v.u.i < out.rank) {
+            axis = (int)p->a[k].v.u.i;
+            keep = 1 + pick(c, out.rank - axis);
+        }
+        plan_set_int(c, p, "axis", axis);
+        plan_set_ints(c, p, "out_lens", out.d, out.rank);
+        lens_want l = {.rank = keep};
+        for (int j = 0; j < keep; j++)
+            l.d[j] = out.d[axis + j];
+        in[0] = l;
+    } else if (op->classes & OPC_REDUCE) {
+        int64_t axes[SHAPE_MAX_RANK];
+        int na = 0;
+        for (int k = 0; k < out.rank; k++)
+            if (out.d[k] == 1 && chance(c, 50))
+                axes[na++] = k;
+        if (na == 0) {
+            int at = pick(c, out.rank);
+            out.d[at] = 1;
+            axes[na++] = at;
+        }
+        const int64_t *given = plan_ints(p, "axes", &np);
+        if (given) {
+            lens_want l = out;
+            for (int k = 0; k < np; k++)
+                if (given[k] >= 0 && given[k] < l.rank)
+                    l.d[given[k]] = 1 + pick(c, 3);
+            in[0] = l;
+        } else {
+            plan_set_ints(c, p, "axes", axes, na);
+            lens_want l = out;
+            for (int k = 0; k < na; k++)
+                l.d[axes[k]] = 1 + pick(c, 3);
+            in[0] = l;
+        }
+    } else if (op_named(op, "pad")) {
+        int64_t pads[2 * SHAPE_MAX_RANK];
+        bool spatial = chance(c, 60) && out.rank > 2;
+        lens_want l = out;
+        for (int k = 0; k < out.rank; k++) {
+            int64_t b = (spatial && k < 2) ? 0 : pick(c, 2), e = (spatial && k < 2) ? 0 : pick(c, 2);
+            if (l.d[k] - b - e < 1)
+                b = e = 0;
+            pads[k] = b;
+            pads[out.rank + k] = e;
+            l.d[k] -= b + e;
+        }
+        if (!plan_has(p, "pads")) {
+            plan_set_ints(c, p, "pads", pads, 2 * out.rank);
+            in[0] = l;
+        }
+    } else if (op_named(op, "concat")) {
+        int axis = pick(c, out.rank);
+        int k = op_attr_index(op, "axis");
+        if (k >= 0 && p->set[k] && p->a[k].v.u.i >= 0 && p->a[k].v.u.i < out.rank)
+            axis = (int)p->a[k].v.u.i;
+        plan_set_int(c, p, "axis", axis);
+        for (int j = 0; j < n; j++)
+            in[j].d[axis] = 1 + pick(c, 3);
+    } else if (op_named(op, "dot") || op_named(op, "quant_dot")) {
+        if (out.rank < 2) {
+            out.rank = 2;
+            out.d[1] = random_len(c);
+        }
+        int64_t kk = 1 + pick(c, 4);
+        in[0] = out;
+        in[1] = out;
+        in[0].d[out.rank - 1] = kk;
+        in[1].d[out.rank - 2] = kk;
+        if (!plan_has(p, "output_permutation") && chance(c, 30)) {
+            int64_t perm[SHAPE_MAX_RANK];
+            random_permutation(c, out.rank, perm);
+            plan_set_ints(c, p, "output_permutation", perm, out.rank);
+        }
+    } else if (op_named(op, "convolution") || op_named(op, "quant_convolution") ||
+               op_named(op, "pooling")) {
+        int spatial = 1 + pick(c, 2);
+        lens_want x = {.rank = 2 + spatial}, w = {.rank = 2 + spatial};
+        x.d[0] = 1 + pick(c, 2);
+        x.d[1] = 1 + pick(c, 3);
+        w.d[0] = 1 + pick(c, 3);
+        w.d[1] = x.d[1];
+        int64_t lengths[SHAPE_MAX_RANK], ones[SHAPE_MAX_RANK], padding[2 * SHAPE_MAX_RANK];
+        for (int k = 0; k < spatial; k++) {
+            x.d[2 + k] = 2 + pick(c, 4);
+            w.d[2 + k] = lengths[k] = 1 + pick(c, 3);
+            ones[k] = 1;
+        }
+        for (int k = 0; k < 2 * spatial; k++)
+            padding[k] = chance(c, 50) ? 0 : pick(c, 2);
+        in[0] = x;
+        if (n > 1)
+            in[1] = w;
+        plan_set_ints(c, p, "padding", padding, 2 * spatial);
+        plan_set_ints(c, p, "stride", ones, spatial);
+        plan_set_ints(c, p, "dilation", ones, spatial);
+        plan_set_ints(c, p, "dilations", ones, spatial);
+        plan_set_ints(c, p, "lengths", lengths, spatial);
+    } else if (op_named(op, "slice")) {
+        int axis = pick(c, out.rank);
+        int64_t len = in[0].d[axis] + pick(c, 3);
+        in[0].d[axis] = len;
+        int64_t start = pick(c, (int)(len - out.d[axis] + 1));
+        int64_t axes[1] = {axis}, starts[1] = {start}, ends[1] = {start + out.d[axis]};
+        plan_set_ints(c, p, "axes", axes, 1);
+        plan_set_ints(c, p, "starts", starts, 1);
+        plan_set_ints(c, p, "ends", ends, 1);
+    } else if (op_named(op, "flatten")) {
+        plan_set_int(c, p, "axis", pick(c, in[0].rank + 1));
+    } else if (op->classes & OPC_COMPUTE) {
+        int k = op_attr_index(op, "axis");
+        if (k >= 0 && !p->set[k])
+            plan_set_int(c, p, "axis", pick(c, out.rank));
+    } else if (op_named(op, "pending_shape_change")) {
+        const int64_t *q = plan_ints(p, "permutation", &np);
+        bool permuted = q ? np > 0 : chance(c, 40);
+        int64_t perm[SHAPE_MAX_RANK], std[SHAPE_MAX_RANK], strides[SHAPE_MAX_RANK];
+        if (permuted) {
+            if (q && np == out.rank)
+                memcpy(perm, q, (size_t)np * sizeof *q);
+            else
+                random_permutation(c, out.rank, perm);
+            for (int k = 0; k < out.rank; k++)
+                in[0].d[perm[k]] = out.d[k];
+            shape_compute_strides(out.rank, in[0].d, std);
+            for (int k = 0; k < out.rank; k++)
+                strides[k] = std[perm[k]];
+            plan_set_ints(c, p, "permutation", perm, out.rank);
+        } else { /* layout only: the same lens in another memory order */
+            int order[SHAPE_MAX_RANK];
+            random_permutation(c, out.rank, perm);
+            for (int k = 0; k < out.rank; k++)
+                order[k] = (int)perm[k];
+            shape s = shape_from_permutation(c->type, out.rank, out.d, order);
+            memcpy(strides, s.strides, (size_t)out.rank * sizeof *strides);
+            plan_set_ints(c, p, "permutation", NULL, 0);
+        }
+        plan_set_ints(c, p, "lens", out.d, out.rank);
+        plan_set_ints(c, p, "strides", strides, out.rank);
+    }
+}
+
+/* ---- patterns ---- */
+
+static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, bool want_tuple);
+
+static bool fail_build(build_ctx *c, const char *fmt, const char *a, const char *b)
+{
+    if (!c->why[0])
+        snprintf(c->why, sizeof c->why, fmt, a, b);
+    return false;
+}
+
+/* Does op fit a pattern with n operands (more when rest)? */
+static bool arity_fits(const op_def *op, int n, bool rest)
+{
+    if (op->min_args > n && !rest)
+        return false;
+    return op->max_args < 0 || op->max_args >= n;
+}
+
+static const op_def *choose_op(build_ctx *c, const dsl_pattern *p, int n)
+{
+    if (p->kind == PAT_OP)
+        return p->op;
+    int count = 0;
+    const op_def *const *all = op_all(&count);
+    const op_def *fit[256];
+    int nfit = 0;
+    for (int k = 0; k < count && nfit < 256; k++) {
+        const op_def *op = all[k];
+        if ((op->classes & p->classes) != p->classes ||
+            (op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)))
+            continue;
+        if (p->has_args ? !arity_fits(op, n, p->rest != NULL) : op->min_args > 3)
+            continue;
+        if (op_named(op, "get_tuple_elem"))
+            continue; /* reads a tuple: only where the pattern names it */
+        fit[nfit++] = op;
+    }
+    return nfit ? fit[pick(c, nfit)] : NULL;
+}
+
+/* A pointwise chain over inputs in a new region body; noutputs 1 or 2. */
+static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int noutputs,
+                         ins **outputs)
+{
+    int n = p->has_args ? p->nargs : 1 + pick(c, 2);
+    if (p->rest)
+        n += pick(c, 2);
+    if (n < 1 || n > CHECK_MAX_ARGS)
+        return NULL;
+    ins *in[CHECK_MAX_ARGS];
+    for (int k = 0; k < n; k++) {
+        in[k] = p->has_args && k < p->nargs ? build(c, p->args[k], &out, false)
+                                           : make_leaf(c, &out, LEAF_ANY);
+        if (!in[k])
+            return NULL;
+    }
+    module *body = region_add_body_module(c->g, c->m, &c->region_index);
+    if (!body)
+        return NULL;
+    static const char *const binary[] = {"add", "mul", "sub", "max"};
+    static const char *const unary[] = {"neg", "relu", "abs"};
+    ins *acc = NULL, *first = NULL;
+    graft_error err = {0};
+    for (int k = 0; k < n; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%d", k);
+        ins *x = module_add_param(body, name, &in[k]->sh);
+        if (!x)
+            return NULL;
+        acc = acc ? module_add_op(body, binary[pick(c, 4)], NULL, 0, (ins *[]){acc, x}, 2, &err) : x;
+        if (!acc)
+            return NULL;
+        if (k > 0 && !first)
+            first = acc;
+    }
+    if (!first) {
+        first = module_add_op(body, unary[pick(c, 3)], NULL, 0, &acc, 1, &err);
+        if (!first)
+            return NULL;
+        acc = first;
+    }
+    if (noutputs > 1 || chance(c, 50)) {
+        acc = module_add_op(body, unary[pick(c, 3)], NULL, 0, &acc, 1, &err);
+        if (!acc)
+            return NULL;
+    }
+    ins *rets[2] = {first, acc};
+    if (noutputs == 1)
+        rets[0] = acc;
+    if (!module_add_return(body, rets, noutputs))
+        return NULL;
+    ins *region = region_insert(c->m, NULL, in, n, body, noutputs, outputs);
+    if (!region)
+        fail_build(c, "a region could not be built%s%s", "", "");
+    return region;
+}
+
+static bool bind(build_ctx *c, const char *name, ins *i)
+{
+    if (!name)
+        return true;
+    int ci = capture_index(c->rule, name);
+    if (ci >= 0)
+        c->caps[ci] = i;
+    return true;
+}
+
+/* The instruction pattern p stands for, with lens want where it can. */
+static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, bool want_tuple)
+{
+    lens_want out = want ? *want : random_lens(c);
+    if (p->kind == PAT_CAPTURE || p->kind == PAT_WILDCARD) {
+        int ci = p->kind == PAT_CAPTURE ? capture_index(c->rule, p->name) : -1;
+        if (ci >= 0 && c->caps[ci])
+            return c->caps[ci];
+        ins *i = make_leaf(c, &out, LEAF_ANY);
+        if (i && ci >= 0)
+            c->caps[ci] = i;
+        return i;
+    }
+    if (p->bind) {
+        int ci = capture_index(c->rule, p->bind);
+        if (ci >= 0 && c->caps[ci])
+            return c->caps[ci];
+    }
+    ins *made = NULL;
+    if (p->negated) { /* anything but the op or class: a parameter, or a literal */
+        bool not_param = p->kind == PAT_OP && p->op && op_named(p->op, "@param");
+        made = make_leaf(c, &out, not_param ? LEAF_LITERAL : LEAF_PARAM);
+    } else if (p->kind == PAT_OP && op_named(p->op, "@literal")) {
+        made = make_leaf(c, &out, LEAF_LITERAL);
+    } else if (p->kind == PAT_OP && op_named(p->op, "@param")) {
+        made = make_leaf(c, &out, LEAF_PARAM);
+    } else if (p->kind == PAT_CLASS && (p->classes & OPC_REGION)) {
+        ins *outs[2];
+        int noutputs = want_tuple ? 2 : 1;
+        made = build_region(c, p, out, noutputs, outs);
+        if (made && want_tuple) {
+            bind(c, p->bind, made);
+            return made;
+        }
+    } else {
+        int n = p->has_args ? p->nargs : -1;
+        const op_def *op = choose_op(c, p, n < 0 ? 1 : n);
+        if (!op) {
+            fail_build(c, "no op of class <%s> takes %s operands", p->name, "these");
+            return NULL;
+        }
+        if (n < 0) {
+            int hi = op->max_args < 0 ? 3 : (op->max_args < 3 ? op->max_args : 3);
+            n = op->min_args + pick(c, hi - op->min_args + 1);
+        }
+        int nrest = 0;
+        if (p->rest) {
+            int room = op->max_args < 0 ? 2 : op->max_args - n;
+            int need = op->min_args > n ? op->min_args - n : 0;
+            nrest = need + pick(c, (room < 2 ? room : 2) - need + 1);
+        }
+        int total = n + nrest;
+        if (total > CHECK_MAX_ARGS || total < op->min_args) {
+            fail_build(c, "op '%s' cannot take the pattern's operands%s", op->name, "");
+            return NULL;
+        }
+        attr_plan plan = {.op = op};
+        plan_fixed(c, &plan, p);
+        lens_want in_lens[CHECK_MAX_ARGS];
+        plan_operands(c, &plan, out, total, in_lens);
+        plan_rest(c, &plan);
+        ins *args[CHECK_MAX_ARGS];
+        /* :c: the engine tries both orders, so either may be built */
+        int order[CHECK_MAX_ARGS];
+        for (int k = 0; k < total; k++)
+            order[k] = k;
+        if (p->commutative && n == 2 && chance(c, 50)) {
+            order[0] = 1;
+            order[1] = 0;
+        }
+        bool gte = op_named(op, "get_tuple_elem");
+        for (int k = 0; k < total; k++) {
+            int a = order[k];
+            args[a] = a < p->nargs && p->has_args ? build(c, p->args[k], &in_lens[a], gte)
+                                                 : make_leaf(c, &in_lens[a], LEAF_ANY);
+            if (!args[a])
+                return NULL;
+        }
+        if (gte && args[0]->op->classes & OPC_REGION) {
+            /* region_insert made one get_tuple_elem per output: use those */
+            int64_t index = pick(c, 2);
+            int k = op_attr_index(op, "index");
+            if (k >= 0 && plan.set[k])
+                index = plan.a[k].v.u.i;
+            ins *pick_out = NULL;
+            for (int u = 0; u < args[0]->nusers; u++) {
+                ins *g = args[0]->users[u];
+                const attr_value *iv = ins_attr(g, "index");
+                if (iv && iv->u.i == index)
+                    pick_out = g;
+                else if (c->nextra < CHECK_MAX_EXTRA)
+                    c->extra[c->nextra++] = g;
+            }
+            if (!pick_out) {
+                fail_build(c, "get_tuple_elem index out of range%s%s", "", "");
+                return NULL;
+            }
+            made = pick_out;
+        } else {
+            int nattrs = op->nattrs < CHECK_MAX_ATTRS ? op->nattrs : CHECK_MAX_ATTRS;
+            attr given[CHECK_MAX_ATTRS];
+            int ngiven = 0;
+            for (int k = 0; k < nattrs; k++)
+                if (plan.set[k])
+                    given[ngiven++] = plan.a[k];
+            graft_error err = {0};
+            made = module_add(c->m, op, given, ngiven, args, total, &err);
+            if (!made) {
+                fail_build(c, "%.250s%s", err.message, "");
+                return NULL;
+            }
+        }
+        /* names bound to attributes keep the value they got here */
+        for (const dsl_attr_pat *a = p->attrs; a; a = a->next) {
+            int ci = a->bind ? capture_index(c->rule, a->bind) : -1;
+            int k = op_attr_index(made->op, a->key);
+            if (ci >= 0 && !c->cattr_set[ci] && k >= 0 && k < made->nattrs) {
+                c->cattr[ci] = made->attrs[k].v;
+                c->cattr_set[ci] = true;
+            }
+        }
+        if (p->rest) {
+            int ci = capture_index(c->rule, p->rest);
+            (void)ci; /* a rest capture binds no single instruction */
+        }
+    }
+    if (made)
+        bind(c, p->bind, made);
+    else if (!c->why[0])
+        snprintf(c->why, sizeof c->why, "a value could not be built");
+    return made;
+}
+
+/* Builds candidate `seed` of rule r into a new graph; NULL with why set. */
+static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_t whysize)
+{
+    build_ctx c = {.rule = r, .rng = seed};
+    c.g = graph_new();
+    int nc = r->ncaptures > 0 ? r->ncaptures : 1;
+    c.caps = calloc((size_t)nc, sizeof *c.caps);
+    c.cattr = calloc((size_t)nc, sizeof *c.cattr);
+    c.cattr_set = calloc((size_t)nc, sizeof *c.cattr_set);
+    graft_error err = {0};
+    c.m = c.g && c.caps && c.cattr && c.cattr_set ? graph_add_module(c.g, "main", &err) : NULL;
+    ins *root = NULL;
+    if (c.m) {
+        static const graft_type types[] = {GRAFT_FLOAT, GRAFT_FLOAT, GRAFT_FLOAT, GRAFT_FLOAT,
+                                           GRAFT_FLOAT, GRAFT_FLOAT, GRAFT_HALF, GRAFT_INT32};
+        c.type = types[pick(&c, 8)];
+        add_const(&c, 0.0);
+        add_const(&c, 1.0);
+        add_const(&c, -1.0);
+        add_const(&c, 2.0);
+        for (const dsl_clause *cl = r->clauses; cl; cl = cl->next)
+            collect_expr_consts(&c, cl->expr);
+        collect_pattern_consts(&c, r->pattern);
+        root = build(&c, r->pattern, NULL, false);
+    } else {
+        snprintf(c.why, sizeof c.why, "out of memory");
+    }
+    if (root) {
+        ins *rets[1 + CHECK_MAX_EXTRA];
+        int nrets = 0;
+        rets[nrets++] = root;
+        for (int k = 0; k < c.nextra; k++)
+            if (c.extra[k] != root)
+                rets[nrets++] = c.extra[k];
+        if (shape_is_tuple(&root->sh) || !module_add_return(c.m, rets, nrets)) {
+            snprintf(c.why, sizeof c.why, "the root's value is a tuple");
+            root = NULL;
+        }
+    }
+    free(c.caps);
+    free(c.cattr);
+    free(c.cattr_set);
+    snprintf(why, whysize, "%s", c.why);
+    if (!root) {
+        graph_free(c.g);
+        return NULL;
+    }
+    return c.g;
+}
+
+/* ---- running and comparing ---- */
+
+static void append_values(strbuf *b, const tensor *t)
+{
+    int64_t n = shape_elements(&t->sh);
+    strbuf_append_string(b, "{");
+    for (int64_t k = 0; k < n && k < 48; k++)
+        strbuf_appendf(b, "%s%.9g", k ? ", " : "", tensor_get_f64(t, k));
+    strbuf_append_string(b, n > 48 ? ", ...}" : "}");
+}
+
+static void append_shape(strbuf *b, const shape *s)
+{
+    char buf[300];
+    shape_print(s, buf, sizeof buf);
+    strbuf_append_string(b, buf);
+}
+
+static void append_dump(strbuf *b, const char *title, const char *dump)
+{
+    strbuf_appendf(b, "  %s:\n", title);
+    for (const char *line = dump; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        strbuf_appendf(b, "    %.*s\n", (int)len, line);
+        line = end ? end + 1 : line + len;
+    }
+}
+
+static bool values_close(double a, double b, double rtol, double atol)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) && isnan(b);
+    if (a == b)
+        return true;
+    return fabs(a - b) <= atol + rtol * fabs(b);
+}
+
+/* The first output and element where before and after differ: -1 if none. */
+static int first_difference(const tensor_list *x, const tensor_list *y, double rtol, double atol,
+                            int64_t *element)
+{
+    *element = -1;
+    for (int k = 0; k < x->n && k < y->n; k++) {
+        const tensor *a = &x->items[k].t, *b = &y->items[k].t;
+        if (!shape_same_lens(&a->sh, &b->sh) || a->sh.type != b->sh.type)
+            return k;
+        int64_t n = shape_elements(&a->sh);
+        for (int64_t e = 0; e < n; e++)
+            if (!values_close(tensor_get_f64(a, e), tensor_get_f64(b, e), rtol, atol)) {
+                *element = e;
+                return k;
+            }
+    }
+    return x->n != y->n ? 0 : -1;
+}
+
+typedef enum trial_outcome {
+    TRIAL_NOT_BUILT,
+    TRIAL_NOT_FIRED,
+    TRIAL_NOT_RUN,   /* the graph before could not run */
+    TRIAL_EQUAL,
+    TRIAL_DIFFERENT, /* text holds the counterexample */
+    TRIAL_NO_MEMORY,
+} trial_outcome;
+
+static trial_outcome run_trial(const dsl_rule *r, const rule_set *set, uint64_t seed,
+                               const dsl_check_options *o, char *why, size_t whysize, strbuf *text)
+{
+    graph *before = build_candidate(r, seed, why, whysize);
+    if (!before)
+        return TRIAL_NOT_BUILT;
+    graph *after = build_candidate(r, seed, why, whysize);
+    if (!after) {
+        graph_free(before);
+        return TRIAL_NO_MEMORY;
+    }
+    const char **disabled = malloc((size_t)(set->nrules ? set->nrules : 1) * sizeof *disabled);
+    int ndisabled = 0;
+    if (!disabled) {
+        graph_free(before);
+        graph_free(after);
+        return TRIAL_NO_MEMORY;
+    }
+    for (int k = 0; k < set->nrules; k++)
+        if (strcmp(set->rules[k].name, r->name) != 0)
+            disabled[ndisabled++] = set->rules[k].name;
+    driver_options dopt;
+    driver_options_init(&dopt);
+    dopt.disabled = disabled;
+    dopt.ndisabled = ndisabled;
+    driver_result res = {0};
+    graft_error err = {0};
+    trial_outcome outcome = TRIAL_NOT_FIRED;
+    uint64_t fires = 0;
+    bool ran = driver_run(after, &set, 1, &dopt, &res, &err);
+    for (int k = 0; ran && k < res.nrules; k++)
+        if (strcmp(res.rules[k].name, r->name) == 0)
+            fires = res.rules[k].fires;
+    char *dump_before = NULL, *dump_after = NULL;
+    tensor_list inputs = {0}, out_before = {0}, out_after = {0};
+    if (!ran) {
+        snprintf(why, whysize, "the driver could not run: %.200s", err.message);
+        outcome = TRIAL_NOT_RUN;
+        goto done;
+    }
+    if (fires == 0 && res.stop != DRIVER_ERROR)
+        goto done;
+    size_t len;
+    dump_before = dump_write(before, &len, &err);
+    graft_error rerr = {0};
+    if (!shapes_resolve(before, NULL, &rerr) || !graph_verify(before, &rerr) ||
+        !exec_random_inputs(graph_main(before), seed, &inputs, &rerr) ||
+        !exec_run(graph_main(before), &inputs, &out_before, &rerr)) {
+        snprintf(why, whysize, "the graph before could not run: %.200s", rerr.message);
+        outcome = TRIAL_NOT_RUN;
+        goto done;
+    }
+    const char *problem = NULL;
+    char pbuf[1200];
+    if (res.stop == DRIVER_ERROR) {
+        snprintf(pbuf, sizeof pbuf, "the rewrite failed: %s", res.error.message);
+        problem = pbuf;
+    } else if (!shapes_resolve(after, NULL, &rerr) || !graph_verify(after, &rerr)) {
+        snprintf(pbuf, sizeof pbuf, "the graph after is invalid: %s", rerr.message);
+        problem = pbuf;
+    }
+    dump_after = dump_write(after, &len, &err);
+    if (!problem && !exec_run(graph_main(after), &inputs, &out_after, &rerr)) {
+        snprintf(pbuf, sizeof pbuf, "the graph after could not run: %s", rerr.message);
+        problem = pbuf;
+    }
+    int64_t element = -1;
+    int which = problem ? -1 : first_difference(&out_before, &out_after, o->rtol, o->atol, &element);
+    if (!problem && which < 0) {
+        outcome = TRIAL_EQUAL;
+        goto done;
+    }
+    outcome = TRIAL_DIFFERENT;
+    strbuf_appendf(text, "  candidate %llu: the rule fired %llu time%s and ", (unsigned long long)seed,
+                   (unsigned long long)fires, fires == 1 ? "" : "s");
+    if (problem)
+        strbuf_appendf(text, "%s\n", problem);
+    else if (element < 0)
+        strbuf_appendf(text, "output%d changed its lens or type\n", which);
+    else
+        strbuf_appendf(text, "output%d differs at element %lld\n", which, (long long)element);
+    append_dump(text, "before", dump_before ? dump_before : "(no dump)");
+    append_dump(text, "after", dump_after ? dump_after : "(no dump)");
+    strbuf_append_string(text, "  inputs:\n");
+    for (int k = 0; k < inputs.n; k++) {
+        strbuf_appendf(text, "    %s: ", inputs.items[k].name);
+        append_shape(text, &inputs.items[k].t.sh);
+        strbuf_append_string(text, " ");
+        append_values(text, &inputs.items[k].t);
+        strbuf_append_string(text, "\n");
+    }
+    for (int k = 0; k < out_before.n; k++) {
+        strbuf_appendf(text, "  output%d before: ", k);
+        append_shape(text, &out_before.items[k].t.sh);
+        strbuf_append_string(text, " ");
+        append_values(text, &out_before.items[k].t);
+        strbuf_append_string(text, "\n");
+        if (k < out_after.n) {
+            strbuf_appendf(text, "  output%d after:  ", k);
+            append_shape(text, &out_after.items[k].t.sh);
+            strbuf_append_string(text, " ");
+            append_values(text, &out_after.items[k].t);
+            strbuf_append_string(text, "\n");
+        }
+    }
+    if (element >= 0)
+        strbuf_appendf(text, "  first difference: output%d element %lld: before %.9g, after %.9g\n", which,
+                       (long long)element, tensor_get_f64(&out_before.items[which].t, element),
+                       tensor_get_f64(&out_after.items[which].t, element));
+done:
+    free(dump_before);
+    free(dump_after);
+    tensor_list_free(&inputs);
+    tensor_list_free(&out_before);
+    tensor_list_free(&out_after);
+    if (ran)
+        driver_result_free(&res);
+    free(disabled);
+    graph_free(before);
+    graph_free(after);
+    return outcome;
+}
+
+static uint64_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+bool dsl_check_rule(const dsl_file *f, const dsl_rule *r, const rule_set *set,
+                    const dsl_check_options *opt, dsl_check_result *out, graft_error *err)
+{
+    (void)f;
+    memset(out, 0, sizeof *out);
+    dsl_check_options o = *opt;
+    if (o.candidates <= 0)
+        o.candidates = 400;
+    if (o.fires <= 0)
+        o.fires = 40;
+    if (o.rtol <= 0)
+        o.rtol = 1e-4;
+    if (o.atol <= 0)
+        o.atol = 1e-5;
+    bool known = false;
+    for (int k = 0; k < set->nrules; k++)
+        known = known || strcmp(set->rules[k].name, r->name) == 0;
+    if (!known) {
+        out->verdict = CHECK_NOT_CHECKED;
+        snprintf(out->reason, sizeof out->reason, "the compiled rule set has no rule '%s'", r->name);
+        return true;
+    }
+    char first_build[300] = "", first_run[300] = "";
+    int not_run = 0;
+    uint64_t base = o.seed * 0x9e3779b97f4a7c15ull + (name_hash(r->name) & 0xffffffffu) * 1000;
+    for (int k = 0; k < o.candidates && out->fired < o.fires; k++) {
+        char why[300] = "";
+        strbuf text = {0};
+        uint64_t seed = base + (uint64_t)k;
+        trial_outcome t = run_trial(r, set, seed, &o, why, sizeof why, &text);
+        out->candidates++;
+        switch (t) {
+        case TRIAL_NOT_BUILT:
+            if (!first_build[0])
+                snprintf(first_build, sizeof first_build, "%s", why);
+            break;
+        case TRIAL_NO_MEMORY:
+            strbuf_free(&text);
+            return error_set(err, "out of memory checking rule %s", r->name);
+        case TRIAL_NOT_FIRED:
+            out->built++;
+            break;
+        case TRIAL_NOT_RUN:
+            out->built++;
+            not_run++;
+            if (!first_run[0])
+                snprintf(first_run, sizeof first_run, "%s", why);
+            break;
+        case TRIAL_EQUAL:
+            out->built++;
+            out->fired++;
+            break;
+        case TRIAL_DIFFERENT:
+            out->built++;
+            out->fired++;
+            out->verdict = CHECK_UNSOUND;
+            out->counterexample = strbuf_take(&text, NULL);
+            if (!out->counterexample)
+                return error_set(err, "out of memory checking rule %s", r->name);
+            return true;
+        }
+        strbuf_free(&text);
+    }
+    if (out->fired > 0) {
+        out->verdict = CHECK_SOUND;
+        return true;
+    }
+    out->verdict = CHECK_NOT_CHECKED;
+    if (out->built == 0)
+        snprintf(out->reason, sizeof out->reason, "its pattern could not be built in %d candidates (%s)",
+                 out->candidates, first_build[0] ? first_build : "no reason given");
+    else if (not_run > 0)
+        snprintf(out->reason, sizeof out->reason,
+                 "it fired on no graph that runs: %d of %d built graphs could not run (%s)", not_run,
+                 out->built, first_run);
+    else
+        snprintf(out->reason, sizeof out->reason,
+                 "it fired on none of %d graphs built from %d candidates (its guards or :once said no)",
+                 out->built, out->candidates);
+    return true;
+}
+
+void dsl_check_result_free(dsl_check_result *r)
+{
+    free(r->counterexample);
+    r->counterexample = NULL;
+}
