@@ -68,6 +68,10 @@ typedef struct build_ctx {
     int nextra;
     int nparams;
     int region_index;
+    int depth;             /* computed leaves being built */
+    lens_want last_regroup; /* reused half the time: sibling reshapes agree */
+    int64_t last_perm[SHAPE_MAX_RANK]; /* likewise for permutations */
+    int last_perm_rank;
     char why[300];         /* why the build failed */
 } build_ctx;
 
@@ -98,6 +102,10 @@ static lens_want random_lens(build_ctx *c)
 
 static void random_permutation(build_ctx *c, int n, int64_t *perm)
 {
+    if (n == c->last_perm_rank && pick(c, 2)) {
+        memcpy(perm, c->last_perm, (size_t)n * sizeof *perm);
+        return;
+    }
     for (int k = 0; k < n; k++)
         perm[k] = k;
     for (int k = n - 1; k > 0; k--) {
@@ -106,6 +114,8 @@ static void random_permutation(build_ctx *c, int n, int64_t *perm)
         perm[k] = perm[j];
         perm[j] = t;
     }
+    memcpy(c->last_perm, perm, (size_t)n * sizeof *perm);
+    c->last_perm_rank = n;
 }
 
 static int64_t lens_elements(const lens_want *l)
@@ -119,6 +129,8 @@ static int64_t lens_elements(const lens_want *l)
 /* Random lens holding exactly `elements` values, with some length-1 axes. */
 static lens_want regroup(build_ctx *c, int64_t elements)
 {
+    if (c->last_regroup.rank > 0 && lens_elements(&c->last_regroup) == elements && pick(c, 2))
+        return c->last_regroup;
     int64_t f[64];
     int nf = 0;
     for (int64_t p = 2, n = elements; n > 1 && nf < 64; p++) {
@@ -132,6 +144,7 @@ static lens_want regroup(build_ctx *c, int64_t elements)
         l.d[k] = 1;
     for (int k = 0; k < nf; k++)
         l.d[pick(c, l.rank)] *= f[k];
+    c->last_regroup = l;
     return l;
 }
 
@@ -178,10 +191,65 @@ static double random_const(build_ctx *c)
 
 enum leaf_kind { LEAF_ANY, LEAF_PARAM, LEAF_LITERAL };
 
+static ins *make_leaf(build_ctx *c, const lens_want *l, int kind);
+
+/* A leaf computed from a parameter or literal, so that guards about what
+ * produced a value (never_negative, is_constant, settled, clusters) see
+ * more than parameters: a unary op, a binary op, a broadcast, a transpose
+ * or a reshape whose value has lens l. */
+static ins *make_computed_leaf(build_ctx *c, const lens_want *l)
+{
+    static const char *const unary[] = {"relu", "exp", "neg", "sigmoid", "abs", "tanh"};
+    static const char *const binary[] = {"add", "mul", "sub", "max"};
+    graft_error err = {0};
+    lens_want in = *l;
+    switch (pick(c, 5)) {
+    case 0: {
+        ins *x = make_leaf(c, l, LEAF_ANY);
+        return x ? module_add_op(c->m, unary[pick(c, 6)], NULL, 0, &x, 1, &err) : NULL;
+    }
+    case 1: {
+        ins *x[2] = {make_leaf(c, l, LEAF_ANY), make_leaf(c, l, LEAF_ANY)};
+        return x[0] && x[1] ? module_add_op(c->m, binary[pick(c, 4)], NULL, 0, x, 2, &err) : NULL;
+    }
+    case 2: {
+        for (int k = 0; k < in.rank; k++)
+            if (chance(c, 50))
+                in.d[k] = 1;
+        ins *x = make_leaf(c, &in, LEAF_ANY);
+        attr a = {"out_lens", attr_ints(l->d, l->rank)};
+        return x ? module_add_op(c->m, "multibroadcast", &a, 1, &x, 1, &err) : NULL;
+    }
+    case 3: {
+        int64_t perm[SHAPE_MAX_RANK];
+        random_permutation(c, l->rank, perm);
+        for (int k = 0; k < l->rank; k++)
+            in.d[perm[k]] = l->d[k];
+        ins *x = make_leaf(c, &in, LEAF_ANY);
+        attr a = {"permutation", attr_ints(perm, l->rank)};
+        return x ? module_add_op(c->m, "transpose", &a, 1, &x, 1, &err) : NULL;
+    }
+    default: {
+        in = regroup(c, lens_elements(l));
+        ins *x = make_leaf(c, &in, LEAF_ANY);
+        attr a = {"dims", attr_ints(l->d, l->rank)};
+        return x ? module_add_op(c->m, "reshape", &a, 1, &x, 1, &err) : NULL;
+    }
+    }
+}
+
 static ins *make_leaf(build_ctx *c, const lens_want *l, int kind)
 {
-    if (kind == LEAF_ANY)
-        kind = chance(c, 25) ? LEAF_LITERAL : LEAF_PARAM;
+    if (kind == LEAF_ANY) {
+        int r = pick(c, 100);
+        if (r < 20 && c->depth < 2) {
+            c->depth++;
+            ins *i = make_computed_leaf(c, l);
+            c->depth--;
+            return i;
+        }
+        kind = r < 45 ? LEAF_LITERAL : LEAF_PARAM;
+    }
     shape sh = shape_standard(c->type, l->rank, l->d);
     if (kind == LEAF_LITERAL) {
         if (chance(c, 15)) { /* a broadcast literal: every value one element */
@@ -679,6 +747,29 @@ static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int 
     return region;
 }
 
+/* Does i's op match p's op or class (ignoring p's negation)? */
+static bool matches_head(const dsl_pattern *p, const ins *i)
+{
+    if (p->kind == PAT_OP)
+        return p->op && i->op == p->op;
+    return p->kind == PAT_CLASS && (i->op->classes & p->classes) == p->classes;
+}
+
+/* Removes i, which nothing reads, and what only it read. */
+static void remove_dead(ins *i)
+{
+    if (i->nusers > 0 || i->op->classes & OPC_BUILTIN)
+        return;
+    int n = i->nargs;
+    ins *args[CHECK_MAX_ARGS];
+    for (int k = 0; k < n && k < CHECK_MAX_ARGS; k++)
+        args[k] = i->args[k];
+    module_remove(i);
+    for (int k = 0; k < n && k < CHECK_MAX_ARGS; k++)
+        if (!(args[k]->flags & INS_REMOVED))
+            remove_dead(args[k]);
+}
+
 static bool bind(build_ctx *c, const char *name, ins *i)
 {
     if (!name)
@@ -708,9 +799,13 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
             return c->caps[ci];
     }
     ins *made = NULL;
-    if (p->negated) { /* anything but the op or class: a parameter, or a literal */
-        bool not_param = p->kind == PAT_OP && p->op && op_named(p->op, "@param");
-        made = make_leaf(c, &out, not_param ? LEAF_LITERAL : LEAF_PARAM);
+    if (p->negated) { /* anything but the op or class */
+        made = make_leaf(c, &out, LEAF_ANY);
+        if (made && matches_head(p, made)) {
+            remove_dead(made);
+            bool not_param = p->kind == PAT_OP && p->op && op_named(p->op, "@param");
+            made = make_leaf(c, &out, not_param ? LEAF_LITERAL : LEAF_PARAM);
+        }
     } else if (p->kind == PAT_OP && op_named(p->op, "@literal")) {
         made = make_leaf(c, &out, LEAF_LITERAL);
     } else if (p->kind == PAT_OP && op_named(p->op, "@param")) {
@@ -850,12 +945,59 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
         snprintf(c.why, sizeof c.why, "out of memory");
     }
     if (root) {
-        ins *rets[1 + CHECK_MAX_EXTRA];
+        ins *rets[2 + CHECK_MAX_EXTRA];
         int nrets = 0;
         rets[nrets++] = root;
         for (int k = 0; k < c.nextra; k++)
             if (c.extra[k] != root)
                 rets[nrets++] = c.extra[k];
+        /* the root's readers: the return, a pointwise op, or both (guards
+         * such as takes_broadcast_layout and bytes_saved look at them) */
+        int use = pick(&c, 5);
+        if (use > 0 && !shape_is_tuple(&root->sh)) {
+            static const char *const unary[] = {"relu", "neg", "exp"};
+            ins *u = NULL;
+            if (use <= 2) {
+                u = module_add_op(c.m, unary[pick(&c, 3)], NULL, 0, &root, 1, &err);
+            } else {
+                lens_want l = {.rank = root->sh.rank};
+                memcpy(l.d, root->sh.lens, (size_t)l.rank * sizeof l.d[0]);
+                ins *y = make_leaf(&c, &l, LEAF_ANY);
+                ins *xy[2] = {root, y};
+                u = y ? module_add_op(c.m, pick(&c, 2) ? "add" : "mul", NULL, 0, xy, 2, &err) : NULL;
+            }
+            if (u) {
+                if (use % 2)
+                    rets[0] = u;
+                else
+                    rets[nrets++] = u;
+            }
+        }
+        /* a second reader of a captured value: one of the pattern's own
+         * one-operand ops (guards such as has_transpose and uses look) */
+        if (chance(&c, 25) && nrets < 2 + CHECK_MAX_EXTRA) {
+            ins *ops[64], *leaves[64];
+            int nops = 0, nleaves = 0;
+            for (int k = 0; k < r->ncaptures; k++) {
+                ins *i = c.caps[k];
+                if (!i || r->captures[k].kind != SYM_INS)
+                    continue;
+                if (i->nargs == 1 && !(i->op->classes & (OPC_BUILTIN | OPC_REGION)) && nops < 64)
+                    ops[nops++] = i;
+                if (r->captures[k].pat == NULL || r->captures[k].pat->kind == PAT_CAPTURE ||
+                    r->captures[k].pat->kind == PAT_WILDCARD)
+                    if (nleaves < 64)
+                        leaves[nleaves++] = i;
+            }
+            if (root->nargs == 1 && nops < 64)
+                ops[nops++] = root;
+            if (nops > 0 && nleaves > 0) {
+                ins *op = ops[pick(&c, nops)], *x = leaves[pick(&c, nleaves)];
+                ins *extra = module_add(c.m, op->op, op->attrs, op->nattrs, &x, 1, &err);
+                if (extra)
+                    rets[nrets++] = extra;
+            }
+        }
         if (shape_is_tuple(&root->sh) || !module_add_return(c.m, rets, nrets)) {
             snprintf(c.why, sizeof c.why, "the root's value is a tuple");
             root = NULL;
