@@ -953,12 +953,16 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 rets[nrets++] = c.extra[k];
         /* the root's readers: the return, a pointwise op, or both (guards
          * such as takes_broadcast_layout and bytes_saved look at them) */
-        int use = pick(&c, 5);
+        int use = pick(&c, 7);
         if (use > 0 && !shape_is_tuple(&root->sh)) {
             static const char *const unary[] = {"relu", "neg", "exp"};
             ins *u = NULL;
             if (use <= 2) {
                 u = module_add_op(c.m, unary[pick(&c, 3)], NULL, 0, &root, 1, &err);
+            } else if (use >= 5) {
+                lens_want l = regroup(&c, shape_elements(&root->sh));
+                attr a = {"dims", attr_ints(l.d, l.rank)};
+                u = module_add_op(c.m, "reshape", &a, 1, &root, 1, &err);
             } else {
                 lens_want l = {.rank = root->sh.rank};
                 memcpy(l.d, root->sh.lens, (size_t)l.rank * sizeof l.d[0]);
@@ -1218,7 +1222,7 @@ bool dsl_check_rule(const dsl_file *f, const dsl_rule *r, const rule_set *set,
     memset(out, 0, sizeof *out);
     dsl_check_options o = *opt;
     if (o.candidates <= 0)
-        o.candidates = 400;
+        o.candidates = 5000;
     if (o.fires <= 0)
         o.fires = 40;
     if (o.rtol <= 0)

@@ -61,9 +61,9 @@ static int check_file(const char *path, const dsl_check_options *opt, int *nsoun
         switch (res.verdict) {
         case CHECK_SOUND:
             (*nsound)++;
-            printf("%s:%d: rule %s: sound on %d graph%s (fired on %d of %d built, %d%%; %d candidates)\n",
+            printf("%s:%d: rule %s: sound on %d graph%s (fired on %d of %d built, %.1f%%; %d candidates)\n",
                    path, r->loc.line, r->name, res.fired, res.fired == 1 ? "" : "s", res.fired,
-                   res.built, res.built ? 100 * res.fired / res.built : 0, res.candidates);
+                   res.built, res.built ? 100.0 * res.fired / res.built : 0.0, res.candidates);
             break;
         case CHECK_NOT_CHECKED:
             (*nunchecked)++;
