@@ -159,19 +159,20 @@ static bool helper_all_zero(arena *mem, const rule_value *a, int n, rule_value *
     return true;
 }
 
-/* pads_within(pads, lengths): every spatial pad of a pad's pads is smaller
- * than the window length on its axis, so no pooling window lies entirely in
- * the padding. */
+/* pads_within(pads, lengths): every spatial pad is smaller than the window
+ * length on its axis, so no pooling window lies entirely in the padding.
+ * pads is a pad's pads (2 * (k + 2) values: batch and channel axes first) or
+ * a window padding of 2k values ({begins, ends}, as add_padding gives). */
 static bool helper_pads_within(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     int total = a[0].n, k = a[1].n;
-    if (total % 2 != 0 || total / 2 != k + 2)
+    if (total % 2 != 0 || (total / 2 != k + 2 && total / 2 != k))
         return false;
-    int rank = total / 2;
+    int rank = total / 2, skip = rank - k;
     bool ok = true;
     for (int i = 0; i < k; i++)
-        ok = ok && a[0].u.ints[2 + i] < a[1].u.ints[i] && a[0].u.ints[rank + 2 + i] < a[1].u.ints[i];
+        ok = ok && a[0].u.ints[skip + i] < a[1].u.ints[i] && a[0].u.ints[rank + skip + i] < a[1].u.ints[i];
     *out = rule_bool(ok);
     return true;
 }
@@ -465,7 +466,7 @@ static const rule_helper helper_table[] = {
     {"all_zero", RV_BOOL, 1, {RV_INTS}, false, helper_all_zero,
      "all_zero(v): every element of v is 0"},
     {"pads_within", RV_BOOL, 2, {RV_INTS, RV_INTS}, true, helper_pads_within,
-     "pads_within(pads, lengths): each spatial pad is shorter than the window on its axis"},
+     "pads_within(pads, lengths): each spatial pad (a pad's pads or a window padding) is shorter than the window on its axis"},
     {"len", RV_INT, 1, {RV_INTS}, false, helper_len, "len(v): number of elements of v"},
     {"all_equal", RV_BOOL, 2, {RV_INS, RV_FLOAT}, true, helper_all_equal,
      "all_equal(k, v): k is a literal whose every element equals v"},
