@@ -38,6 +38,8 @@ static bool arg_reduce_shape(const op_call *call, shape *out, graft_error *err)
     int axis;
     if (!ops_normalize_axis(call, "axis", op_attr_int(call, "axis"), in->rank, &axis, err))
         return false;
+    if (in->lens[axis] == 0) /* no element, so no index to give */
+        return error_set(err, "%s: axis %d has length 0", call->op->name, axis);
     int64_t lens[SHAPE_MAX_RANK];
     for (int a = 0; a < in->rank; a++)
         lens[a] = a == axis ? 1 : in->lens[a];

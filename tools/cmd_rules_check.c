@@ -1,5 +1,5 @@
 /* cmd_rules_check.c: `graft rules FILE... --check`: every rule of the files
- * tested for soundness on graphs of its own pattern (dsl/check.h).
+ * tested for soundness on graphs of its own pattern (dsl/rule_check.h).
  *
  * It lives apart from cmd_rules.c, which only hands over to it, and owns the
  * report: one line per rule (checked, with how many graphs it fired on out
@@ -9,7 +9,7 @@
  */
 #include "cmd_rules_check.h"
 
-#include "check.h"
+#include "rule_check.h"
 #include "cli_util.h"
 #include "compile.h"
 #include "fileio.h"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # rules_check.sh: `graft rules FILE... --check` tests each rule for soundness
-# (dsl/check.h). Every shipped rule passes; a wrong rule and rules wrong only
+# (dsl/rule_check.h). Every shipped rule passes; a wrong rule and rules wrong only
 # for some shapes (a transpose taken for a reshape, right only when a length
 # is 1; a reshape that ignores the order a transpose gives) are caught with
 # their counterexample, and the guarded form of the first is sound;

@@ -459,6 +459,10 @@ static void test_softmax_argmax(void)
               "int64_type, {3, 1}, {1, 1}");
     CHECK_STR(run_op("argmax", INPUTS(F(2, 3)), ATTRS({"axis", INT(-3)})),
               "error: argmax: axis -3 is out of range for rank 2");
+    /* an empty axis has no index to give (graft rules --check found the
+     * kernel reading past the end of it) */
+    CHECK_STR(run_op("argmin", INPUTS(F(2, 0)), ATTRS({"axis", INT(-1)})),
+              "error: argmin: axis 1 has length 0");
 }
 
 /* ---- views ---- */

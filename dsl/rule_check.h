@@ -1,4 +1,4 @@
-/* check.h: testing each rule of a file for soundness (`graft rules --check`).
+/* rule_check.h: testing each rule of a file for soundness (`graft rules --check`).
  *
  * A rule is sound when the graph after it fired computes what the graph
  * before computed. --verify checks one graph; this checks the rule: for

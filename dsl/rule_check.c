@@ -1,8 +1,8 @@
-/* check.c: `graft rules --check`: each rule tested on graphs of its own pattern.
+/* rule_check.c: `graft rules --check`: each rule tested on graphs of its own pattern.
  *
  * This file owns turning a rule's pattern into small random graphs that the
  * rule can fire on, and judging the rule by running each graph before and
- * after on the reference executor (dsl/check.h says what a verdict means).
+ * after on the reference executor (dsl/rule_check.h says what a verdict means).
  *
  * A candidate is built from one seed, top down with a wanted length per
  * value: the root gets random lens, and each op pattern decides its
@@ -27,7 +27,7 @@
  * with every other rule of the set disabled. Both have their pending shape
  * changes settled (engine/lazy_shapes.h) before they run.
  */
-#include "check.h"
+#include "rule_check.h"
 
 #include "driver.h"
 #include "dump.h"
