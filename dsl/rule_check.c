@@ -40,6 +40,8 @@
 #include "tensor.h"
 
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -654,11 +656,15 @@ static void plan_operands(build_ctx *c, attr_plan *p, lens_want out, int n, lens
 
 static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, bool want_tuple);
 
-static bool fail_build(build_ctx *c, const char *fmt, const char *a, const char *b)
+/* Keeps the first reason a candidate could not be built. */
+__attribute__((format(printf, 2, 3))) static void fail_build(build_ctx *c, const char *fmt, ...)
 {
-    if (!c->why[0])
-        snprintf(c->why, sizeof c->why, fmt, a, b);
-    return false;
+    if (c->why[0])
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
 }
 
 /* Does op fit a pattern with n operands (more when rest)? */
@@ -744,7 +750,7 @@ static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int 
         return NULL;
     ins *region = region_insert(c->m, NULL, in, n, body, noutputs, outputs);
     if (!region)
-        fail_build(c, "a region could not be built%s%s", "", "");
+        fail_build(c, "a region could not be built");
     return region;
 }
 
@@ -771,14 +777,11 @@ static void remove_dead(ins *i)
             remove_dead(args[k]);
 }
 
-static bool bind(build_ctx *c, const char *name, ins *i)
+static void bind(build_ctx *c, const char *name, ins *i)
 {
-    if (!name)
-        return true;
-    int ci = capture_index(c->rule, name);
+    int ci = name ? capture_index(c->rule, name) : -1;
     if (ci >= 0)
         c->caps[ci] = i;
-    return true;
 }
 
 /* The instruction pattern p stands for, with lens want where it can. */
@@ -823,7 +826,7 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
         int n = p->has_args ? p->nargs : -1;
         const op_def *op = choose_op(c, p, n < 0 ? 1 : n);
         if (!op) {
-            fail_build(c, "no op of class <%s> takes %s operands", p->name, "these");
+            fail_build(c, "no op of class <%s> takes %d operands", p->name, n < 0 ? 1 : n);
             return NULL;
         }
         if (n < 0) {
@@ -838,7 +841,7 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
         }
         int total = n + nrest;
         if (total > CHECK_MAX_ARGS || total < op->min_args) {
-            fail_build(c, "op '%s' cannot take the pattern's operands%s", op->name, "");
+            fail_build(c, "op '%s' cannot take %d operands", op->name, total);
             return NULL;
         }
         attr_plan plan = {.op = op};
@@ -879,7 +882,7 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
                     c->extra[c->nextra++] = g;
             }
             if (!pick_out) {
-                fail_build(c, "get_tuple_elem index out of range%s%s", "", "");
+                fail_build(c, "get_tuple_elem index out of range");
                 return NULL;
             }
             made = pick_out;
@@ -893,7 +896,7 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
             graft_error err = {0};
             made = module_add(c->m, op, given, ngiven, args, total, &err);
             if (!made) {
-                fail_build(c, "%.250s%s", err.message, "");
+                fail_build(c, "%.250s", err.message);
                 return NULL;
             }
         }
@@ -905,10 +908,6 @@ static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, boo
                 c->cattr[ci] = made->attrs[k].v;
                 c->cattr_set[ci] = true;
             }
-        }
-        if (p->rest) {
-            int ci = capture_index(c->rule, p->rest);
-            (void)ci; /* a rest capture binds no single instruction */
         }
     }
     if (made)
@@ -1240,10 +1239,9 @@ static uint64_t name_hash(const char *s)
     return h;
 }
 
-bool dsl_check_rule(const dsl_file *f, const dsl_rule *r, const rule_set *set,
-                    const dsl_check_options *opt, dsl_check_result *out, graft_error *err)
+bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_options *opt,
+                    dsl_check_result *out, graft_error *err)
 {
-    (void)f;
     memset(out, 0, sizeof *out);
     dsl_check_options o = *opt;
     if (o.candidates <= 0)

@@ -47,12 +47,13 @@ typedef struct dsl_check_result {
     char *counterexample; /* CHECK_UNSOUND: malloc'd text, several lines */
 } dsl_check_result;
 
-/* Checks rule r of f, whose compiled form is the rule of the same name in
- * set (the whole file's set: the others are disabled while r runs). False
- * only when the check could not run at all (out of memory); a rule that
- * could not be instantiated is a result, CHECK_NOT_CHECKED. */
-bool dsl_check_rule(const dsl_file *f, const dsl_rule *r, const rule_set *set,
-                    const dsl_check_options *opt, dsl_check_result *out, graft_error *err);
+/* Checks rule r (of a file that passed the static checks, dsl/compile.h),
+ * whose compiled form is the rule of the same name in set (the whole file's
+ * set: the others are disabled while r runs). False only when the check
+ * could not run at all (out of memory); a rule that could not be
+ * instantiated is a result, CHECK_NOT_CHECKED. */
+bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_options *opt,
+                    dsl_check_result *out, graft_error *err);
 void dsl_check_result_free(dsl_check_result *r);
 
 #endif

@@ -54,7 +54,7 @@ static int check_file(const char *path, const dsl_check_options *opt, int *nsoun
     for (int i = 0; i < f->nrules; i++) {
         const dsl_rule *r = f->rules[i];
         dsl_check_result res;
-        if (!dsl_check_rule(f, r, loaded.set, opt, &res, &err)) {
+        if (!dsl_check_rule(r, loaded.set, opt, &res, &err)) {
             st = cli_report("rules", &err);
             break;
         }
