@@ -1245,7 +1245,7 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
     memset(out, 0, sizeof *out);
     dsl_check_options o = *opt;
     if (o.candidates <= 0)
-        o.candidates = 5000;
+        o.candidates = 20000;
     if (o.fires <= 0)
         o.fires = 40;
     if (o.rtol <= 0)

@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 typedef struct dsl_check_options {
-    int candidates;  /* graphs built per rule at most; 0: 5000 */
+    int candidates;  /* graphs built per rule at most; 0: 20000 */
     int fires;       /* stop after this many comparisons where the rule fired; 0: 40 */
     uint64_t seed;   /* the first candidate's seed; each next one adds 1 */
     double rtol, atol; /* an element differs when |a - b| > atol + rtol*|b|; 0: 1e-4, 1e-5 */

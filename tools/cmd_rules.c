@@ -36,7 +36,7 @@ static const char rules_help[] =
     "                   rule alone on the reference executor, print the first\n"
     "                   counterexample; exit 1 if a rule is unsound. Rules that\n"
     "                   could not be instantiated are listed as not checked.\n"
-    "  --check-candidates N  graphs built per rule at most (default 5000)\n"
+    "  --check-candidates N  graphs built per rule at most (default 20000)\n"
     "  --check-fires N  stop a rule after N graphs it fired on (default 40)\n"
     "  --seed N         the first candidate's seed (default 0)\n"
     "\n"
