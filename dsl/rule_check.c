@@ -49,6 +49,7 @@
 #define CHECK_MAX_ATTRS 16
 #define CHECK_MAX_EXTRA 8
 #define CHECK_MAX_CONSTS 32
+#define CHECK_MORE_CANDIDATES 200 /* tried after the first counterexample */
 
 typedef struct lens_want {
     int rank;
@@ -1090,8 +1091,23 @@ typedef enum trial_outcome {
     TRIAL_NO_MEMORY,
 } trial_outcome;
 
+/* How big a graph is to read: the elements of all its values. One with an
+ * empty value comes after every other (its outputs show no numbers). */
+static int64_t graph_size(const graph *g)
+{
+    int64_t n = 0;
+    bool empty = false;
+    for (const ins *i = graph_main(g)->first; i; i = i->next) {
+        int64_t e = shape_is_tuple(&i->sh) ? 1 : shape_elements(&i->sh);
+        empty = empty || e == 0;
+        n += e + 1;
+    }
+    return empty ? n + ((int64_t)1 << 40) : n;
+}
+
 static trial_outcome run_trial(const dsl_rule *r, const rule_set *set, uint64_t seed,
-                               const dsl_check_options *o, char *why, size_t whysize, strbuf *text)
+                               const dsl_check_options *o, char *why, size_t whysize, strbuf *text,
+                               int64_t *size)
 {
     graph *before = build_candidate(r, seed, why, whysize);
     if (!before)
@@ -1134,6 +1150,7 @@ static trial_outcome run_trial(const dsl_rule *r, const rule_set *set, uint64_t 
     if (fires == 0 && res.stop != DRIVER_ERROR)
         goto done;
     size_t len;
+    *size = graph_size(before);
     dump_before = dump_write(before, &len, &err);
     /* literals by the names the dump gives them (@position) */
     int position = 0;
@@ -1263,11 +1280,16 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
     char first_build[300] = "", first_run[300] = "";
     int not_run = 0;
     uint64_t base = o.seed * 0x9e3779b97f4a7c15ull + (name_hash(r->name) & 0xffffffffu) * 1000;
-    for (int k = 0; k < o.candidates && out->fired < o.fires; k++) {
+    /* After the first difference, a few more candidates: the smallest
+     * counterexample among them is the one reported. */
+    int64_t best_size = 0;
+    int stop_at = o.candidates;
+    for (int k = 0; k < stop_at && (out->fired < o.fires || out->counterexample); k++) {
         char why[300] = "";
         strbuf text = {0};
         uint64_t seed = base + (uint64_t)k;
-        trial_outcome t = run_trial(r, set, seed, &o, why, sizeof why, &text);
+        int64_t size = 0;
+        trial_outcome t = run_trial(r, set, seed, &o, why, sizeof why, &text, &size);
         out->candidates++;
         switch (t) {
         case TRIAL_NOT_BUILT:
@@ -1293,14 +1315,25 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
         case TRIAL_DIFFERENT:
             out->built++;
             out->fired++;
+            out->differed++;
             out->verdict = CHECK_UNSOUND;
-            out->counterexample = strbuf_take(&text, NULL);
-            if (!out->counterexample)
-                return error_set(err, "out of memory checking rule %s", r->name);
-            return true;
+            if (!out->counterexample || size < best_size) {
+                char *ce = strbuf_take(&text, NULL);
+                if (!ce)
+                    return error_set(err, "out of memory checking rule %s", r->name);
+                free(out->counterexample);
+                out->counterexample = ce;
+                best_size = size;
+            }
+            if (out->differed == 1)
+                stop_at = k + 1 + CHECK_MORE_CANDIDATES < o.candidates ? k + 1 + CHECK_MORE_CANDIDATES
+                                                                       : o.candidates;
+            break;
         }
         strbuf_free(&text);
     }
+    if (out->counterexample)
+        return true;
     if (out->fired > 0) {
         out->verdict = CHECK_SOUND;
         return true;

@@ -8,9 +8,10 @@
  * guards name), runs that graph on the reference executor before and after
  * the driver applied that rule alone, and compares the outputs. A candidate
  * on which the rule does not fire (a guard said no) is discarded and
- * counted. The first difference is a counterexample: the graph before and
- * after as dumps (shapes, attributes and literal data), the input values
- * and both outputs. A rule whose pattern could not be instantiated, or that
+ * counted. A difference is a counterexample: the graph before and after
+ * as dumps (shapes, attributes and literal data), the input and literal
+ * values and both outputs; after the first one, a few more candidates are
+ * tried and the smallest counterexample (fewest elements in all) is kept. A rule whose pattern could not be instantiated, or that
  * never fired within the budget, is "not checked", with the reason; it is
  * never reported as sound.
  *
@@ -43,6 +44,7 @@ typedef struct dsl_check_result {
     int candidates;       /* candidates tried */
     int built;            /* of those, graphs the ops' shape rules accepted */
     int fired;            /* of those, graphs on which the rule fired and ran */
+    int differed;         /* of those, graphs whose outputs differed */
     char reason[400];     /* CHECK_NOT_CHECKED: why; else "" */
     char *counterexample; /* CHECK_UNSOUND: malloc'd text, several lines */
 } dsl_check_result;

@@ -72,8 +72,9 @@ static int check_file(const char *path, const dsl_check_options *opt, int *nsoun
         case CHECK_UNSOUND:
             (*nunsound)++;
             st = EXIT_FAIL;
-            printf("%s:%d: rule %s: UNSOUND (fired on %d graph%s, the last one differs)\n%s", path,
-                   r->loc.line, r->name, res.fired, res.fired == 1 ? "" : "s", res.counterexample);
+            printf("%s:%d: rule %s: UNSOUND (fired on %d graph%s, %d differ%s; the smallest:)\n%s", path,
+                   r->loc.line, r->name, res.fired, res.fired == 1 ? "" : "s", res.differed,
+                   res.differed == 1 ? "s" : "", res.counterexample);
             fprintf(stderr, "graft rules: rule %s at %s:%d is unsound\n", r->name, path, r->loc.line);
             break;
         }
