@@ -105,3 +105,17 @@ expect check_bad_seed 2 "$GRAFT" rules "$tmp/wrong.rules" --check --seed x
 # --help mentions it
 "$GRAFT" rules --help > "$tmp/help"
 has check_help "$tmp/help" '^  --check '
+
+# The wrong fold of pad_zero_into_max_pooling (before this checker found it)
+# turned a window of padding only into -inf; `graft run --compare` must see
+# that (an infinity is only close to itself: atol + rtol * |inf| let it pass).
+cat > "$tmp/wrongfold.txt" <<'DUMP'
+module: "main"
+x = @param:x -> float_type, {1, 2, 5, 5}, {50, 25, 5, 1}
+@0 = relu(x) -> float_type, {1, 2, 5, 5}, {50, 25, 5, 1}
+@2 = pooling[mode=1,padding={1, 2, 3, 2},padding_mode=0,stride={1, 1},lengths={3, 3},dilations={1, 1},ceil_mode=0,count_include_pad=0,lp_order=2,dyn_global=0](@0) -> float_type, {1, 2, 7, 7}, {98, 49, 7, 1}
+@3 = @return(@2)
+DUMP
+expect compare_infinity 1 "$GRAFT" run tests/golden/pad_zero_into_max_pooling.not_window_of_padding/before.txt \
+    --compare "$tmp/wrongfold.txt"
+has compare_infinity_line "$t/out" 'output0: max abs inf  max rel inf  FAIL'
