@@ -598,9 +598,6 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
         else if (!onnx_is_const(in[k]))
             all_const = false;
     }
-    for (int k = 0; ok && k < nin; k++)
-        if (in[k] && shape_elements(&in[k]->sh) == 0 && !onnx_is_const(in[k]) && !in[k]->param)
-            ok = onnx_unsupported(c, "zero-size tensors");
     bool folded = false;
     /* a node with a subgraph reads values of the enclosing graph, which a
      * scratch module cannot: it is built in place (and its body's nodes
