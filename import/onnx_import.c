@@ -273,6 +273,43 @@ bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t)
     return constant_value(c, x, what, t, &count);
 }
 
+bool onnx_evaluate(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs,
+                   ins *const *args, const char *const *what, int nargs, tensor *result)
+{
+    graph *sg = graph_new();
+    module *sm = sg ? graph_add_module(sg, "evaluate", NULL) : NULL;
+    ins *lits[8];
+    bool ok = sm != NULL;
+    if (!ok)
+        onnx_fail(c, "out of memory");
+    if (ok && nargs > (int)(sizeof lits / sizeof lits[0]))
+        ok = onnx_fail(c, "%s: too many operands to evaluate", opname);
+    for (int k = 0; ok && k < nargs; k++) {
+        tensor t;
+        ok = onnx_const_tensor(c, args[k], what[k], &t);
+        if (ok && !(lits[k] = module_add_literal(sm, &t.sh, t.data)))
+            ok = onnx_fail(c, "out of memory");
+    }
+    tensor_list none = {0}, results = {0};
+    if (ok) {
+        graft_error local = {0};
+        ins *r = module_add_op(sm, opname, attrs, nattrs, lits, nargs, &local);
+        ok = r && module_add_return(sm, &r, 1) && exec_run(sm, &none, &results, &local) &&
+             results.n == 1;
+        if (!ok)
+            onnx_fail(c, "%s", local.message);
+    }
+    if (ok) {
+        /* the list's tensor is standard and malloc'd: hand it over */
+        *result = results.items[0].t;
+        results.items[0].t.data = NULL;
+    }
+    tensor_list_free(&results);
+    if (sg)
+        graph_free(sg);
+    return ok;
+}
+
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
 {
     int64_t count;

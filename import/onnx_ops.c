@@ -1825,7 +1825,8 @@ static const onnx_op_table onnx_ops_main = {onnx_ops, (int)(sizeof onnx_ops / si
  * (onnx_ops_*.c) */
 static const onnx_op_table *const all_tables[] = {
     &onnx_ops_main, &onnx_ops_loss,  &onnx_ops_index, &onnx_ops_resize, &onnx_ops_misc,
-    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control};
+    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control,
+    &onnx_ops_data_dependent};
 
 const onnx_op_table *const *onnx_op_tables(int *count)
 {

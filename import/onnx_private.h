@@ -109,6 +109,7 @@ extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, Ro
 extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
 extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
 extern const onnx_op_table onnx_ops_control; /* onnx_ops_control.c: If, Loop, Scan */
+extern const onnx_op_table onnx_ops_data_dependent; /* onnx_ops_data_dependent.c: Unique, NonZero */
 
 /* Every handler table, for listing (docs/ops.md is generated from them). */
 const onnx_op_table *const *onnx_op_tables(int *count);
@@ -154,6 +155,14 @@ bool onnx_is_const(const ins *x);
  * value, see onnx_options): *t points at it, valid while the import runs;
  * fails like onnx_const_ints when x is not constant. */
 bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
+/* Runs opname[attrs] on the values of constant operands (literals or
+ * parameters with known values; what[k] names operand k for the message
+ * when it is not constant) and hands over the result: *result is standard,
+ * its data malloc'd, the caller frees it. For ops whose result length
+ * depends on the values (nonmaxsuppression, unique, nonzero): the importer
+ * reads the length off this result. */
+bool onnx_evaluate(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs,
+                   ins *const *args, const char *const *what, int nargs, tensor *result);
 
 /* Imports a subgraph (If's branches, Loop's and Scan's bodies) into c->m:
  * its inputs bound to inputs[0..ninputs) (a NULL input stays unbound), its

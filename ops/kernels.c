@@ -76,6 +76,8 @@ static const kernel_entry kernel_table[] = {
     {"nonmaxsuppression", kernel_nonmaxsuppression},
     {"det", kernel_det},
     {"dft", kernel_dft},
+    {"unique", kernel_unique},
+    {"nonzero", kernel_nonzero},
 };
 
 kernel_fn kernel_for(const op_def *op)

@@ -99,4 +99,8 @@ bool kernel_det(const op_call *call, const tensor *inputs, tensor *out, graft_er
 /* ---- signal processing (kernels_signal.c) ---- */
 bool kernel_dft(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
 
+/* ---- results whose length depends on the values (kernels_data_dependent.c) ---- */
+bool kernel_unique(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_nonzero(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif

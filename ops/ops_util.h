@@ -120,5 +120,7 @@ extern op_def ops_linalg_table[]; /* det (ops_linalg.c) */
 extern const int ops_linalg_count;
 extern op_def ops_signal_table[]; /* dft (ops_signal.c) */
 extern const int ops_signal_count;
+extern op_def ops_data_dependent_table[]; /* unique, nonzero (ops_data_dependent.c) */
+extern const int ops_data_dependent_count;
 
 #endif
