@@ -776,7 +776,6 @@ static bool h_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    (void)nout;
     (void)nin;
     ins *x = in[0];
     const char *op = c->node->op_type;
@@ -821,6 +820,16 @@ static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
                           attr_bool(onnx_attr_int(c, "count_include_pad", 0) != 0));
     if (strcmp(mode, "lpnorm") == 0)
         a[na++] = attr_of("lp_order", attr_int(onnx_attr_int(c, "p", 2)));
+    /* MaxPool's second output: where each window's maximum is, as a flat
+     * index into X (the window attributes are pooling's, after the mode) */
+    if (nout > 1 && strcmp(mode, "max") == 0 && !global) {
+        attr ia[6];
+        for (int i = 0; i < 5; i++)
+            ia[i] = a[i + 1];
+        ia[5] = attr_of("storage_order", attr_int(onnx_attr_int(c, "storage_order", 0)));
+        if (!(out[1] = onnx_emit(c, "max_pooling_indices", ia, 6, &x, 1)))
+            return false;
+    }
     return (out[0] = onnx_emit(c, "pooling", a, na, &x, 1)) != NULL;
 }
 

@@ -38,6 +38,7 @@ static const kernel_entry kernel_table[] = {
     {"convolution", kernel_convolution},
     {"quant_convolution", kernel_convolution},
     {"pooling", kernel_pooling},
+    {"max_pooling_indices", kernel_max_pooling_indices},
     {"broadcast", kernel_view},
     {"multibroadcast", kernel_view},
     {"transpose", kernel_view},

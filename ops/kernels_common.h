@@ -57,6 +57,8 @@ bool kernel_convolution(const op_call *call, const tensor *inputs, tensor *out, 
 
 /* ---- pooling (kernels_pool.c) ---- */
 bool kernel_pooling(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_max_pooling_indices(const op_call *call, const tensor *inputs, tensor *out,
+                                graft_error *err);
 
 /* ---- data movement (kernels_move.c) ---- */
 bool kernel_view(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
