@@ -79,6 +79,8 @@ static const kernel_entry kernel_table[] = {
     {"dft", kernel_dft},
     {"unique", kernel_unique},
     {"nonzero", kernel_nonzero},
+    {"if", kernel_if},
+    {"loop", kernel_loop},
 };
 
 kernel_fn kernel_for(const op_def *op)

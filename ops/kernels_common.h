@@ -105,4 +105,8 @@ bool kernel_dft(const op_call *call, const tensor *inputs, tensor *out, graft_er
 bool kernel_unique(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
 bool kernel_nonzero(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
 
+/* ---- control flow (kernels_control.c): run their submodules ---- */
+bool kernel_if(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_loop(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
 #endif
