@@ -132,9 +132,17 @@ static ins *capture_value(onnx_ctx *c, onnx_capture *cap, ins *v)
         if (!stand_in)
             return NULL;
     }
-    if (!capture_grow(c, (void **)&cap->from, &cap->mapcap, cap->nmap + 1, sizeof *cap->from) ||
-        !(cap->to = realloc(cap->to, (size_t)cap->mapcap * sizeof *cap->to)))
-        return error_set(c->err, "out of memory"), NULL;
+    if (cap->nmap == cap->mapcap) {
+        int more = cap->mapcap ? cap->mapcap * 2 : 8;
+        ins **from = realloc(cap->from, (size_t)more * sizeof *from);
+        if (from)
+            cap->from = from;
+        ins **to = from ? realloc(cap->to, (size_t)more * sizeof *to) : NULL;
+        if (!to)
+            return error_set(c->err, "out of memory"), NULL;
+        cap->to = to;
+        cap->mapcap = more;
+    }
     cap->from[cap->nmap] = v;
     cap->to[cap->nmap++] = stand_in;
     return stand_in;

@@ -119,7 +119,9 @@ bool kernel_loop(const op_call *call, const tensor *inputs, tensor *out, graft_e
                     lens[d + 1] = row->sh.lens[d];
                 tensor at = {shape_standard(dst.sh.type, row->sh.rank + 1, lens),
                              (char *)dst.data + (size_t)(iteration * per) * type_size(dst.sh.type)};
-                tensor_copy(&at, row);
+                if (!tensor_copy(&at, row))
+                    ok = error_set(err, "loop: scan value %d of module %s does not fit", k,
+                                   body->name);
             }
         }
         tensor_list_free(&in);
