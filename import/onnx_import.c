@@ -67,12 +67,123 @@ static bool value_set(onnx_ctx *c, const char *name, ins *v)
     return true;
 }
 
+/* ---- submodules: what they read of the enclosing modules ---- */
+
+static bool capture_grow(onnx_ctx *c, void **v, int *cap, int need, size_t size)
+{
+    if (need <= *cap)
+        return true;
+    int n = *cap ? *cap * 2 : 8;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*v, (size_t)n * size);
+    if (!p)
+        return error_set(c->err, "out of memory");
+    *v = p;
+    *cap = n;
+    return true;
+}
+
+ins *onnx_capture_param(onnx_ctx *c, int k, const shape *sh)
+{
+    char name[32];
+    snprintf(name, sizeof name, "x%d", k);
+    ins *p = module_add_param(c->m, name, sh);
+    if (!p)
+        onnx_fail(c, "out of memory");
+    return p;
+}
+
+/* What stands for v (a value of another module) in cap's submodule. */
+static ins *capture_value(onnx_ctx *c, onnx_capture *cap, ins *v)
+{
+    if (!v || v->mod == cap->m)
+        return v;
+    for (int k = 0; k < cap->nmap; k++)
+        if (cap->from[k] == v)
+            return cap->to[k];
+    ins *stand_in;
+    if (onnx_is_const(v)) {
+        stand_in = module_add_literal(cap->m, &v->sh, v->data);
+        if (!stand_in)
+            return onnx_fail(c, "out of memory"), NULL;
+    } else {
+        /* the operand lives in cap->outer: a value further out is first
+         * captured by the enclosing submodule */
+        ins *outer = v->mod == cap->outer || !cap->up ? v : capture_value(c, cap->up, v);
+        if (!outer)
+            return NULL;
+        if (outer->mod != cap->outer)
+            return onnx_fail(c, "value of module %s read from module %s", outer->mod->name,
+                             cap->m->name), NULL;
+        struct onnx_operands *ops = cap->operands;
+        int k = 0;
+        while (k < ops->n && ops->v[k] != outer)
+            k++;
+        if (k == ops->n) {
+            if (!capture_grow(c, (void **)&ops->v, &ops->cap, ops->n + 1, sizeof *ops->v))
+                return NULL;
+            ops->v[ops->n++] = outer;
+        }
+        module *saved = c->m;
+        c->m = cap->m;
+        stand_in = onnx_capture_param(c, k, &v->sh);
+        c->m = saved;
+        if (!stand_in)
+            return NULL;
+    }
+    if (cap->nmap == cap->mapcap) {
+        int more = cap->mapcap ? cap->mapcap * 2 : 8;
+        ins **from = realloc(cap->from, (size_t)more * sizeof *from);
+        if (from)
+            cap->from = from;
+        ins **to = from ? realloc(cap->to, (size_t)more * sizeof *to) : NULL;
+        if (!to)
+            return error_set(c->err, "out of memory"), NULL;
+        cap->to = to;
+        cap->mapcap = more;
+    }
+    cap->from[cap->nmap] = v;
+    cap->to[cap->nmap++] = stand_in;
+    return stand_in;
+}
+
+bool onnx_capture_begin(onnx_ctx *c, onnx_capture *cap, struct onnx_operands *ops,
+                        const char *kind)
+{
+    memset(cap, 0, sizeof *cap);
+    char name[256];
+    snprintf(name, sizeof name, "%.200s:%s%d", c->m->name, kind, c->nsubmodules++);
+    graft_error local = {0};
+    cap->m = graph_add_module(c->g, name, &local);
+    if (!cap->m)
+        return onnx_fail(c, "submodule %s: %s", name, local.message);
+    cap->outer = c->m;
+    cap->up = c->capture;
+    cap->operands = ops;
+    c->capture = cap;
+    c->m = cap->m;
+    return true;
+}
+
+void onnx_capture_end(onnx_ctx *c, onnx_capture *cap)
+{
+    c->m = cap->outer;
+    c->capture = cap->up;
+    free(cap->from);
+    free(cap->to);
+    cap->from = cap->to = NULL;
+    cap->nmap = cap->mapcap = 0;
+}
+
 static ins *value_get(onnx_ctx *c, const char *name)
 {
     if (!c->cap)
         return NULL;
     onnx_value *s = value_slot(c, name);
-    return s->name ? s->value : NULL;
+    ins *v = s->name ? s->value : NULL;
+    /* inside a submodule, a value of an enclosing module is captured */
+    return c->capture && v && v->mod != c->m ? capture_value(c, c->capture, v) : v;
 }
 
 static void values_free(onnx_ctx *c)
@@ -248,6 +359,11 @@ static const tensor *known_value(const onnx_ctx *c, const ins *x)
     return NULL;
 }
 
+bool onnx_value_known(onnx_ctx *c, const ins *x)
+{
+    return onnx_is_const(x) || (x && known_value(c, x));
+}
+
 /* The value of x, the constant operand called `what` that onnx_const_ints
  * and onnx_const_doubles read (a literal's data, or a parameter's known
  * value), and its element count: an error when it is missing or too large
@@ -271,6 +387,43 @@ bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t)
 {
     int64_t count;
     return constant_value(c, x, what, t, &count);
+}
+
+bool onnx_evaluate(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs,
+                   ins *const *args, const char *const *what, int nargs, tensor *result)
+{
+    graph *sg = graph_new();
+    module *sm = sg ? graph_add_module(sg, "evaluate", NULL) : NULL;
+    ins *lits[8];
+    bool ok = sm != NULL;
+    if (!ok)
+        onnx_fail(c, "out of memory");
+    if (ok && nargs > (int)(sizeof lits / sizeof lits[0]))
+        ok = onnx_fail(c, "%s: too many operands to evaluate", opname);
+    for (int k = 0; ok && k < nargs; k++) {
+        tensor t;
+        ok = onnx_const_tensor(c, args[k], what[k], &t);
+        if (ok && !(lits[k] = module_add_literal(sm, &t.sh, t.data)))
+            ok = onnx_fail(c, "out of memory");
+    }
+    tensor_list none = {0}, results = {0};
+    if (ok) {
+        graft_error local = {0};
+        ins *r = module_add_op(sm, opname, attrs, nattrs, lits, nargs, &local);
+        ok = r && module_add_return(sm, &r, 1) && exec_run(sm, &none, &results, &local) &&
+             results.n == 1;
+        if (!ok)
+            onnx_fail(c, "%s", local.message);
+    }
+    if (ok) {
+        /* the list's tensor is standard and malloc'd: hand it over */
+        *result = results.items[0].t;
+        results.items[0].t.data = NULL;
+    }
+    tensor_list_free(&results);
+    if (sg)
+        graph_free(sg);
+    return ok;
 }
 
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n)
@@ -598,9 +751,6 @@ static bool import_node(onnx_ctx *c, const Onnx__NodeProto *n)
         else if (!onnx_is_const(in[k]))
             all_const = false;
     }
-    for (int k = 0; ok && k < nin; k++)
-        if (in[k] && shape_elements(&in[k]->sh) == 0 && !onnx_is_const(in[k]) && !in[k]->param)
-            ok = onnx_unsupported(c, "zero-size tensors");
     bool folded = false;
     /* a node with a subgraph reads values of the enclosing graph, which a
      * scratch module cannot: it is built in place (and its body's nodes
@@ -821,7 +971,9 @@ static graph *import_model(onnx_ctx *c, const Onnx__ModelProto *mp)
     }
     module_add_return(c->m, rets, (int)gp->n_output);
     free(rets);
-    remove_unused(c->m);
+    for (module *m = c->g->first_module; m; m = m->next)
+        remove_unused(m);
+    graph_prune_modules(c->g);
     if (!graph_verify(c->g, c->err)) {
         error_prefix(c->err, "imported graph is inconsistent");
         return NULL;

@@ -327,8 +327,6 @@ static bool h_trilu(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     }
     bool upper = onnx_attr_int(c, "upper", 1) != 0;
     int64_t rows = x->sh.lens[r - 2], cols = x->sh.lens[r - 1];
-    if (shape_elements(&x->sh) == 0)
-        return onnx_unsupported(c, "zero-size tensors");
     if (rows * cols > (1 << 24))
         return onnx_fail(c, "matrix too large");
     unsigned char *mask = malloc((size_t)(rows * cols));
@@ -778,7 +776,6 @@ static bool h_conv(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 
 static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
-    (void)nout;
     (void)nin;
     ins *x = in[0];
     const char *op = c->node->op_type;
@@ -823,6 +820,16 @@ static bool h_pool(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
                           attr_bool(onnx_attr_int(c, "count_include_pad", 0) != 0));
     if (strcmp(mode, "lpnorm") == 0)
         a[na++] = attr_of("lp_order", attr_int(onnx_attr_int(c, "p", 2)));
+    /* MaxPool's second output: where each window's maximum is, as a flat
+     * index into X (the window attributes are pooling's, after the mode) */
+    if (nout > 1 && strcmp(mode, "max") == 0 && !global) {
+        attr ia[6];
+        for (int i = 0; i < 5; i++)
+            ia[i] = a[i + 1];
+        ia[5] = attr_of("storage_order", attr_int(onnx_attr_int(c, "storage_order", 0)));
+        if (!(out[1] = onnx_emit(c, "max_pooling_indices", ia, 6, &x, 1)))
+            return false;
+    }
     return (out[0] = onnx_emit(c, "pooling", a, na, &x, 1)) != NULL;
 }
 
@@ -1115,12 +1122,16 @@ static bool h_reshape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         lens[infer] = total / known;
         known = total;
     }
-    for (int i = 0; i < n; i++)
-        if (lens[i] == 0)
-            return onnx_unsupported(c, "zero-size tensors");
     if (known != total)
         return onnx_fail(c, "cannot reshape %lld elements into %lld", (long long)total,
                          (long long)known);
+    /* graft's reshape (MIGraphX's) reads a 0 in dims as "copy that axis", so
+     * it cannot name an empty target; a value without elements carries no
+     * data and is the empty literal of its shape */
+    if (total == 0 && !same_lens(&x->sh, n, lens)) {
+        shape empty = shape_standard(x->sh.type, n, lens);
+        return (out[0] = onnx_literal(c, &empty, NULL)) != NULL;
+    }
     return (out[0] = reshape_to(c, x, n, lens)) != NULL;
 }
 
@@ -1273,7 +1284,7 @@ static ins *slice_with_step(onnx_ctx *c, ins *x, int axis, int64_t start, int64_
     for (int64_t i = start; step > 0 ? i < end : i > end; i += step)
         pos[n++] = i;
     if (n == 0)
-        return onnx_unsupported(c, "an empty slice"), NULL;
+        return slice_axis(c, x, axis, 0, 0);
     attr a = attr_of("axis", attr_int(axis));
     ins *args[2] = {x, onnx_int64_literal(c, pos, n)};
     return onnx_emit(c, "gather", &a, 1, args, 2);
@@ -1329,14 +1340,11 @@ static bool h_slice(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         int64_t len = x->sh.lens[axis];
         int64_t s = starts[i], e = ends[i];
         clamp_bounds(len, &s, &e);
-        /* an empty constant (a slice of a Shape, say) folds into an empty
-         * literal that Concat can take; a runtime tensor cannot be empty */
-        if (e <= s && onnx_is_const(x)) {
+        /* an empty slice is a tensor with a 0 on that axis */
+        if (e <= s) {
             y = slice_axis(c, y, axis, s, s);
             continue;
         }
-        if (e <= s)
-            return onnx_unsupported(c, "an empty slice");
         if (s == 0 && e == len)
             continue;
         y = slice_axis(c, y, axis, s, e);
@@ -1383,8 +1391,9 @@ static bool h_split(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         return onnx_fail(c, "split has %d sizes for %d outputs", n, nout);
     int64_t pos = 0;
     for (int i = 0; i < n; i++) {
-        if (sizes[i] <= 0 || pos + sizes[i] > len)
-            return onnx_unsupported(c, "empty or out-of-range split sizes");
+        if (sizes[i] < 0 || pos + sizes[i] > len)
+            return onnx_fail(c, "split size %lld of output %d is negative or past the axis's %lld",
+                             (long long)sizes[i], i, (long long)len);
         out[i] = sizes[i] == len ? x : slice_axis(c, x, axis, pos, pos + sizes[i]);
         if (!out[i])
             return false;
@@ -1670,8 +1679,8 @@ static bool h_constant_of_shape(onnx_ctx *c, ins **in, int nin, ins **out, int n
         n = 1;
     }
     for (int i = 0; i < n; i++)
-        if (dims[i] < 1)
-            return onnx_unsupported(c, "an empty or negative shape");
+        if (dims[i] < 0)
+            return onnx_fail(c, "negative dimension %lld", (long long)dims[i]);
     ins *v;
     const Onnx__AttributeProto *a = onnx_attr(c, "value");
     if (a && a->t) {
@@ -1825,7 +1834,8 @@ static const onnx_op_table onnx_ops_main = {onnx_ops, (int)(sizeof onnx_ops / si
  * (onnx_ops_*.c) */
 static const onnx_op_table *const all_tables[] = {
     &onnx_ops_main, &onnx_ops_loss,  &onnx_ops_index, &onnx_ops_resize, &onnx_ops_misc,
-    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control};
+    &onnx_ops_einsum, &onnx_ops_vision, &onnx_ops_quant, &onnx_ops_rnn, &onnx_ops_control,
+    &onnx_ops_data_dependent};
 
 const onnx_op_table *const *onnx_op_tables(int *count)
 {

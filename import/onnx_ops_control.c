@@ -38,9 +38,85 @@ static bool const_bool(onnx_ctx *c, ins *x, const char *what, bool *v)
     return true;
 }
 
+/* Imports body into a new submodule of the instruction being built (kind
+ * names it): inputs[0..ninputs) are the parameters x<k> for operands
+ * first..first+ninputs of the given shapes, outputs the body's values in
+ * the submodule, which returns them. */
+static module *import_submodule(onnx_ctx *c, const Onnx__GraphProto *body, const char *kind,
+                                struct onnx_operands *ops, const shape *inputs, int first,
+                                int ninputs, ins **outputs, int noutputs)
+{
+    onnx_capture cap;
+    if (!onnx_capture_begin(c, &cap, ops, kind))
+        return NULL;
+    ins *params[MAX_VALUES + 2];
+    bool ok = ninputs <= MAX_VALUES + 2;
+    for (int k = 0; ok && k < ninputs; k++)
+        ok = (params[k] = onnx_capture_param(c, first + k, &inputs[k])) != NULL;
+    ok = ok && onnx_import_body(c, body, params, ninputs, outputs, noutputs);
+    ok = ok && module_add_return(c->m, outputs, noutputs) != NULL;
+    module *m = cap.m;
+    onnx_capture_end(c, &cap);
+    return ok ? m : NULL;
+}
+
+/* The instruction's results: itself for one, get_tuple_elem for several. */
+static bool split_results(onnx_ctx *c, ins *x, ins **out, int nout)
+{
+    if (!x)
+        return false;
+    if (nout == 1) {
+        out[0] = x;
+        return true;
+    }
+    for (int k = 0; k < nout; k++) {
+        attr a = {"index", attr_int(k)};
+        if (!(out[k] = onnx_emit(c, "get_tuple_elem", &a, 1, &x, 1)))
+            return false;
+    }
+    return true;
+}
+
+/* An If whose condition is not known at import: an `if` instruction whose
+ * two submodules are the branches. */
+static bool if_instruction(onnx_ctx *c, ins *cond, ins **out, int nout)
+{
+    if (nout > MAX_VALUES)
+        return onnx_fail(c, "more than %d outputs", MAX_VALUES);
+    struct onnx_operands ops = {0};
+    ins *then_out[MAX_VALUES], *else_out[MAX_VALUES];
+    bool ok = shape_elements(&cond->sh) == 1 ||
+              onnx_fail(c, "the condition has %lld elements, not 1",
+                        (long long)shape_elements(&cond->sh));
+    /* operand 0 is the condition */
+    ok = ok && (ops.v = malloc(sizeof *ops.v)) != NULL;
+    if (ok) {
+        ops.v[0] = cond;
+        ops.n = ops.cap = 1;
+    }
+    module *mods[2] = {NULL, NULL};
+    ok = ok && (mods[0] = import_submodule(c, graph_attr(c, "then_branch"), "then", &ops, NULL,
+                                           0, 0, then_out, nout)) != NULL;
+    ok = ok && (mods[1] = import_submodule(c, graph_attr(c, "else_branch"), "else", &ops, NULL,
+                                           0, 0, else_out, nout)) != NULL;
+    ins *x = NULL;
+    if (ok) {
+        graft_error local = {0};
+        x = module_insert_with_modules(c->m, NULL, op_find("if"), NULL, 0, ops.v, ops.n, mods, 2,
+                                       &local);
+        if (!x)
+            ok = onnx_unsupported(c, "%s", local.message);
+    }
+    free(ops.v);
+    return ok && split_results(c, x, out, nout);
+}
+
 static bool h_if(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 {
     (void)nin;
+    /* a condition not known at import decides at run time */
+    if (!onnx_value_known(c, in[0]))
+        return if_instruction(c, in[0], out, nout);
     bool cond;
     if (!const_bool(c, in[0], "the condition", &cond))
         return false;
@@ -75,13 +151,15 @@ static ins *int64_scalar(onnx_ctx *c, int64_t v)
     return onnx_int64_literal(c, &v, 1);
 }
 
-static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+/* Unrolls the loop when its trip count and condition are constants and the
+ * condition the body computes folds to a constant each iteration, for at
+ * most ONNX_UNROLL_LIMIT iterations; *gave_up (with nothing of the loop's
+ * results set) when one of those does not hold. */
+static bool unroll_loop(onnx_ctx *c, const Onnx__GraphProto *body, ins **in, int nstates,
+                        int nscans, ins **out, bool *gave_up)
 {
-    const Onnx__GraphProto *body = graph_attr(c, "body");
-    int nstates = nin - 2;
-    if (!body || nstates < 0 || nstates > MAX_VALUES || nout < nstates || nout > MAX_VALUES)
-        return onnx_fail(c, "needs a body, a trip count and a condition input (may be empty)");
-    int nscans = nout - nstates;
+    int nout = nstates + nscans;
+    *gave_up = false;
     int64_t trips = -1;
     if (in[0]) {
         int64_t *v;
@@ -105,7 +183,7 @@ static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     bool ok = true;
     for (; ok && cond && (trips < 0 || i < trips); i++) {
         if (i >= ONNX_UNROLL_LIMIT) {
-            ok = onnx_unsupported(c, "more than %d iterations to unroll", ONNX_UNROLL_LIMIT);
+            *gave_up = true;
             break;
         }
         body_in[0] = int64_scalar(c, i);
@@ -116,8 +194,7 @@ static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
                    onnx_import_body(c, body, body_in, nstates + 2, body_out, nout + 1)))
             break;
         if (!onnx_is_const(body_out[0])) {
-            ok = onnx_unsupported(c, "the loop condition is not known at import (iteration %lld)",
-                                  (long long)i);
+            *gave_up = true;
             break;
         }
         ok = const_bool(c, body_out[0], "the loop condition", &cond);
@@ -125,6 +202,11 @@ static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
             states[k] = body_out[1 + k];
         for (int k = 0; k < nscans; k++)
             scans[k * ONNX_UNROLL_LIMIT + i] = body_out[1 + nstates + k];
+    }
+    if (*gave_up) {
+        /* what was imported of the iterations so far is unused, and goes */
+        free(scans);
+        return true;
     }
     for (int k = 0; ok && k < nstates; k++)
         out[k] = states[k];
@@ -134,6 +216,94 @@ static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         ok = (out[nstates + k] = stack(c, scans + k * ONNX_UNROLL_LIMIT, (int)i, 0, false)) != NULL;
     free(scans);
     return ok;
+}
+
+/* A Loop that does not unroll: a `loop` instruction whose submodule is the
+ * body. Operands: the trip count (absent: the largest int64), the condition
+ * (absent: true), the loop-carried values, then what the body reads of the
+ * enclosing modules. The body's condition input is always true when it
+ * runs, so it is imported as the constant true. Scan outputs need the
+ * number of iterations known at import: a constant trip count, a true
+ * initial condition and a body whose condition folds to true. */
+static bool loop_instruction(onnx_ctx *c, const Onnx__GraphProto *body, ins **in, int nstates,
+                             int nscans, ins **out)
+{
+    int nout = nstates + nscans;
+    struct onnx_operands ops = {0};
+    ops.cap = nstates + 2;
+    if (!(ops.v = malloc((size_t)ops.cap * sizeof *ops.v)))
+        return onnx_fail(c, "out of memory");
+    ops.v[0] = in[0] ? onnx_convert(c, in[0], GRAFT_INT64) : int64_scalar(c, INT64_MAX);
+    ops.v[1] = in[1] ? onnx_convert(c, in[1], GRAFT_BOOL) : onnx_scalar(c, GRAFT_BOOL, 1);
+    bool ok = ops.v[0] && ops.v[1];
+    for (int k = 0; ok && k < nstates; k++)
+        if (!(ops.v[2 + k] = in[2 + k]))
+            ok = onnx_fail(c, "loop-carried value %d is missing", k);
+    ops.n = 2 + nstates;
+    int64_t one = 1, iterations = -1;
+    onnx_capture cap;
+    ins *body_in[MAX_VALUES + 2], *body_out[MAX_VALUES + 1];
+    module *m = NULL;
+    if (ok && onnx_capture_begin(c, &cap, &ops, "body")) {
+        shape counter = shape_standard(GRAFT_INT64, 1, &one);
+        ok = (body_in[0] = onnx_capture_param(c, 0, &counter)) != NULL &&
+             (body_in[1] = onnx_scalar(c, GRAFT_BOOL, 1)) != NULL;
+        for (int k = 0; ok && k < nstates; k++)
+            ok = (body_in[2 + k] = onnx_capture_param(c, 2 + k, &ops.v[2 + k]->sh)) != NULL;
+        ok = ok && onnx_import_body(c, body, body_in, nstates + 2, body_out, nout + 1) &&
+             module_add_return(c->m, body_out, nout + 1) != NULL;
+        if (ok && nscans > 0) {
+            int64_t *v;
+            int n;
+            bool again = false, start = true;
+            bool forever = onnx_is_const(body_out[0]) &&
+                           const_bool(c, body_out[0], "the loop condition", &again) && again;
+            bool starts = !in[1] || (onnx_value_known(c, in[1]) &&
+                                     const_bool(c, in[1], "the initial condition", &start) &&
+                                     start);
+            if (!in[0] || !onnx_value_known(c, in[0]))
+                ok = onnx_unsupported(c, "the trip count must be a constant for scan outputs "
+                                         "(they need the number of iterations at import)");
+            else if (!forever || !starts)
+                ok = onnx_unsupported(c, "scan outputs of a loop whose condition may stop it "
+                                         "early (they need the number of iterations at import)");
+            else if (!onnx_const_ints(c, in[0], "the trip count", &v, &n))
+                ok = false;
+            else if (n != 1)
+                ok = onnx_fail(c, "the trip count must have one element");
+            else
+                iterations = v[0] > 0 ? v[0] : 0;
+        }
+        m = cap.m;
+        onnx_capture_end(c, &cap);
+    } else {
+        ok = false;
+    }
+    ins *x = NULL;
+    if (ok) {
+        attr a[2] = {{"states", attr_int(nstates)}, {"max_iterations", attr_int(iterations)}};
+        graft_error local = {0};
+        x = module_insert_with_modules(c->m, NULL, op_find("loop"), a, 2, ops.v, ops.n, &m, 1,
+                                       &local);
+        if (!x)
+            ok = onnx_unsupported(c, "%s", local.message);
+    }
+    free(ops.v);
+    return ok && split_results(c, x, out, nout);
+}
+
+static bool h_loop(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
+{
+    const Onnx__GraphProto *body = graph_attr(c, "body");
+    int nstates = nin - 2;
+    if (!body || nstates < 0 || nstates > MAX_VALUES || nout < nstates || nout > MAX_VALUES)
+        return onnx_fail(c, "needs a body, a trip count and a condition input (may be empty)");
+    int nscans = nout - nstates;
+    bool gave_up = true;
+    if ((!in[0] || onnx_value_known(c, in[0])) && (!in[1] || onnx_value_known(c, in[1])) &&
+        !unroll_loop(c, body, in, nstates, nscans, out, &gave_up))
+        return false;
+    return !gave_up || loop_instruction(c, body, in, nstates, nscans, out);
 }
 
 /* x's slice t along axis, the axis removed ({1} when nothing is left). */
@@ -284,8 +454,8 @@ static bool h_scan(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
 }
 
 static const onnx_op_entry entries[] = {
-    {"If", h_if, NULL, {NULL}, 1},
-    {"Loop", h_loop, "concat", {"unsqueeze"}, 0},
+    {"If", h_if, "if", {"get_tuple_elem"}, 1},
+    {"Loop", h_loop, "concat", {"unsqueeze", "loop", "get_tuple_elem"}, 0},
     {"Scan", h_scan, "slice", {"squeeze", "concat", "unsqueeze"}, 0},
 };
 

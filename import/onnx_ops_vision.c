@@ -6,10 +6,12 @@
  * the importer needs those operands as constants (literals, or graph inputs
  * whose values it was given): it runs the op on them once to count the
  * rows, and the graph keeps the op (MIGraphX's static form, one row per
- * possible box) followed by a slice to that count.
+ * possible box) followed by a slice to that count (none selected: an empty
+ * result, {0, 3}).
  */
 #include "onnx_private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static bool h_grid_sample(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
@@ -61,38 +63,15 @@ static bool count_selected(onnx_ctx *c, ins **args, int nargs, const attr *a, in
 {
     static const char *const what[] = {"boxes", "scores", "max_output_boxes_per_class",
                                        "iou_threshold", "score_threshold"};
-    graph *sg = graph_new();
-    module *sm = sg ? graph_add_module(sg, "nms", NULL) : NULL;
-    ins *lits[5];
-    bool ok = sm != NULL;
-    if (!ok)
-        onnx_fail(c, "out of memory");
-    for (int k = 0; ok && k < nargs; k++) {
-        tensor t;
-        ok = onnx_const_tensor(c, args[k], what[k], &t);
-        if (ok && !(lits[k] = module_add_literal(sm, &t.sh, t.data)))
-            ok = onnx_fail(c, "out of memory");
-    }
-    tensor_list none = {0}, results = {0};
-    if (ok) {
-        graft_error local = {0};
-        ins *r = module_add_op(sm, "nonmaxsuppression", a, na, lits, nargs, &local);
-        ok = r && module_add_return(sm, &r, 1) && exec_run(sm, &none, &results, &local) &&
-             results.n == 1;
-        if (!ok)
-            onnx_fail(c, "%s", local.message);
-    }
-    if (ok) {
-        const tensor *t = &results.items[0].t;
-        int64_t rows = shape_elements(&t->sh) / 3;
-        *count = 0;
-        while (*count < rows && tensor_get_i64(t, *count * 3) >= 0)
-            (*count)++;
-    }
-    tensor_list_free(&results);
-    if (sg)
-        graph_free(sg);
-    return ok;
+    tensor t;
+    if (!onnx_evaluate(c, "nonmaxsuppression", a, na, args, what, nargs, &t))
+        return false;
+    int64_t rows = shape_elements(&t.sh) / 3;
+    *count = 0;
+    while (*count < rows && tensor_get_i64(&t, *count * 3) >= 0)
+        (*count)++;
+    free(t.data);
+    return true;
 }
 
 static bool h_nms(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
@@ -116,8 +95,6 @@ static bool h_nms(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
     int64_t count;
     if (!count_selected(c, args, nargs, a, 1, &count))
         return false;
-    if (count == 0)
-        return onnx_unsupported(c, "no box is selected (an empty result)");
     ins *y = onnx_emit(c, "nonmaxsuppression", a, 1, args, nargs);
     if (!y)
         return false;

@@ -47,6 +47,22 @@ typedef struct onnx_value {
     ins *value;
 } onnx_value;
 
+/* A submodule being imported (an `if` branch, a `loop` body): a value of an
+ * enclosing module that it reads becomes one of the instruction's operands,
+ * read in the submodule through the parameter x<k> (operand k), or, for a
+ * constant, a copy of the literal (which keeps it foldable). */
+typedef struct onnx_capture {
+    module *m;                 /* the submodule */
+    module *outer;             /* where the instruction that owns it goes */
+    struct onnx_capture *up;   /* outer's own capture, when outer is a submodule */
+    struct onnx_operands {     /* the instruction's operands, shared by its submodules */
+        ins **v;
+        int n, cap;
+    } *operands;
+    ins **from, **to;          /* values of other modules and what stands for them in m */
+    int nmap, mapcap;
+} onnx_capture;
+
 typedef struct onnx_ctx {
     graph *g;
     module *m;              /* where handlers emit: main, or a scratch module while folding */
@@ -63,6 +79,8 @@ typedef struct onnx_ctx {
     arena scratch;          /* short-lived data: constant operands read by handlers */
     int depth;              /* subgraphs being imported (onnx_import_body) */
     int64_t bodies;         /* subgraph imports so far (unrolling is bounded) */
+    onnx_capture *capture;  /* the submodule c->m is, or NULL in the main module */
+    int nsubmodules;        /* submodules made so far (their names count up) */
     /* graph inputs whose dimension no option bound and was taken as 1 */
     struct onnx_unbound {
         const char *input, *param; /* param: the dim_param, or NULL */
@@ -109,6 +127,7 @@ extern const onnx_op_table onnx_ops_vision; /* onnx_ops_vision.c: GridSample, Ro
 extern const onnx_op_table onnx_ops_quant;  /* onnx_ops_quant.c: quantization */
 extern const onnx_op_table onnx_ops_rnn;    /* onnx_ops_rnn.c: RNN, GRU, LSTM */
 extern const onnx_op_table onnx_ops_control; /* onnx_ops_control.c: If, Loop, Scan */
+extern const onnx_op_table onnx_ops_data_dependent; /* onnx_ops_data_dependent.c: Unique, NonZero */
 
 /* Every handler table, for listing (docs/ops.md is generated from them). */
 const onnx_op_table *const *onnx_op_tables(int *count);
@@ -150,10 +169,21 @@ ins *onnx_scalar(onnx_ctx *c, graft_type t, double v);
 bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int *n);
 bool onnx_const_doubles(onnx_ctx *c, ins *x, const char *what, double **vals, int *n);
 bool onnx_is_const(const ins *x);
+/* x is a constant, or a parameter whose value the importer was given
+ * (onnx_options.known_*): onnx_const_tensor can read it. */
+bool onnx_value_known(onnx_ctx *c, const ins *x);
 /* The value of a constant operand (a literal's data, or a parameter's known
  * value, see onnx_options): *t points at it, valid while the import runs;
  * fails like onnx_const_ints when x is not constant. */
 bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
+/* Runs opname[attrs] on the values of constant operands (literals or
+ * parameters with known values; what[k] names operand k for the message
+ * when it is not constant) and hands over the result: *result is standard,
+ * its data malloc'd, the caller frees it. For ops whose result length
+ * depends on the values (nonmaxsuppression, unique, nonzero): the importer
+ * reads the length off this result. */
+bool onnx_evaluate(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs,
+                   ins *const *args, const char *const *what, int nargs, tensor *result);
 
 /* Imports a subgraph (If's branches, Loop's and Scan's bodies) into c->m:
  * its inputs bound to inputs[0..ninputs) (a NULL input stays unbound), its
@@ -163,6 +193,18 @@ bool onnx_const_tensor(onnx_ctx *c, ins *x, const char *what, tensor *t);
  * names. (onnx_import.c) */
 bool onnx_import_body(onnx_ctx *c, const Onnx__GraphProto *body, ins *const *inputs, int ninputs,
                       ins **outputs, int noutputs);
+
+/* Starts importing into a new submodule for an instruction to be emitted
+ * into c->m, whose operands (the values of enclosing modules the submodule
+ * reads) are gathered in ops (which several submodules of one instruction
+ * share; ops->n starts at the number of operands the instruction has
+ * before them). kind names the submodule ("then", "else", "body"). c->m is
+ * the submodule until onnx_capture_end. */
+bool onnx_capture_begin(onnx_ctx *c, onnx_capture *cap, struct onnx_operands *ops,
+                        const char *kind);
+void onnx_capture_end(onnx_ctx *c, onnx_capture *cap);
+/* The parameter x<k> of c->m bound to operand k, of shape sh. */
+ins *onnx_capture_param(onnx_ctx *c, int k, const shape *sh);
 
 /* BatchNormalization with training_mode: the batch's statistics, and the
  * running mean and variance updated with them (onnx_ops_misc.c). */

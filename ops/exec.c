@@ -353,10 +353,11 @@ bool exec_eval_op(const ins *i, const tensor *inputs, tensor *out, graft_error *
     out->data = NULL;
     if (i->op->classes & OPC_REGION)
         return run_region(i, inputs, out, err);
-    if (i->nmods > 0)
-        return error_set(err, "op '%s' has submodules; regions cannot run on the reference "
-                              "executor yet", i->opname ? i->opname : i->op->name);
     kernel_fn kernel = kernel_for(i->op);
+    if (!kernel && i->nmods > 0)
+        return error_set(err, "op '%s' has submodules; only fused, if and loop run theirs on "
+                              "the reference executor",
+                         i->opname ? i->opname : i->op->name);
     if (!kernel)
         return error_set(err, "op '%s' cannot run on the reference executor",
                          i->opname ? i->opname : i->op->name);

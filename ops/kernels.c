@@ -38,6 +38,7 @@ static const kernel_entry kernel_table[] = {
     {"convolution", kernel_convolution},
     {"quant_convolution", kernel_convolution},
     {"pooling", kernel_pooling},
+    {"max_pooling_indices", kernel_max_pooling_indices},
     {"broadcast", kernel_view},
     {"multibroadcast", kernel_view},
     {"transpose", kernel_view},
@@ -76,6 +77,10 @@ static const kernel_entry kernel_table[] = {
     {"nonmaxsuppression", kernel_nonmaxsuppression},
     {"det", kernel_det},
     {"dft", kernel_dft},
+    {"unique", kernel_unique},
+    {"nonzero", kernel_nonzero},
+    {"if", kernel_if},
+    {"loop", kernel_loop},
 };
 
 kernel_fn kernel_for(const op_def *op)

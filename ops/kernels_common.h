@@ -57,6 +57,8 @@ bool kernel_convolution(const op_call *call, const tensor *inputs, tensor *out, 
 
 /* ---- pooling (kernels_pool.c) ---- */
 bool kernel_pooling(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_max_pooling_indices(const op_call *call, const tensor *inputs, tensor *out,
+                                graft_error *err);
 
 /* ---- data movement (kernels_move.c) ---- */
 bool kernel_view(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
@@ -98,5 +100,13 @@ bool kernel_det(const op_call *call, const tensor *inputs, tensor *out, graft_er
 
 /* ---- signal processing (kernels_signal.c) ---- */
 bool kernel_dft(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- results whose length depends on the values (kernels_data_dependent.c) ---- */
+bool kernel_unique(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_nonzero(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+
+/* ---- control flow (kernels_control.c): run their submodules ---- */
+bool kernel_if(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
+bool kernel_loop(const op_call *call, const tensor *inputs, tensor *out, graft_error *err);
 
 #endif

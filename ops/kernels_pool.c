@@ -1,5 +1,6 @@
 /* kernels_pool.c: pooling (average, max, lpnorm) over any number of spatial
- * axes, with padding, stride, dilations and ceil_mode windows.
+ * axes, with padding, stride, dilations and ceil_mode windows, and
+ * max_pooling_indices, where max pooling's windows find their maxima.
  *
  * Output element (n, c, o...) looks at the window positions
  * o*stride - pad_begin + j*dilation, j in [0, length), on each spatial axis;
@@ -85,6 +86,90 @@ static bool pool_geometry_of(const op_call *call, const shape *x, const shape *o
     return true;
 }
 
+/* Runs the windows of g over x, one plane after the other, into y; with
+ * where, max mode also records the flat index of the element each window
+ * picks (see max_pooling_indices, ops_compute.c). */
+static void run_windows(const pool_geometry *g, int mode, bool include_pad, double p,
+                        const int64_t *steps, const double *x, double *y, int64_t *where,
+                        bool column_major)
+{
+    int k = g->spatial;
+    for (int64_t plane = 0; plane < g->planes; plane++) {
+        const double *in = x + plane * g->in_size;
+        double *res = y + plane * g->out_size;
+        int64_t o[SHAPE_MAX_RANK] = {0};
+        for (int64_t op = 0; op < g->out_size; op++) {
+            int64_t start[SHAPE_MAX_RANK];
+            for (int d = 0; d < k; d++)
+                start[d] = o[d] * g->stride[d] - g->pad_begin[d];
+            double acc = mode == POOL_MAX ? -INFINITY : 0;
+            int64_t inside = 0, padded = 0, picked = -1;
+            for (int64_t w = 0; w < g->window_size; w++) {
+                int64_t offset = 0;
+                bool in_input = true, in_padded = true;
+                int64_t at[SHAPE_MAX_RANK];
+                for (int d = 0; d < k; d++) {
+                    int64_t i = start[d] + steps[w * k + d];
+                    at[d] = i;
+                    in_input = in_input && i >= 0 && i < g->in[d];
+                    in_padded = in_padded && i >= -g->pad_begin[d] && i < g->in[d] + g->pad_end[d];
+                    offset = offset * g->in[d] + i;
+                }
+                padded += in_padded;
+                if (!in_input)
+                    continue;
+                inside++;
+                double v = in[offset];
+                if (mode == POOL_MAX) {
+                    if (v > acc || isnan(v) || picked < 0) {
+                        acc = (v > acc || isnan(v)) ? v : acc;
+                        if (column_major) {
+                            offset = 0;
+                            for (int d = k - 1; d >= 0; d--)
+                                offset = offset * g->in[d] + at[d];
+                        }
+                        picked = offset;
+                    }
+                } else if (mode == POOL_AVERAGE) {
+                    acc += v;
+                } else {
+                    acc += det_pow(fabs(v), p);
+                }
+            }
+            if (mode == POOL_AVERAGE) {
+                int64_t divisor = include_pad ? padded : inside;
+                acc = divisor ? acc / (double)divisor : 0;
+            } else if (mode == POOL_LPNORM) {
+                acc = det_pow(acc, 1 / p);
+            }
+            res[op] = acc;
+            if (where)
+                where[plane * g->out_size + op] = picked < 0 ? -1 : plane * g->in_size + picked;
+            for (int d = k - 1; d >= 0; d--) {
+                if (++o[d] < g->outl[d])
+                    break;
+                o[d] = 0;
+            }
+        }
+    }
+}
+
+/* Window positions: steps[w * k + d] = j_d * dilation_d; malloc'd. */
+static int64_t *window_steps(const pool_geometry *g)
+{
+    int k = g->spatial;
+    int64_t *steps = malloc((size_t)(g->window_size * k > 0 ? g->window_size * k : 1) *
+                            sizeof *steps);
+    for (int64_t w = 0; steps && w < g->window_size; w++) {
+        int64_t rest = w;
+        for (int d = k - 1; d >= 0; d--) {
+            steps[w * k + d] = (rest % g->length[d]) * g->dilation[d];
+            rest /= g->length[d];
+        }
+    }
+    return steps;
+}
+
 bool kernel_pooling(const op_call *call, const tensor *inputs, tensor *out, graft_error *err)
 {
     pool_geometry g;
@@ -100,75 +185,41 @@ bool kernel_pooling(const op_call *call, const tensor *inputs, tensor *out, graf
         return error_set(err, "pooling: unknown mode");
     bool include_pad = op_attr_int(call, "count_include_pad") != 0;
     double p = kernel_has_attr(call, "lp_order") ? (double)op_attr_int(call, "lp_order") : 2;
-    int k = g.spatial;
-
     double *x = tensor_dense_f64(&inputs[0]);
     double *y = malloc((size_t)(g.planes * g.out_size > 0 ? g.planes * g.out_size : 1) *
                        sizeof *y);
-    /* window positions: steps[w * k + d] = j_d * dilation_d */
-    int64_t *steps = malloc((size_t)(g.window_size * k > 0 ? g.window_size * k : 1) *
-                            sizeof *steps);
-    if (!x || !y || !steps) {
-        free(x);
-        free(y);
-        free(steps);
-        return kernel_out_of_memory(call, err);
+    int64_t *steps = window_steps(&g);
+    bool ok = x && y && steps;
+    if (ok) {
+        run_windows(&g, mode, include_pad, p, steps, x, y, NULL, false);
+        tensor_store_f64(out, y);
     }
-    for (int64_t w = 0; w < g.window_size; w++) {
-        int64_t rest = w;
-        for (int d = k - 1; d >= 0; d--) {
-            steps[w * k + d] = (rest % g.length[d]) * g.dilation[d];
-            rest /= g.length[d];
-        }
-    }
-    for (int64_t plane = 0; plane < g.planes; plane++) {
-        const double *in = x + plane * g.in_size;
-        double *res = y + plane * g.out_size;
-        int64_t o[SHAPE_MAX_RANK] = {0};
-        for (int64_t op = 0; op < g.out_size; op++) {
-            int64_t start[SHAPE_MAX_RANK];
-            for (int d = 0; d < k; d++)
-                start[d] = o[d] * g.stride[d] - g.pad_begin[d];
-            double acc = mode == POOL_MAX ? -INFINITY : 0;
-            int64_t inside = 0, padded = 0;
-            for (int64_t w = 0; w < g.window_size; w++) {
-                int64_t offset = 0;
-                bool in_input = true, in_padded = true;
-                for (int d = 0; d < k; d++) {
-                    int64_t i = start[d] + steps[w * k + d];
-                    in_input = in_input && i >= 0 && i < g.in[d];
-                    in_padded = in_padded && i >= -g.pad_begin[d] && i < g.in[d] + g.pad_end[d];
-                    offset = offset * g.in[d] + i;
-                }
-                padded += in_padded;
-                if (!in_input)
-                    continue;
-                inside++;
-                double v = in[offset];
-                if (mode == POOL_MAX)
-                    acc = (v > acc || isnan(v)) ? v : acc;
-                else if (mode == POOL_AVERAGE)
-                    acc += v;
-                else
-                    acc += det_pow(fabs(v), p);
-            }
-            if (mode == POOL_AVERAGE) {
-                int64_t divisor = include_pad ? padded : inside;
-                acc = divisor ? acc / (double)divisor : 0;
-            } else if (mode == POOL_LPNORM) {
-                acc = det_pow(acc, 1 / p);
-            }
-            res[op] = acc;
-            for (int d = k - 1; d >= 0; d--) {
-                if (++o[d] < g.outl[d])
-                    break;
-                o[d] = 0;
-            }
-        }
-    }
-    tensor_store_f64(out, y);
     free(x);
     free(y);
     free(steps);
-    return true;
+    return ok ? true : kernel_out_of_memory(call, err);
+}
+
+bool kernel_max_pooling_indices(const op_call *call, const tensor *inputs, tensor *out,
+                                graft_error *err)
+{
+    pool_geometry g;
+    if (!pool_geometry_of(call, &inputs[0].sh, &out->sh, &g, err))
+        return false;
+    size_t cells = (size_t)(g.planes * g.out_size > 0 ? g.planes * g.out_size : 1);
+    double *x = tensor_dense_f64(&inputs[0]);
+    double *y = malloc(cells * sizeof *y);
+    int64_t *where = malloc(cells * sizeof *where);
+    int64_t *steps = window_steps(&g);
+    bool ok = x && y && where && steps;
+    if (ok) {
+        run_windows(&g, POOL_MAX, false, 2, steps, x, y, where,
+                    op_attr_int(call, "storage_order") == 1);
+        tensor_store_i64(out, where);
+    }
+    free(x);
+    free(y);
+    free(where);
+    free(steps);
+    return ok ? true : kernel_out_of_memory(call, err);
 }

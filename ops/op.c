@@ -99,6 +99,8 @@ static void build_index(void)
     add_family(ops_vision_table, ops_vision_count);
     add_family(ops_linalg_table, ops_linalg_count);
     add_family(ops_signal_table, ops_signal_count);
+    add_family(ops_data_dependent_table, ops_data_dependent_count);
+    add_family(ops_control_table, ops_control_count);
     build_hash();
 }
 

@@ -1,5 +1,6 @@
 /* ops_compute.c: the ops with a kernel of their own: convolution,
- * quant_convolution, dot, quant_dot, pooling, batch_norm_inference, lrn.
+ * quant_convolution, dot, quant_dot, pooling, max_pooling_indices,
+ * batch_norm_inference, lrn.
  *
  * Convolution and pooling windows follow MIGraphX: padding holds k entries
  * (the same before and after each spatial axis) or 2k (all befores, then all
@@ -10,6 +11,13 @@
  * MIGraphX compatibility; for static shapes the explicit padding decides, as
  * in MIGraphX's static shape rule. dot needs equal batch axes (no implicit
  * broadcast) and gives a standard result.
+ *
+ * max_pooling_indices[padding, stride, lengths, dilations, ceil_mode,
+ * storage_order](x) is graft's (MIGraphX has no such op): for each window of
+ * max pooling with the same attributes, the flat index into x of the
+ * element max pooling picks (ONNX MaxPool's second output): plane * H * W +
+ * h * W + w, row-major within the plane, or with storage_order 1
+ * plane * H * W + h + w * H (column-major; likewise for other ranks).
  */
 #include "ops_util.h"
 
@@ -207,25 +215,14 @@ static const attr_spec dot_attrs[] = {
     {"output_permutation", ATTR_INTS, OPS_DFLT_NO_INTS, false, NULL},
 };
 
-static bool pooling_shape(const op_call *call, shape *out, graft_error *err)
+/* The result lens of a pooling window (padding, stride, lengths, dilations,
+ * ceil_mode) over x, which has rank 3 or more. */
+static bool pooling_window_lens(const op_call *call, const shape *x, int64_t *lens,
+                                graft_error *err)
 {
-    const shape *x = &call->inputs[0];
-    if (!ops_check_rank_at_least(call, 0, 3, err))
-        return false;
-    int64_t mode = op_attr_int(call, "mode");
-    if (mode < 0 || mode > 2)
-        return error_set(err, "pooling: mode %lld is not average (0), max (1) or lpnorm (2)",
-                         (long long)mode);
     int k = x->rank - 2;
-    int64_t lens[SHAPE_MAX_RANK];
     lens[0] = x->lens[0];
     lens[1] = x->lens[1];
-    if (op_attr_int(call, "dyn_global")) {
-        for (int i = 0; i < k; i++)
-            lens[i + 2] = 1;
-        *out = shape_standard(x->type, x->rank, lens);
-        return true;
-    }
     int npad = 0, nstride = 0, nlen = 0, ndil = 0;
     const int64_t *padding = op_attr_ints(call, "padding", &npad);
     const int64_t *stride = op_attr_ints(call, "stride", &nstride);
@@ -246,9 +243,49 @@ static bool pooling_shape(const op_call *call, shape *out, graft_error *err)
         if (!window_output(call, i, x->lens[i + 2], padding_sum(padding, npad, k, i), lengths[i],
                            stride[i], dilations[i], ceil_mode, &lens[i + 2], err))
             return false;
-    if (!ops_check_result_lens(call, lens, x->rank, err))
+    return ops_check_result_lens(call, lens, x->rank, err);
+}
+
+static bool pooling_shape(const op_call *call, shape *out, graft_error *err)
+{
+    const shape *x = &call->inputs[0];
+    if (!ops_check_rank_at_least(call, 0, 3, err))
+        return false;
+    int64_t mode = op_attr_int(call, "mode");
+    if (mode < 0 || mode > 2)
+        return error_set(err, "pooling: mode %lld is not average (0), max (1) or lpnorm (2)",
+                         (long long)mode);
+    int64_t lens[SHAPE_MAX_RANK];
+    if (op_attr_int(call, "dyn_global")) {
+        lens[0] = x->lens[0];
+        lens[1] = x->lens[1];
+        for (int i = 2; i < x->rank; i++)
+            lens[i] = 1;
+        *out = shape_standard(x->type, x->rank, lens);
+        return true;
+    }
+    if (!pooling_window_lens(call, x, lens, err))
         return false;
     *out = shape_with_lens(x, x->rank, lens);
+    return true;
+}
+
+/* max_pooling_indices: where max pooling's windows find their maxima, int64,
+ * standard; storage_order 0 or 1. */
+static bool max_pooling_indices_shape(const op_call *call, shape *out, graft_error *err)
+{
+    const shape *x = &call->inputs[0];
+    if (!ops_check_rank_at_least(call, 0, 3, err))
+        return false;
+    int64_t order = op_attr_int(call, "storage_order");
+    if (order != 0 && order != 1)
+        return error_set(err, "max_pooling_indices: storage_order %lld is not 0 (row-major) or "
+                              "1 (column-major)",
+                         (long long)order);
+    int64_t lens[SHAPE_MAX_RANK];
+    if (!pooling_window_lens(call, x, lens, err))
+        return false;
+    *out = shape_standard(GRAFT_INT64, x->rank, lens);
     return true;
 }
 
@@ -315,6 +352,14 @@ static const attr_spec pooling_attrs[] = {
     {"lp_order", ATTR_INT, OPS_DFLT_INT(2), false, NULL},
     {"dyn_global", ATTR_BOOL, OPS_DFLT_BOOL(0), false, NULL},
 };
+static const attr_spec max_pooling_indices_attrs[] = {
+    {"padding", ATTR_INTS, OPS_DFLT_INTS(zeros2), false, NULL},
+    {"stride", ATTR_INTS, OPS_DFLT_INTS(ones2), false, NULL},
+    {"lengths", ATTR_INTS, OPS_DFLT_INTS(ones2), false, NULL},
+    {"dilations", ATTR_INTS, OPS_DFLT_INTS(ones2), false, NULL},
+    {"ceil_mode", ATTR_BOOL, OPS_DFLT_BOOL(0), false, NULL},
+    {"storage_order", ATTR_INT, OPS_DFLT_INT(0), false, NULL},
+};
 static const attr_spec batch_norm_attrs[] = {
     {"epsilon", ATTR_FLOAT, OPS_DFLT_FLOAT(1e-6), false, NULL},
     {"momentum", ATTR_FLOAT, OPS_DFLT_FLOAT(0.9), false, NULL},
@@ -338,6 +383,8 @@ op_def ops_compute_table[] = {
      .attrs = dot_attrs, .nattrs = 1, .compute_shape = dot_shape},
     {.name = "pooling", .classes = OPC_COMPUTE, .min_args = 1, .max_args = 1,
      .attrs = pooling_attrs, .nattrs = 10, .compute_shape = pooling_shape},
+    {.name = "max_pooling_indices", .classes = OPC_COMPUTE, .min_args = 1, .max_args = 1,
+     .attrs = max_pooling_indices_attrs, .nattrs = 6, .compute_shape = max_pooling_indices_shape},
     {.name = "batch_norm_inference", .classes = OPC_COMPUTE, .min_args = 5, .max_args = 5,
      .attrs = batch_norm_attrs, .nattrs = 3, .compute_shape = batch_norm_shape},
     {.name = "lrn", .classes = OPC_COMPUTE, .min_args = 1, .max_args = 1, .attrs = lrn_attrs,

@@ -21,8 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The operand index a parameter named "x<k>" binds to, or -1. */
-static int param_index(const char *name)
+int ops_param_operand(const char *name)
 {
     if (!name || name[0] != 'x' || name[1] < '0' || name[1] > '9')
         return -1;
@@ -46,7 +45,7 @@ static bool check_params(const op_call *call, const module *body, graft_error *e
     for (const ins *i = body->first; i; i = i->next) {
         if (!i->param)
             continue;
-        int k = param_index(i->param);
+        int k = ops_param_operand(i->param);
         if (k < 0 || k >= call->ninputs)
             return error_set(err, "fused: module \"%s\" has @param %s; its parameters must be "
                                   "x0..x%d, one per operand",

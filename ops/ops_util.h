@@ -55,6 +55,11 @@ bool ops_reduce_axes(const op_call *call, int rank, bool *reduced, graft_error *
 bool ops_slice_bounds(const op_call *call, const shape *in, int64_t *starts, int64_t *counts,
                       graft_error *err);
 
+/* The operand a submodule's parameter named "x<k>" binds to: k, or -1 for
+ * any other name (x01 is not x1). fused, if and loop bind their bodies'
+ * parameters this way (ops_region.c). */
+int ops_param_operand(const char *name);
+
 /* A permutation of rank axes: every value in [0, rank) exactly once. */
 bool ops_is_permutation(const int64_t *perm, int n, int rank);
 
@@ -120,5 +125,9 @@ extern op_def ops_linalg_table[]; /* det (ops_linalg.c) */
 extern const int ops_linalg_count;
 extern op_def ops_signal_table[]; /* dft (ops_signal.c) */
 extern const int ops_signal_count;
+extern op_def ops_data_dependent_table[]; /* unique, nonzero (ops_data_dependent.c) */
+extern const int ops_data_dependent_count;
+extern op_def ops_control_table[]; /* if, loop (ops_control.c) */
+extern const int ops_control_count;
 
 #endif

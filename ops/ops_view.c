@@ -24,8 +24,8 @@ static bool check_out_lens(const op_call *call, const char *what, const int64_t 
         return error_set(err, "%s: %s %s has %d entries; 1 to %d are supported", call->op->name,
                          what, ops_ints_text(lens, n, buf, sizeof buf), n, SHAPE_MAX_RANK);
     for (int i = 0; i < n; i++)
-        if (lens[i] < 1)
-            return error_set(err, "%s: %s %s has a length below 1", call->op->name, what,
+        if (lens[i] < 0)
+            return error_set(err, "%s: %s %s has a negative length", call->op->name, what,
                              ops_ints_text(lens, n, buf, sizeof buf));
     return ops_check_result_lens(call, lens, n, err);
 }

@@ -143,8 +143,12 @@ static void print_outputs(const tensor_list *outs)
         tensor_stats s = compute_stats(&o->t);
         char sh[600];
         describe_shape(&o->t.sh, sh, sizeof sh);
-        printf("  %s: %s  min %.6g  max %.6g  mean %.6g  checksum %016llx", o->name, sh, s.min,
-               s.max, s.mean, (unsigned long long)s.checksum);
+        if (shape_elements(&o->t.sh) == 0)
+            printf("  %s: %s  no elements  checksum %016llx", o->name, sh,
+                   (unsigned long long)s.checksum);
+        else
+            printf("  %s: %s  min %.6g  max %.6g  mean %.6g  checksum %016llx", o->name, sh,
+                   s.min, s.max, s.mean, (unsigned long long)s.checksum);
         if (s.nans)
             printf("  (%lld NaN)", (long long)s.nans);
         printf("\n");

@@ -1009,6 +1009,54 @@ static void test_pooling_max_lp_dilation(void)
     kc_free(&c);
 }
 
+/* max_pooling_indices: where the maxima of max pooling's windows are, as
+ * flat indices into the input. */
+static void test_max_pooling_indices(void)
+{
+    const int64_t s1[] = {1, 1}, k2[] = {2, 2}, p1[] = {1, 1, 0, 0};
+    /* x = [[9, 2, 3], [4, 5, 6], [7, 8, 1]] (two planes, the second +10),
+     * 2x2 windows, stride 1: maxima 9 (0), 6 (5), 8 (7), 8 (7); the second
+     * plane's indices are 9 further on */
+    const float x[] = {9, 2, 3, 4, 5, 6, 7, 8, 1, 19, 12, 13, 14, 15, 16, 17, 18, 11};
+    const int64_t l1233[] = {1, 2, 3, 3};
+    kcall c;
+    kc_init(&c, "max_pooling_indices");
+    kc_f32(&c, 4, l1233, NULL, x, 18);
+    kc_ints(&c, "lengths", k2, 2);
+    kc_ints(&c, "stride", s1, 2);
+    RUN_OK(&c);
+    CHECK_INT(c.out.sh.type, GRAFT_INT64);
+    const int64_t l1222[] = {1, 2, 2, 2};
+    check_lens(&c, 4, l1222);
+    check_out(&c, (const double[]){0, 5, 7, 7, 9, 14, 16, 16}, 8, 0);
+    /* column-major within a plane: (h, w) is h + 3 w: 9 (0), 6 (1 + 6),
+     * 8 (2 + 3) */
+    kc_set(&c, "storage_order", attr_int(1));
+    op_call call = {c.op, c.attrs, c.shapes, c.n, NULL, 0};
+    CHECK(kernel_for(c.op)(&call, c.in, &c.out, &c.err));
+    check_out(&c, (const double[]){0, 7, 5, 5, 9, 16, 14, 14}, 8, 0);
+    kc_free(&c);
+    /* padding above and left: the window at (-1, -1) sees only 9 */
+    kc_init(&c, "max_pooling_indices");
+    kc_f32(&c, 4, l1133, NULL, x, 9);
+    kc_ints(&c, "lengths", k2, 2);
+    kc_ints(&c, "stride", s1, 2);
+    kc_ints(&c, "padding", p1, 4);
+    RUN_OK(&c);
+    check_out(&c, (const double[]){0, 0, 2, 0, 0, 5, 6, 7, 7}, 9, 0);
+    kc_free(&c);
+    /* storage_order other than 0 or 1 is refused by the shape rule */
+    kc_init(&c, "max_pooling_indices");
+    kc_f32(&c, 4, l1133, NULL, x, 9);
+    kc_set(&c, "storage_order", attr_int(2));
+    graft_error err = {0};
+    shape out;
+    op_call bad = {c.op, c.attrs, c.shapes, c.n, NULL, 0};
+    CHECK(!op_compute_shape(&bad, &out, &err));
+    CHECK(strstr(err.message, "storage_order 2") != NULL);
+    kc_free(&c);
+}
+
 /* ---- data movement ---- */
 
 static void run_pad(const char *mode, double value, const double *want)
@@ -1270,6 +1318,7 @@ int main(void)
     RUN(test_batch_norm_and_lrn);
     RUN(test_pooling_average);
     RUN(test_pooling_max_lp_dilation);
+    RUN(test_max_pooling_indices);
     RUN(test_pad_modes);
     RUN(test_gather);
     RUN(test_slice_view);

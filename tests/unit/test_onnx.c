@@ -587,9 +587,10 @@ static void test_if_node(void)
     graft_error err = {0};
     graph *g = import_model(&b, "if", &err);
     CHECK(g == NULL);
-    /* the condition is a graph input: no branch can be chosen at import */
-    CHECK_CONTAINS(err.message, "unsupported ONNX op If (node 'branchy')");
-    CHECK_CONTAINS(err.message, "the condition must be a constant");
+    /* the condition is a graph input: the If becomes an `if` instruction
+     * with both branches imported, and this then_branch has no output */
+    CHECK_CONTAINS(err.message, "node 'branchy' (If): the subgraph has 0 inputs and 0 "
+                                "outputs, expected 0 and 1");
 }
 
 static void test_missing_initializer(void)

@@ -515,7 +515,12 @@ static void test_multibroadcast(void)
     CHECK_STR(run_op("multibroadcast", INPUTS(F(3, 1), F(2, 4)), NO_ATTRS),
               "error: multibroadcast: operand {2, 4} does not broadcast with {3, 1}");
     CHECK_STR(run_op("multibroadcast", INPUTS(F(3)), ATTRS({"out_lens", INTS(2, 0)})),
-              "error: multibroadcast: out_lens {2, 0} has a length below 1");
+              "error: multibroadcast: operand {3} cannot be broadcast to {2, 0}");
+    /* a length of 0 is a tensor without elements */
+    CHECK_STR(run_op("multibroadcast", INPUTS(F(1)), ATTRS({"out_lens", INTS(2, 0)})),
+              "float_type, {2, 0}, {0, 0}");
+    CHECK_STR(run_op("multibroadcast", INPUTS(F(1)), ATTRS({"out_lens", INTS(2, -1)})),
+              "error: multibroadcast: out_lens {2, -1} has a negative length");
 }
 
 static void test_reshape(void)
