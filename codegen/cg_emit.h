@@ -142,6 +142,31 @@ bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout);
 
+/* Reductions' folds (emit_reduce.c), for emitters that reduce too. */
+typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } cg_combine_kind;
+/* The kind of fold a reduce op does (reduce_mean folds as a sum). */
+cg_combine_kind cg_combine_of(const ins *reduce);
+/* out = a combined with b, in compute type ct (NaN-propagating max/min). */
+void cg_combine(cg_combine_kind k, const char *ct, const char *a, const char *b, char *out,
+                size_t size);
+/* The fold's identity in ct. */
+const char *cg_combine_init(cg_combine_kind k, const char *ct);
+/* Folds the variable `acc` over the block (waves by __shfl_down, then the
+ * shared array `part` of 32 elements). With broadcast every thread ends
+ * with the result in acc; otherwise thread 0 has it and its `if` block is
+ * left open for the caller. */
+void cg_block_fold(cg_kgen *g, const char *ct, cg_combine_kind k, const char *part, bool broadcast,
+                   int indent);
+/* v is the variable var at index j in the current scope (an emitter's own
+ * value, such as a matrix product's element, for the pointwise ops after
+ * it). */
+void cg_pw_bind(cg_pw *c, const ins *v, const char *j, const char *var, const char *ctype);
+
+/* A fused region around one dot or convolution (emit_gemm.c): prologue,
+ * product, epilogue and reductions over the product as extra outputs. */
+bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                         int nout);
+
 /* Elements a slice's start is past its operand's start. */
 int64_t cg_slice_offset(const ins *slice);
 

@@ -92,9 +92,9 @@ static void element_at(cg_kgen *g, const cg_access *a, const row *r, const char 
     cg_element(g, a, off, out, size);
 }
 
-typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } combine_kind;
+typedef cg_combine_kind combine_kind;
 
-static void combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
+void cg_combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
                     size_t size)
 {
     bool ints = strcmp(ct, "long long") == 0;
@@ -128,7 +128,16 @@ static void combine(combine_kind k, const char *ct, const char *a, const char *b
     }
 }
 
-static const char *init_of(combine_kind k, const char *ct)
+cg_combine_kind cg_combine_of(const ins *r)
+{
+    const char *name = r->op->name;
+    return strcmp(name, "reduce_prod") == 0  ? C_PROD
+           : strcmp(name, "reduce_max") == 0 ? C_MAX
+           : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                             : C_SUM;
+}
+
+const char *cg_combine_init(combine_kind k, const char *ct)
 {
     bool ints = strcmp(ct, "long long") == 0, dbl = strcmp(ct, "double") == 0;
     switch (k) {
@@ -142,11 +151,11 @@ static const char *init_of(combine_kind k, const char *ct)
 /* Folds `acc` over the block: waves with __shfl_down, then shared memory.
  * With broadcast, every thread ends with the result in acc; otherwise only
  * thread 0 has it. */
-static void block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
-                       int indent)
+void cg_block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
+                   int indent)
 {
     char c[512];
-    combine(k, ct, "acc", "other", c, sizeof c);
+    cg_combine(k, ct, "acc", "other", c, sizeof c);
     cg_printf(&g->body,
               "%*sfor (int s = GRAFT_WAVE / 2; s > 0; s /= 2) {\n"
               "%*s    const %s other = __shfl_down(acc, s, GRAFT_WAVE);\n"
@@ -237,18 +246,18 @@ bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     g->kind = lane ? "reduce_lane" : "reduce_block";
     const char *ct = cg_compute_type(xs->type);
     char c[512], el[1600];
-    combine(k, ct, "acc", "v", c, sizeof c);
+    cg_combine(k, ct, "acc", "v", c, sizeof c);
     if (!lane)
         cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
     open_outputs(g, &r, lane);
     emit_base(g, &in[0], &r, "base", 8);
-    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(k, ct));
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, cg_combine_init(k, ct));
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
               ct, el, c);
     if (!lane)
-        block_fold(g, ct, k, "part", false, 8);
+        cg_block_fold(g, ct, k, "part", false, 8);
     char res[256], conv[1400], off[1100];
     if (mean)
         snprintf(res, sizeof res, "acc / (%s)%lld", ct, (long long)r.nred);
@@ -304,21 +313,21 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     open_outputs(g, &r, lane);
     emit_base(g, &in[0], &r, "base", 8);
     /* max */
-    combine(C_MAX, ct, "acc", "v", c, sizeof c);
-    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(C_MAX, ct));
+    cg_combine(C_MAX, ct, "acc", "v", c, sizeof c);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, cg_combine_init(C_MAX, ct));
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
               ct, el, c);
     if (!lane)
-        block_fold(g, ct, C_MAX, "part", true, 8);
+        cg_block_fold(g, ct, C_MAX, "part", true, 8);
     cg_printf(&g->body, "        const %s m = acc;\n        acc = 0;\n", ct);
     /* sum of exponentials */
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            acc += %s((%s)%s - m);\n        }\n", ex, ct, el);
     if (!lane)
-        block_fold(g, ct, C_SUM, "part", true, 8);
+        cg_block_fold(g, ct, C_SUM, "part", true, 8);
     cg_printf(&g->body, "        const %s s = acc;\n", ct);
     /* write */
     emit_base(g, &out[0], &ro, "obase", 8);
@@ -441,7 +450,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         char red[32], cmb[512];
         snprintf(red, sizeof red, "red%d", k);
         cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);
-        cg_printf(&g->body, "            %s acc = %s;\n", ct, init_of(kind, ct));
+        cg_printf(&g->body, "            %s acc = %s;\n", ct, cg_combine_init(kind, ct));
         reduced_loop(g, &r, lane, 12);
         cg_pw_enter(c, 16);
         char j[32], v[32];
@@ -451,11 +460,11 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
         char cv[64];
         snprintf(cv, sizeof cv, "(%s)%s", ct, v);
-        combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+        cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
         cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
         cg_pw_leave(c, 8);
         if (!lane)
-            block_fold(g, ct, kind, part, true, 12);
+            cg_block_fold(g, ct, kind, part, true, 12);
         if (strcmp(name, "reduce_mean") == 0)
             cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
                       (long long)r.nred);

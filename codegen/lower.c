@@ -155,14 +155,19 @@ static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
 
 /* ---- kernels ---- */
 
-/* Whether a region's body is pointwise ops, views and reshapes, and
- * reductions (counted in *nreds). */
-static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
+/* Whether a region's body is pointwise ops, views and reshapes,
+ * reductions (counted in *nreds) and dots or convolutions (counted in
+ * *nproducts). */
+static bool body_is_lowerable(const module *body, const char **bad, int *nreds, int *nproducts)
 {
-    *nreds = 0;
+    *nreds = *nproducts = 0;
     for (const ins *b = body->first; b; b = b->next) {
         if (b->param || ins_is(b, "@literal") || ins_is(b, "@return"))
             continue;
+        if (ins_is(b, "convolution") || ins_is(b, "dot")) {
+            (*nproducts)++;
+            continue;
+        }
         if (b->op->classes & OPC_REDUCE) {
             (*nreds)++;
             continue;
@@ -366,11 +371,14 @@ static bool lower_kernel(lower_state *s, const ins *i)
     cg_emitter emit;
     if (i->op->classes & OPC_REGION) {
         const char *bad = NULL;
-        int nreds = 0;
-        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds))
+        int nreds = 0, nproducts = 0;
+        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds, &nproducts))
             ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (regions of "
-                             "pointwise ops, views and reductions are lowered so far)",
+                             "pointwise ops, views, reductions and one dot or convolution are "
+                             "lowered so far)",
                          bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
+        else if (nproducts)
+            ok = cg_emit_gemm_region(&g, i, in, out, nout);
         else if (nreds)
             ok = cg_emit_reduce_region(&g, i, in, out, nout);
         else
