@@ -1,0 +1,242 @@
+/* test_codegen_fusion.c: fused regions as the fusion rules build them,
+ * each lowered to ONE kernel and run on emu at both wave sizes against the
+ * reference executor:
+ *  - a convolution or dot with an epilogue (bias, activation) and
+ *    reductions over its output as extra outputs (GroupNorm's sums per
+ *    group), one block per reduction row, no atomics and no fill;
+ *  - a prologue on the product's input (GroupNorm apply and SiLU reading
+ *    per-group statistics through broadcasts), and both at once;
+ *  - pointwise -> reductions -> pointwise regions (LayerNorm, softmax) with
+ *    the row kept in registers, and reductions over very long rows split
+ *    into partial sums.
+ * Each case checks the kernel kind and name it means to exercise, so a
+ * change that quietly falls back to another path fails here.
+ */
+#include "check.h"
+
+#include "codegen.h"
+#include "emu_check.h"
+#include "exec.h"
+#include "graph_test_helpers.h"
+
+/* Lowers text and returns the number of kernels (-1: it did not lower,
+ * with the message in err). */
+static int kernel_count(const char *text, graft_error *err)
+{
+    graph *g = parse(text);
+    if (!g)
+        return -1;
+    cg_program *p = cg_lower(g, err);
+    int n = p ? p->nkernels : -1;
+    cg_program_free(p);
+    graph_free(g);
+    return n;
+}
+
+/* (a) convolution + bias, the sum and the sum of squares per group of 2
+ * channels (rows of 2 x 120: whole runs of output positions) */
+static const char conv_epilogue_sums[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "w = @param:w -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "bias = @param:bias -> float_type, {8}, {1}\n"
+    "@3 = fused(x,w,bias), [main:fused0] -> [float_type, {2, 8, 10, 12}, {960, 120, 12, 1}, float_type, {2, 4, 1}, {4, 1, 1}, float_type, {2, 4, 1}, {4, 1, 1}]\n"
+    "@4 = get_tuple_elem[index=0](@3)\n"
+    "@5 = get_tuple_elem[index=1](@3)\n"
+    "@6 = get_tuple_elem[index=2](@3)\n"
+    "@7 = @return(@4, @5, @6)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "x1 = @param:x1 -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x2 = @param:x2 -> float_type, {8}, {1}\n"
+    "@3 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](x0,x1)\n"
+    "@4 = broadcast[axis=1,out_lens={2, 8, 10, 12}](x2)\n"
+    "@5 = add(@3,@4)\n"
+    "@6 = reshape[dims={2, 4, 240}](@5)\n"
+    "@7 = reduce_sum[axes={2}](@6)\n"
+    "@8 = mul(@6,@6)\n"
+    "@9 = reduce_sum[axes={2}](@8)\n"
+    "@10 = @return(@5,@7,@9)\n";
+
+/* (a) + (b): GroupNorm apply and SiLU before a grouped, strided
+ * convolution, bias and relu after it, max and mean per output channel
+ * (rows of one run of 60 positions) */
+static const char prologue_conv_epilogue[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 8, 10, 12}, {960, 120, 12, 1}\n"
+    "mean = @param:mean -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "rstd = @param:rstd -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "gamma = @param:gamma -> float_type, {8}, {1}\n"
+    "w = @param:w -> float_type, {6, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "bias = @param:bias -> float_type, {6}, {1}\n"
+    "@6 = fused(x,mean,rstd,gamma,w,bias), [main:fused0] -> [float_type, {2, 6, 5, 12}, {360, 60, 12, 1}, float_type, {2, 6, 1, 1}, {6, 1, 1, 1}, float_type, {2, 6, 1, 1}, {6, 1, 1, 1}]\n"
+    "@7 = get_tuple_elem[index=0](@6)\n"
+    "@8 = get_tuple_elem[index=1](@6)\n"
+    "@9 = get_tuple_elem[index=2](@6)\n"
+    "@10 = @return(@7, @8, @9)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 8, 10, 12}, {960, 120, 12, 1}\n"
+    "x1 = @param:x1 -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "x2 = @param:x2 -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "x3 = @param:x3 -> float_type, {8}, {1}\n"
+    "x4 = @param:x4 -> float_type, {6, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x5 = @param:x5 -> float_type, {6}, {1}\n"
+    "@6 = reshape[dims={2, 4, 240}](x0)\n"
+    "@7 = multibroadcast[out_lens={2, 4, 240}](x1)\n"
+    "@8 = multibroadcast[out_lens={2, 4, 240}](x2)\n"
+    "@9 = sub(@6,@7)\n"
+    "@10 = mul(@9,@8)\n"
+    "@11 = reshape[dims={2, 8, 10, 12}](@10)\n"
+    "@12 = broadcast[axis=1,out_lens={2, 8, 10, 12}](x3)\n"
+    "@13 = mul(@11,@12)\n"
+    "@14 = sigmoid(@13)\n"
+    "@15 = mul(@13,@14)\n"
+    "@16 = convolution[padding={1, 1, 1, 1},stride={2, 1},dilation={1, 1},group=2,padding_mode=0](@15,x4)\n"
+    "@17 = broadcast[axis=1,out_lens={2, 6, 5, 12}](x5)\n"
+    "@18 = add(@16,@17)\n"
+    "@19 = relu(@18)\n"
+    "@20 = reduce_max[axes={2, 3}](@19)\n"
+    "@21 = reduce_mean[axes={2, 3}](@19)\n"
+    "@22 = @return(@19,@20,@21)\n";
+
+static void test_conv_epilogue_reductions(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(conv_epilogue_sums, &err), 1);
+    check_emu(conv_epilogue_sums, "gemm_reduce_block",
+              "convolution_add_reduce_sum_mul_reduce_sum_k0", 1e-5);
+}
+
+static void test_prologue_conv_epilogue_reductions(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(prologue_conv_epilogue, &err), 1);
+    check_emu(prologue_conv_epilogue, "gemm_reduce_block", "racc1", 1e-5);
+}
+
+/* (b) alone: a prologue on both operands of a batched dot, an epilogue,
+ * no reductions: the tiled product, one kernel. */
+static void test_dot_prologue_epilogue(void)
+{
+    check_emu("module: \"main\"\n"
+              "a = @param:a -> float_type, {3, 37, 45}, {1665, 45, 1}\n"
+              "b = @param:b -> float_type, {3, 70, 45}, {3150, 45, 1}\n"
+              "s = @param:s -> float_type, {45}, {1}\n"
+              "@3 = fused(a,b,s), [main:fused0] -> float_type, {3, 37, 70}, {2590, 70, 1}\n"
+              "@4 = @return(@3)\n"
+              "\n"
+              "module: \"main:fused0\"\n"
+              "x0 = @param:x0 -> float_type, {3, 37, 45}, {1665, 45, 1}\n"
+              "x1 = @param:x1 -> float_type, {3, 70, 45}, {3150, 45, 1}\n"
+              "x2 = @param:x2 -> float_type, {45}, {1}\n"
+              "@3 = multibroadcast[out_lens={3, 37, 45}](x2)\n"
+              "@4 = mul(x0,@3)\n"
+              "@5 = tanh(x1)\n"
+              "@6 = transpose[permutation={0, 2, 1}](@5)\n"
+              "@7 = dot(@4,@6)\n"
+              "@8 = sigmoid(@7)\n"
+              "@9 = mul(@7,@8)\n"
+              "@10 = @return(@9)\n",
+              "gemm", "mul_tanh_dot_sigmoid_mul_k0", 1e-5);
+}
+
+/* A dot, a bias and a LayerNorm's two sums per row of 50 (one m, all n),
+ * then per half row (part of one run of n). */
+static void test_dot_epilogue_row_reductions(void)
+{
+    check_emu("module: \"main\"\n"
+              "a = @param:a -> float_type, {2, 33, 20}, {660, 20, 1}\n"
+              "b = @param:b -> float_type, {20, 50}, {50, 1}\n"
+              "c = @param:c -> float_type, {50}, {1}\n"
+              "@3 = fused(a,b,c), [main:fused0] -> [float_type, {2, 33, 50}, {1650, 50, 1}, "
+              "float_type, {2, 33, 1}, {33, 1, 1}, float_type, {2, 33, 1}, {33, 1, 1}]\n"
+              "@4 = get_tuple_elem[index=0](@3)\n"
+              "@5 = get_tuple_elem[index=1](@3)\n"
+              "@6 = get_tuple_elem[index=2](@3)\n"
+              "@7 = @return(@4, @5, @6)\n"
+              "\n"
+              "module: \"main:fused0\"\n"
+              "x0 = @param:x0 -> float_type, {2, 33, 20}, {660, 20, 1}\n"
+              "x1 = @param:x1 -> float_type, {20, 50}, {50, 1}\n"
+              "x2 = @param:x2 -> float_type, {50}, {1}\n"
+              "@3 = multibroadcast[out_lens={2, 20, 50}](x1)\n"
+              "@4 = dot(x0,@3)\n"
+              "@5 = multibroadcast[out_lens={2, 33, 50}](x2)\n"
+              "@6 = add(@4,@5)\n"
+              "@7 = reduce_mean[axes={2}](@6)\n"
+              "@8 = mul(@6,@6)\n"
+              "@9 = reduce_mean[axes={2}](@8)\n"
+              "@10 = mul(@7,@7)\n"
+              "@11 = sub(@9,@10)\n"
+              "@12 = @return(@6,@7,@11)\n",
+              "gemm_reduce_block", "red1", 1e-5);
+    check_emu("module: \"main\"\n"
+              "a = @param:a -> float_type, {4, 30}, {30, 1}\n"
+              "b = @param:b -> float_type, {30, 96}, {96, 1}\n"
+              "@2 = fused(a,b), [main:fused0] -> float_type, {4, 2, 1}, {2, 1, 1}\n"
+              "@3 = @return(@2)\n"
+              "\n"
+              "module: \"main:fused0\"\n"
+              "x0 = @param:x0 -> float_type, {4, 30}, {30, 1}\n"
+              "x1 = @param:x1 -> float_type, {30, 96}, {96, 1}\n"
+              "@2 = dot(x0,x1)\n"
+              "@3 = reshape[dims={4, 2, 48}](@2)\n"
+              "@4 = reduce_max[axes={2}](@3)\n"
+              "@5 = @return(@4)\n",
+              "gemm_reduce_block", "reduce_max", 1e-5);
+}
+
+/* What one kernel cannot do yet says so, never a wrong kernel. */
+static const char reduction_before_conv[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {1, 2, 4, 4}, {32, 16, 4, 1}\n"
+    "w = @param:w -> float_type, {3, 2, 1, 1}, {2, 1, 1, 1}\n"
+    "@2 = fused(x,w), [main:fused0] -> float_type, {1, 3, 4, 4}, {48, 16, 4, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {1, 2, 4, 4}, {32, 16, 4, 1}\n"
+    "x1 = @param:x1 -> float_type, {3, 2, 1, 1}, {2, 1, 1, 1}\n"
+    "@2 = reduce_max[axes={3}](x0)\n"
+    "@3 = multibroadcast[out_lens={1, 2, 4, 4}](@2)\n"
+    "@4 = sub(x0,@3)\n"
+    "@5 = convolution(@4,x1)\n"
+    "@6 = @return(@5)\n";
+
+/* rows of 4 over a product of rows of 6 */
+static const char rows_across_runs[] =
+    "module: \"main\"\n"
+    "a = @param:a -> float_type, {4, 5}, {5, 1}\n"
+    "b = @param:b -> float_type, {5, 6}, {6, 1}\n"
+    "@2 = fused(a,b), [main:fused0] -> float_type, {6, 1}, {1, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {4, 5}, {5, 1}\n"
+    "x1 = @param:x1 -> float_type, {5, 6}, {6, 1}\n"
+    "@2 = dot(x0,x1)\n"
+    "@3 = reshape[dims={6, 4}](@2)\n"
+    "@4 = reduce_sum[axes={1}](@3)\n"
+    "@5 = @return(@4)\n";
+
+static void test_gemm_regions_not_lowered_yet(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(reduction_before_conv, &err), -1);
+    CHECK_CONTAINS(err.message, "not lowered yet: a reduction before the convolution");
+    err = (graft_error){0};
+    CHECK_INT(kernel_count(rows_across_runs, &err), -1);
+    CHECK_CONTAINS(err.message, "not rectangles of the product");
+}
+
+int main(void)
+{
+    RUN(test_conv_epilogue_reductions);
+    RUN(test_prologue_conv_epilogue_reductions);
+    RUN(test_dot_prologue_epilogue);
+    RUN(test_dot_epilogue_row_reductions);
+    RUN(test_gemm_regions_not_lowered_yet);
+    return tests_finish();
+}
