@@ -177,6 +177,9 @@ int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err);
 /* Grid size for n work items at block threads each: enough blocks to cover
  * n, at most CG_MAX_GRID (kernels loop with a grid stride). */
 enum { CG_MAX_GRID = 4096 };
+/* A fused reduction keeps its row in per-thread registers when each thread
+ * has at most this many of the row's elements. */
+enum { CG_KEPT_SLOTS = 16 };
 unsigned cg_grid_for(int64_t n, unsigned block);
 
 #endif

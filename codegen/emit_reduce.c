@@ -222,6 +222,22 @@ static void reduced_loop(cg_kgen *g, const row *r, bool lane, int indent)
                   "", g->idx, (long long)r->nred, u);
 }
 
+/* The loop over a row's elements when the row is kept in registers: each
+ * thread's elements are slots u = 0 .. R-1 of per-thread arrays (a
+ * constant bound, so the arrays live in registers). */
+static void kept_loop(cg_kgen *g, const row *r, bool lane, int64_t R, int indent)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    cg_printf(&g->body, "%*sfor (unsigned u = 0; u < %lldu; u++) {\n", indent, "", (long long)R);
+    if (lane)
+        cg_printf(&g->body, "%*s    const %s r = u;\n", indent, "", g->idx);
+    else
+        cg_printf(&g->body, "%*s    const %s r = threadIdx.x + u * blockDim.x;\n", indent, "",
+                  g->idx);
+    cg_printf(&g->body, "%*s    if (r >= %lld%s)\n%*s        break;\n", indent, "",
+              (long long)r->nred, u, indent, "");
+}
+
 bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
 {
     const char *name = i->op->name;
@@ -358,6 +374,55 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
  * lens L are written by a final pass over the row; outputs with the
  * reduced lens by one thread. Values are recomputed, not kept in
  * registers or shared memory between passes: correct first. */
+/* Whether v depends on a reduction of body (or is one). */
+static bool depends_on_reduction(const module *body, const ins *v)
+{
+    const ins *dep[512];
+    int n = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        bool d = (b->op->classes & OPC_REDUCE) != 0;
+        for (int k = 0; !d && k < b->nargs; k++)
+            for (int q = 0; !d && q < n; q++)
+                d = dep[q] == b->args[k];
+        if (d && n < 512)
+            dep[n++] = b;
+        if (b == v)
+            return d || n == 512;
+    }
+    return true;
+}
+
+/* In a pass at element index j: the kept values already stored are read
+ * from their arrays. */
+static void bind_kept(cg_pw *c, const ins *const *kept, const char *const *type, const bool *set,
+                      int n, const char *j)
+{
+    for (int q = 0; q < n; q++)
+        if (set[q]) {
+            char var[24];
+            snprintf(var, sizeof var, "keep%d[u]", q);
+            cg_pw_bind(c, kept[q], j, var, type[q]);
+        }
+}
+
+/* After the pass computed its reduction's input at j: the kept values it
+ * computed on the way are stored (each once, in its first pass). */
+static bool store_kept(cg_kgen *g, cg_pw *c, const ins *const *kept, bool *set, int n,
+                       const char *j, int indent)
+{
+    for (int q = 0; q < n; q++) {
+        if (set[q])
+            continue;
+        char var[32];
+        const char *vt;
+        if (!cg_pw_value(c, kept[q], j, var, sizeof var, &vt))
+            return false;
+        cg_printf(&g->body, "%*skeep%d[u] = %s;\n", indent, "", q, var);
+        set[q] = true;
+    }
+    return true;
+}
+
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout)
 {
@@ -427,6 +492,29 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     for (const ins *b = body->first; b; b = b->next)
         if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
             cg_cite(g, b);
+    /* Keep the row in registers when it fits: the values the reductions
+     * read that no reduction feeds (x of a LayerNorm or softmax) are
+     * computed once, in the first pass that needs them, and later passes
+     * and the outputs read them from per-thread arrays. */
+    int64_t R = lane ? r.nred : (r.nred + block_size_for(r.nred) - 1) / block_size_for(r.nred);
+    const ins *kept[16];
+    const char *kept_type[16];
+    bool kept_set[16] = {false};
+    int nkept = 0;
+    if (R <= CG_KEPT_SLOTS) {
+        for (int k = 0; k < nreds && nkept < 16; k++) {
+            const ins *x = reds[k]->args[0];
+            while (ins_is(x, "reshape") || ins_is(x, "contiguous") || ins_is(x, "identity") ||
+                   ins_is(x, "layout"))
+                x = x->args[0];
+            bool dup = false;
+            for (int q = 0; q < nkept; q++)
+                dup |= kept[q] == x;
+            if (!dup && shape_elements(&x->sh) == r.nout * r.nred &&
+                !depends_on_reduction(body, x))
+                kept[nkept++] = x;
+        }
+    }
     open_outputs(g, &r, lane);
     cg_pw_enter(c, 8);
     char e[1024];
@@ -435,6 +523,10 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     cg_level_linear(&r.red_std, "r", g->idx, e, sizeof e);
     char jexpr[1100];
     snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    for (int q = 0; q < nkept; q++) {
+        kept_type[q] = cg_compute_type(kept[q]->sh.type);
+        cg_printf(&g->body, "        %s keep%d[%lld];\n", kept_type[q], q, (long long)R);
+    }
     bool ok = true;
     for (int k = 0; ok && k < nreds; k++) {
         const ins *rd = reds[k];
@@ -451,13 +543,18 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         snprintf(red, sizeof red, "red%d", k);
         cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);
         cg_printf(&g->body, "            %s acc = %s;\n", ct, cg_combine_init(kind, ct));
-        reduced_loop(g, &r, lane, 12);
+        if (nkept)
+            kept_loop(g, &r, lane, R, 12);
+        else
+            reduced_loop(g, &r, lane, 12);
         cg_pw_enter(c, 16);
         char j[32], v[32];
         snprintf(j, sizeof j, "j%d", k);
         cg_printf(&g->body, "                const %s %s = %s;\n", g->idx, j, jexpr);
+        bind_kept(c, kept, kept_type, kept_set, nkept, j);
         const char *vt;
         ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
+        ok = ok && store_kept(g, c, kept, kept_set, nkept, j, 16);
         char cv[64];
         snprintf(cv, sizeof cv, "(%s)%s", ct, v);
         cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
@@ -498,9 +595,13 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         cg_puts(&g->body, "        }\n");
     }
     if (ok && any_full) {
-        reduced_loop(g, &r, lane, 8);
+        if (nkept)
+            kept_loop(g, &r, lane, R, 8);
+        else
+            reduced_loop(g, &r, lane, 8);
         cg_pw_enter(c, 12);
         cg_printf(&g->body, "            const %s j = %s;\n", g->idx, jexpr);
+        bind_kept(c, kept, kept_type, kept_set, nkept, "j");
         for (int k = 0; ok && k < nout; k++) {
             const ins *v = ret->args[k];
             if (!(shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1))
