@@ -44,6 +44,8 @@ typedef struct cg_kgen {
     cg_text origin;           /* "@7 @8" */
     unsigned grid, block;
     bool barriers;
+    int pass;                 /* which kernel of an instruction lowered to several */
+    int npasses;              /* set by the emitter when it needs more than one */
     int tmp;                  /* counter for fresh variable names */
     graft_error *err;
     bool failed;
@@ -170,6 +172,10 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
 /* Elements a slice's start is past its operand's start. */
 int64_t cg_slice_offset(const ins *slice);
 
+/* The k-th scratch buffer of region i (n elements of type t), made on
+ * first use: kernels of one region pass partial results through it. */
+int cg_scratch_buffer(cg_kgen *g, const ins *i, int k, graft_type t, int64_t n);
+
 /* For a fused region's body: the accesses of its literals are weights the
  * lowering adds (lower.c). */
 int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err);
@@ -180,6 +186,9 @@ enum { CG_MAX_GRID = 4096 };
 /* A fused reduction keeps its row in per-thread registers when each thread
  * has at most this many of the row's elements. */
 enum { CG_KEPT_SLOTS = 16 };
+/* Fused reductions over rows longer than CG_SPLIT_ROW elements split each
+ * row into chunks of CG_SPLIT_CHUNK, one block each, over several kernels. */
+enum { CG_SPLIT_ROW = 65536, CG_SPLIT_CHUNK = 8192 };
 unsigned cg_grid_for(int64_t n, unsigned block);
 
 #endif

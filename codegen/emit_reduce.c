@@ -423,6 +423,213 @@ static bool store_kept(cg_kgen *g, cg_pw *c, const ins *const *kept, bool *set, 
     return true;
 }
 
+/* Whether v depends on instruction on (or is it). */
+static bool depends_on(const module *body, const ins *v, const ins *on)
+{
+    const ins *dep[512];
+    int n = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        bool d = b == on;
+        for (int k = 0; !d && k < b->nargs; k++)
+            for (int q = 0; !d && q < n; q++)
+                d = dep[q] == b->args[k];
+        if (d && n < 512)
+            dep[n++] = b;
+        if (b == v)
+            return d || n == 512;
+    }
+    return false;
+}
+
+static const char *partial_array(const char *ct)
+{
+    return strcmp(ct, "float") == 0 ? "part_f" : strcmp(ct, "double") == 0 ? "part_d" : "part_i";
+}
+
+/* Rows longer than CG_SPLIT_ROW: each row splits into chunks of
+ * CG_SPLIT_CHUNK elements, one block per (row, chunk), over several
+ * kernels. A reduction's level is how many reductions its input waits for
+ * (LayerNorm's variance waits for the mean: level 1). Kernel p (named
+ * ..._part_k<n>) folds the level-p reductions of its chunk and stores one
+ * partial per (row, chunk) in a scratch buffer: plain stores, so nothing
+ * has to be zeroed first and no atomics are needed. Every later kernel's
+ * blocks fold their row's partials (in the same order, so every block gets
+ * the same value), and the last kernel writes the outputs: per element
+ * over its chunk, per row from chunk 0. */
+static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
+                                const cg_access *out, int nout, const ins *const *reds,
+                                int nreds, const row *r)
+{
+    const module *body = i->mods[0];
+    const ins *ret = module_return(body);
+    int level[32], nlevels = 0;
+    for (int k = 0; k < nreds; k++) {
+        level[k] = 0;
+        for (int q = 0; q < k; q++)
+            if (level[q] + 1 > level[k] && depends_on(body, reds[k]->args[0], reds[q]))
+                level[k] = level[q] + 1;
+        if (level[k] + 1 > nlevels)
+            nlevels = level[k] + 1;
+    }
+    int pass = g->pass;
+    bool final = pass == nlevels;
+    g->npasses = nlevels + 1;
+    int64_t chunks = (r->nred + CG_SPLIT_CHUNK - 1) / CG_SPLIT_CHUNK, nw = r->nout * chunks;
+    const char *I = g->idx, *u = strcmp(I, "unsigned") == 0 ? "u" : "ull";
+    g->kind = final ? "fused_reduce_split" : "fused_reduce_split_part";
+    if (!final) {
+        char *k = strrchr(g->name, 'k');
+        char tail[32];
+        if (k && k > g->name && k[-1] == '_' && strlen(g->name) + 6 < sizeof g->name) {
+            snprintf(tail, sizeof tail, "%s", k - 1);
+            snprintf(k - 1, sizeof g->name - (size_t)(k - 1 - g->name), "_part%s", tail);
+        }
+    }
+    g->block = 256;
+    g->grid = nw < CG_MAX_GRID ? (unsigned)nw : CG_MAX_GRID;
+    g->barriers = true;
+    int scratch[32];
+    bool need[3] = {false, false, false};
+    for (int k = 0; k < nreds; k++) {
+        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        graft_type t = strcmp(ct, "float") == 0    ? GRAFT_FLOAT
+                       : strcmp(ct, "double") == 0 ? GRAFT_DOUBLE
+                                                   : GRAFT_INT64;
+        if ((scratch[k] = cg_scratch_buffer(g, i, k, t, nw)) < 0)
+            return false;
+        if (level[k] == pass)
+            need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+    }
+    cg_printf(&g->body, "    /* %lld rows of %lld elements, %lld chunks of %d per row: %s */\n",
+              (long long)r->nout, (long long)r->nred, (long long)chunks, CG_SPLIT_CHUNK,
+              final ? "the outputs" : "partial results");
+    if (need[0])
+        cg_puts(&g->body, "    __shared__ float part_f[32];\n");
+    if (need[1])
+        cg_puts(&g->body, "    __shared__ double part_d[32];\n");
+    if (need[2])
+        cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
+    cg_pw *c = cg_pw_new(g, i, in);
+    if (!c)
+        return cg_fail(g, "out of memory");
+    for (const ins *b = body->first; b; b = b->next)
+        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+            cg_cite(g, b);
+    cg_printf(&g->body, "    for (%s w = blockIdx.x; w < %lld%s; w += gridDim.x) {\n", I,
+              (long long)nw, u);
+    cg_printf(&g->body, "        const %s o = w / %lld%s, ch = w %% %lld%s;\n", I,
+              (long long)chunks, u, (long long)chunks, u);
+    cg_printf(&g->body, "        const %s rend = ch * %d%s + %d%s < %lld%s ? ch * %d%s + %d%s : "
+                        "%lld%s;\n",
+              I, CG_SPLIT_CHUNK, u, CG_SPLIT_CHUNK, u, (long long)r->nred, u, CG_SPLIT_CHUNK, u,
+              CG_SPLIT_CHUNK, u, (long long)r->nred, u);
+    cg_pw_enter(c, 8);
+    char e[1024], jexpr[1100];
+    cg_level_linear(&r->kept_std, "o", I, e, sizeof e);
+    cg_printf(&g->body, "        const %s jb = %s;\n", I, e);
+    cg_level_linear(&r->red_std, "r", I, e, sizeof e);
+    snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    bool ok = true;
+    /* the row's results of earlier levels, from their partials */
+    for (int k = 0; ok && k < nreds; k++) {
+        if (level[k] >= pass)
+            continue;
+        const ins *rd = reds[k];
+        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        cg_combine_kind kind = cg_combine_of(rd);
+        char cmb[512], red[16];
+        snprintf(red, sizeof red, "red%d", k);
+        cg_combine(kind, ct, "acc", "v", cmb, sizeof cmb);
+        int ps = cg_param(g, scratch[k], false);
+        cg_printf(&g->body,
+                  "        %s %s;\n        {\n            %s acc = %s;\n"
+                  "            for (%s q = 0; q < %lld%s; q++) {\n"
+                  "                const %s v = p%d[o * %lld%s + q];\n"
+                  "                acc = %s;\n            }\n",
+                  ct, red, ct, cg_combine_init(kind, ct), I, (long long)chunks, u, ct, ps,
+                  (long long)chunks, u, cmb);
+        if (ins_is(rd, "reduce_mean"))
+            cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
+                      (long long)r->nred);
+        else
+            cg_printf(&g->body, "            %s = acc;\n        }\n", red);
+        if (rd->sh.type == GRAFT_HALF)
+            cg_printf(&g->body, "        %s = (float)(__half)%s;\n", red, red);
+        cg_pw_fix(c, rd, red, ct);
+    }
+    if (!final) {
+        for (int k = 0; ok && k < nreds; k++) {
+            if (level[k] != pass)
+                continue;
+            const ins *rd = reds[k];
+            const char *ct = cg_compute_type(rd->args[0]->sh.type);
+            cg_combine_kind kind = cg_combine_of(rd);
+            char cmb[512], v[32], cv[64];
+            const char *vt;
+            cg_printf(&g->body, "        {\n            %s acc = %s;\n", ct,
+                      cg_combine_init(kind, ct));
+            cg_printf(&g->body, "            for (%s r = ch * %d%s + threadIdx.x; r < rend; r += "
+                                "blockDim.x) {\n",
+                      I, CG_SPLIT_CHUNK, u);
+            cg_pw_enter(c, 16);
+            cg_printf(&g->body, "                const %s j = %s;\n", I, jexpr);
+            ok = cg_pw_value(c, rd->args[0], "j", v, sizeof v, &vt);
+            snprintf(cv, sizeof cv, "(%s)%s", ct, v);
+            cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+            cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
+            cg_pw_leave(c, 12);
+            cg_block_fold(g, ct, kind, partial_array(ct), true, 12);
+            cg_printf(&g->body, "            if (threadIdx.x == 0)\n                p%d[w] = acc;\n"
+                                "        }\n",
+                      cg_param(g, scratch[k], true));
+        }
+    } else {
+        bool any_row = false, any_full = false;
+        for (int k = 0; k < nout; k++) {
+            bool full = shape_elements(&ret->args[k]->sh) == r->nout * r->nred;
+            any_row |= !full;
+            any_full |= full;
+        }
+        if (ok && any_full) {
+            cg_printf(&g->body, "        for (%s r = ch * %d%s + threadIdx.x; r < rend; r += "
+                                "blockDim.x) {\n",
+                      I, CG_SPLIT_CHUNK, u);
+            cg_pw_enter(c, 12);
+            cg_printf(&g->body, "            const %s j = %s;\n", I, jexpr);
+            for (int k = 0; ok && k < nout; k++) {
+                const ins *v = ret->args[k];
+                if (shape_elements(&v->sh) != r->nout * r->nred)
+                    continue;
+                char var[32];
+                const char *vt;
+                ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
+                     cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
+            }
+            cg_pw_leave(c, 8);
+            cg_puts(&g->body, "        }\n");
+        }
+        if (ok && any_row) {
+            cg_puts(&g->body, "        if (ch == 0 && threadIdx.x == 0) {\n");
+            cg_pw_enter(c, 12);
+            for (int k = 0; ok && k < nout; k++) {
+                const ins *v = ret->args[k];
+                if (shape_elements(&v->sh) == r->nout * r->nred)
+                    continue;
+                char var[32];
+                const char *vt;
+                ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
+                     cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
+            }
+            cg_pw_leave(c, 8);
+            cg_puts(&g->body, "        }\n");
+        }
+    }
+    cg_pw_leave(c, 4);
+    cg_puts(&g->body, "    }\n");
+    cg_pw_free(c);
+    return ok && !g->failed;
+}
+
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout)
 {
@@ -471,6 +678,8 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                               "nor per row of its reductions",
                            k, body->name);
     }
+    if (r.nred > CG_SPLIT_ROW)
+        return reduce_region_split(g, i, in, out, nout, reds, nreds, &r);
     bool lane = r.nred < 32;
     g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
     bool need[3] = {false, false, false}; /* float, double, long long partials */

@@ -88,6 +88,20 @@ int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err)
     return b;
 }
 
+int cg_scratch_buffer(cg_kgen *g, const ins *i, int k, graft_type t, int64_t n)
+{
+    cg_program *p = g->p;
+    for (int b = 0; b < p->nbuffers; b++)
+        if (p->buffers[b].ins == i && p->buffers[b].scratch == k + 1)
+            return b;
+    shape sh = shape_standard(t, 1, &n);
+    int b = add_buffer(p, &p->buffers_cap, CG_TEMP, &sh, i, -1);
+    if (b < 0)
+        return cg_fail(g, "out of memory"), -1;
+    p->buffers[b].scratch = k + 1;
+    return b;
+}
+
 int64_t cg_slice_offset(const ins *s)
 {
     const ins *a = s->args[0];
@@ -319,6 +333,40 @@ static cg_emitter named_emitter(const char *name)
     return NULL;
 }
 
+/* Emits pass g->pass of instruction i's kernels into g (an emitter that
+ * needs several kernels sets g->npasses). */
+static bool emit_kernel(lower_state *s, const ins *i, cg_kgen *g, const cg_access *in,
+                        const cg_access *out, int nout)
+{
+    (void)s;
+    if (!(i->op->classes & OPC_REGION))
+        cg_cite(g, i);
+    const char *name = i->op->name;
+    cg_emitter emit;
+    if (i->op->classes & OPC_REGION) {
+        const char *bad = NULL;
+        int nreds = 0, nproducts = 0;
+        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds, &nproducts))
+            return cg_fail(g, "not lowered yet: op %s inside fused region %s (regions of "
+                              "pointwise ops, views, reductions and one dot or convolution are "
+                              "lowered so far)",
+                           bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
+        if (nproducts)
+            return cg_emit_gemm_region(g, i, in, out, nout);
+        if (nreds)
+            return cg_emit_reduce_region(g, i, in, out, nout);
+        return cg_emit_pointwise(g, i, in, out, nout);
+    }
+    if ((emit = named_emitter(name)))
+        return emit(g, i, in, out);
+    if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
+        strcmp(name, "layout") == 0)
+        return cg_emit_pointwise(g, i, in, out, 1);
+    if (i->op->classes & OPC_REDUCE)
+        return cg_emit_reduce(g, i, in, out);
+    return cg_fail(g, "not lowered yet: op %s", i->opname);
+}
+
 static bool lower_kernel(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
@@ -357,51 +405,30 @@ static bool lower_kernel(lower_state *s, const ins *i)
     }
     for (int k = 0; k < nout; k++)
         out[k] = cg_access_of_buffer(p, vi->tuple_first + k);
-    cg_kgen g;
-    memset(&g, 0, sizeof g);
-    g.p = p;
-    g.idx = s->idx;
-    g.err = s->err;
-    g.kind = "pointwise";
-    kernel_name(i, p->nkernels, g.name, sizeof g.name);
-    if (!(i->op->classes & OPC_REGION))
-        cg_cite(&g, i);
-    const char *name = i->op->name;
-    bool ok;
-    cg_emitter emit;
-    if (i->op->classes & OPC_REGION) {
-        const char *bad = NULL;
-        int nreds = 0, nproducts = 0;
-        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds, &nproducts))
-            ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (regions of "
-                             "pointwise ops, views, reductions and one dot or convolution are "
-                             "lowered so far)",
-                         bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
-        else if (nproducts)
-            ok = cg_emit_gemm_region(&g, i, in, out, nout);
-        else if (nreds)
-            ok = cg_emit_reduce_region(&g, i, in, out, nout);
-        else
-            ok = cg_emit_pointwise(&g, i, in, out, nout);
-    } else if ((emit = named_emitter(name))) {
-        ok = emit(&g, i, in, out);
-    } else if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
-               strcmp(name, "layout") == 0) {
-        ok = cg_emit_pointwise(&g, i, in, out, 1);
-    } else if (i->op->classes & OPC_REDUCE) {
-        ok = cg_emit_reduce(&g, i, in, out);
-    } else {
-        ok = cg_fail(&g, "not lowered yet: op %s", i->opname);
+    bool ok = true;
+    int npasses = 1;
+    for (int pass = 0; ok && pass < npasses; pass++) {
+        cg_kgen g;
+        memset(&g, 0, sizeof g);
+        g.p = p;
+        g.idx = s->idx;
+        g.err = s->err;
+        g.kind = "pointwise";
+        g.pass = pass;
+        kernel_name(i, p->nkernels, g.name, sizeof g.name);
+        ok = emit_kernel(s, i, &g, in, out, nout);
+        if (ok && g.npasses > npasses)
+            npasses = g.npasses;
+        if (ok)
+            ok = finish_kernel(s, &g);
+        else if (!g.failed)
+            error_set(s->err, "%s: kernel generation failed", g.name);
+        if (!ok && i->name)
+            error_prefix(s->err, "%s", i->name);
+        cg_text_free(&g.head);
+        cg_text_free(&g.body);
+        cg_text_free(&g.origin);
     }
-    if (ok)
-        ok = finish_kernel(s, &g);
-    else if (!g.failed)
-        error_set(s->err, "%s: kernel generation failed", g.name);
-    if (!ok && i->name)
-        error_prefix(s->err, "%s", i->name);
-    cg_text_free(&g.head);
-    cg_text_free(&g.body);
-    cg_text_free(&g.origin);
     return ok;
 }
 
