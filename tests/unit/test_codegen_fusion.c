@@ -19,6 +19,8 @@
 #include "exec.h"
 #include "graph_test_helpers.h"
 
+#include <stdlib.h>
+
 /* Lowers text and returns the number of kernels (-1: it did not lower,
  * with the message in err). */
 static int kernel_count(const char *text, graft_error *err)
@@ -231,6 +233,154 @@ static void test_gemm_regions_not_lowered_yet(void)
     CHECK_CONTAINS(err.message, "not rectangles of the product");
 }
 
+/* (c) softmax times a scale over rows of 300 (two elements per thread):
+ * x is read once into registers, the later passes read the registers */
+static const char softmax_scaled[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {6, 300}, {300, 1}\n"
+    "g = @param:g -> float_type, {300}, {1}\n"
+    "@2 = fused(x,g), [main:fused0] -> float_type, {6, 300}, {300, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {6, 300}, {300, 1}\n"
+    "x1 = @param:x1 -> float_type, {300}, {1}\n"
+    "@2 = reduce_max[axes={1}](x0)\n"
+    "@3 = multibroadcast[out_lens={6, 300}](@2)\n"
+    "@4 = sub(x0,@3)\n"
+    "@5 = exp(@4)\n"
+    "@6 = reduce_sum[axes={1}](@5)\n"
+    "@7 = multibroadcast[out_lens={6, 300}](@6)\n"
+    "@8 = div(@5,@7)\n"
+    "@9 = multibroadcast[out_lens={6, 300}](x1)\n"
+    "@10 = mul(@8,@9)\n"
+    "@11 = @return(@10)\n";
+
+/* (c) as before with rows of 5000 elements: too long for registers, so
+ * every pass re-reads x */
+static const char softmax_long_rows[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {3, 5000}, {5000, 1}\n"
+    "@1 = fused(x), [main:fused0] -> float_type, {3, 5000}, {5000, 1}\n"
+    "@2 = @return(@1)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {3, 5000}, {5000, 1}\n"
+    "@1 = reduce_max[axes={1}](x0)\n"
+    "@2 = multibroadcast[out_lens={3, 5000}](@1)\n"
+    "@3 = sub(x0,@2)\n"
+    "@4 = exp(@3)\n"
+    "@5 = reduce_sum[axes={1}](@4)\n"
+    "@6 = multibroadcast[out_lens={3, 5000}](@5)\n"
+    "@7 = div(@4,@6)\n"
+    "@8 = @return(@7)\n";
+
+/* The source of the only kernel of text (NULL when it does not lower to
+ * one kernel); free it. */
+static char *only_source(const char *text)
+{
+    graph *g = parse(text);
+    graft_error err = {0};
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    char *src = p && p->nkernels == 1 ? strdup(p->kernels[0].source) : NULL;
+    cg_program_free(p);
+    graph_free(g);
+    return src;
+}
+
+static void test_reduce_region_kept_in_registers(void)
+{
+    check_emu(softmax_scaled, "fused_reduce_block", "keep0[u] = ", 1e-5);
+    char *src = only_source(softmax_scaled);
+    CHECK(src != NULL);
+    /* x (p0) is loaded once, in the first pass */
+    if (src) {
+        const char *first = strstr(src, "(float)p0[");
+        CHECK(first != NULL && strstr(first + 1, "(float)p0[") == NULL);
+    }
+    free(src);
+    check_emu(softmax_long_rows, "fused_reduce_block", NULL, 1e-5);
+    src = only_source(softmax_long_rows);
+    CHECK(src != NULL && strstr(src, "keep0") == NULL);
+    free(src);
+}
+
+/* (d) rows of 70000 elements: the mean and max (level 0), the variance
+ * (level 1, it waits for the mean), then the outputs: three kernels, each
+ * block one chunk of one row, partials in scratch buffers. */
+static const char long_rows[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {3, 2, 35000}, {70000, 35000, 1}\n"
+    "@1 = fused(x), [main:fused0] -> [float_type, {3, 2, 35000}, {70000, 35000, 1}, float_type, {3, 1, 1}, {1, 1, 1}]\n"
+    "@2 = get_tuple_elem[index=0](@1)\n"
+    "@3 = get_tuple_elem[index=1](@1)\n"
+    "@4 = @return(@2, @3)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {3, 2, 35000}, {70000, 35000, 1}\n"
+    "@1 = @literal{0.0001} -> float_type, {1}, {0}\n"
+    "@2 = reduce_mean[axes={1, 2}](x0)\n"
+    "@3 = multibroadcast[out_lens={3, 2, 35000}](@2)\n"
+    "@4 = sub(x0,@3)\n"
+    "@5 = mul(@4,@4)\n"
+    "@6 = reduce_mean[axes={1, 2}](@5)\n"
+    "@7 = multibroadcast[out_lens={3, 1, 1}](@1)\n"
+    "@8 = add(@6,@7)\n"
+    "@9 = rsqrt(@8)\n"
+    "@10 = multibroadcast[out_lens={3, 2, 35000}](@9)\n"
+    "@11 = mul(@4,@10)\n"
+    "@12 = reduce_max[axes={1, 2}](x0)\n"
+    "@13 = add(@12,@9)\n"
+    "@14 = @return(@11,@13)\n";
+
+static void test_long_rows_split(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(long_rows, &err), 3);
+    check_emu(long_rows, "fused_reduce_split_part", "_part_k1", 1e-4);
+    graph *g = parse(long_rows);
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    CHECK(p != NULL);
+    int scratch = 0;
+    for (int b = 0; p && b < p->nbuffers; b++)
+        scratch += p->buffers[b].scratch != 0;
+    CHECK_INT(scratch, 3);
+    /* no kernel writes a buffer another kernel of the region wrote first
+     * (nothing is filled, nothing accumulated across kernels) */
+    for (int k = 0; p && k < p->nkernels; k++)
+        for (int a = 0; a < p->kernels[k].nargs; a++)
+            if (p->kernels[k].writes[a])
+                CHECK_INT(p->buffers[p->kernels[k].args[a]].first, k);
+    CHECK(p && strstr(p->kernels[2].source, "atomic") == NULL);
+    cg_program_free(p);
+    graph_free(g);
+}
+
+/* Every kernel above compiles with hiprtc for gfx90a (wave 64) and gfx1030
+ * (wave 32). */
+static void test_hiprtc_compiles_fused_kernels(void)
+{
+    graft_error err = {0};
+    if (!cg_hiprtc_available(&err)) {
+        printf("note: test_hiprtc_compiles_fused_kernels skipped: hiprtc: %s\n", err.message);
+        return;
+    }
+    const char *texts[] = {conv_epilogue_sums, prologue_conv_epilogue, softmax_scaled, long_rows};
+    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
+        graph *g = parse(texts[t]);
+        cg_program *p = g ? cg_lower(g, &err) : NULL;
+        CHECK(p != NULL && cg_plan(p, &err));
+        const char *archs[2] = {"gfx90a", "gfx1030"};
+        cg_compile_options o = {archs, 2, NULL, NULL, 2};
+        bool ok = p && cg_compile(p, &o, NULL, &err);
+        if (!ok)
+            printf("hiprtc: %s\n", err.message);
+        CHECK(ok);
+        cg_program_free(p);
+        graph_free(g);
+    }
+}
+
 int main(void)
 {
     RUN(test_conv_epilogue_reductions);
@@ -238,5 +388,8 @@ int main(void)
     RUN(test_dot_prologue_epilogue);
     RUN(test_dot_epilogue_row_reductions);
     RUN(test_gemm_regions_not_lowered_yet);
+    RUN(test_reduce_region_kept_in_registers);
+    RUN(test_long_rows_split);
+    RUN(test_hiprtc_compiles_fused_kernels);
     return tests_finish();
 }
