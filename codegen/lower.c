@@ -200,34 +200,41 @@ static bool body_is_lowerable(const module *body, const char **bad, int *nreds, 
     return true;
 }
 
+/* A kernel's name: its ops joined by '_' (views and reshapes left out,
+ * repeats in a row once), at most five of them; a region around a dot or
+ * convolution shows the two ops before it (its prologue's end) and what
+ * follows, so the product is always in the name. */
 static void kernel_name(const ins *i, int index, char *out, size_t size)
 {
-    char names[96] = "";
-    size_t used = 0;
-    const char *last = NULL;
-    int count = 0;
+    char names[112] = "";
+    const char *ops[64];
+    int n = 0, anchor = -1;
     if (i->op->classes & OPC_REGION) {
-        for (const ins *b = i->mods[0]->first; b; b = b->next) {
+        for (const ins *b = i->mods[0]->first; b && n < 64; b = b->next) {
             if (b->param || ins_is(b, "@literal") || ins_is(b, "@return") ||
                 (b->op->classes & OPC_VIEW) || ins_is(b, "reshape"))
                 continue;
-            if (last && strcmp(last, b->opname) == 0)
+            if (n && strcmp(ops[n - 1], b->opname) == 0)
                 continue;
-            if (count == 5) {
-                used += (size_t)snprintf(names + used, sizeof names - used, "_etc");
-                break;
-            }
-            if (used + strlen(b->opname) + 2 >= sizeof names - 5)
-                break;
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", count ? "_" : "",
-                                     b->opname);
-            last = b->opname;
-            count++;
+            if (anchor < 0 && (ins_is(b, "convolution") || ins_is(b, "dot")))
+                anchor = n;
+            ops[n++] = b->opname;
         }
-        if (!count)
-            snprintf(names, sizeof names, "fused");
-    } else {
+    }
+    if (!(i->op->classes & OPC_REGION)) {
         snprintf(names, sizeof names, "%s", i->opname);
+    } else if (!n) {
+        snprintf(names, sizeof names, "fused");
+    } else {
+        int start = anchor > 2 ? anchor - 2 : 0, end = start + 5 < n ? start + 5 : n;
+        size_t used = 0;
+        if (start > 0)
+            used += (size_t)snprintf(names, sizeof names, "%s_etc_", ops[0]);
+        for (int k = start; k < end && used + strlen(ops[k]) + 6 < sizeof names; k++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                     k > start ? "_" : "", ops[k]);
+        if (end < n)
+            snprintf(names + used, sizeof names - used, "_etc");
     }
     snprintf(out, size, "%s_k%d", names, index);
 }

@@ -356,6 +356,78 @@ static void test_long_rows_split(void)
     graph_free(g);
 }
 
+/* The flagship UNet block (examples/unet_groupnorm.txt, smaller) as the
+ * fusion rules cut it into two regions: convolution + bias with the
+ * GroupNorm sums per group as extra outputs; then the GroupNorm statistics,
+ * apply, scale, shift and SiLU as the prologue of the second convolution.
+ * Two kernels. */
+static const char unet_two_regions[] =
+    "module: \"main\"\n"
+    "sample = @param:sample -> float_type, {2, 4, 16, 16}, {1024, 256, 16, 1}\n"
+    "w1 = @param:w1 -> float_type, {16, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "b1 = @param:b1 -> float_type, {16}, {1}\n"
+    "gamma = @param:gamma -> float_type, {16, 1, 1}, {1, 1, 1}\n"
+    "beta = @param:beta -> float_type, {16, 1, 1}, {1, 1, 1}\n"
+    "w2 = @param:w2 -> float_type, {16, 16, 3, 3}, {144, 9, 3, 1}\n"
+    "@6 = fused(sample,w1,b1), [main:fused0] -> [float_type, {2, 16, 16, 16}, {4096, 256, 16, 1}, float_type, {2, 4, 1}, {4, 1, 1}, float_type, {2, 4, 1}, {4, 1, 1}]\n"
+    "@7 = get_tuple_elem[index=0](@6)\n"
+    "@8 = get_tuple_elem[index=1](@6)\n"
+    "@9 = get_tuple_elem[index=2](@6)\n"
+    "@10 = fused(@7,@8,@9,gamma,beta,w2), [main:fused1] -> float_type, {2, 16, 16, 16}, {4096, 256, 16, 1}\n"
+    "@11 = @return(@10)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 4, 16, 16}, {1024, 256, 16, 1}\n"
+    "x1 = @param:x1 -> float_type, {16, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x2 = @param:x2 -> float_type, {16}, {1}\n"
+    "@3 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](x0,x1)\n"
+    "@4 = broadcast[axis=1,out_lens={2, 16, 16, 16}](x2)\n"
+    "@5 = add(@3,@4)\n"
+    "@6 = reshape[dims={2, 4, 1024}](@5)\n"
+    "@7 = reduce_sum[axes={2}](@6)\n"
+    "@8 = mul(@6,@6)\n"
+    "@9 = reduce_sum[axes={2}](@8)\n"
+    "@10 = @return(@5,@7,@9)\n"
+    "\n"
+    "module: \"main:fused1\"\n"
+    "x0 = @param:x0 -> float_type, {2, 16, 16, 16}, {4096, 256, 16, 1}\n"
+    "x1 = @param:x1 -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "x2 = @param:x2 -> float_type, {2, 4, 1}, {4, 1, 1}\n"
+    "x3 = @param:x3 -> float_type, {16, 1, 1}, {1, 1, 1}\n"
+    "x4 = @param:x4 -> float_type, {16, 1, 1}, {1, 1, 1}\n"
+    "x5 = @param:x5 -> float_type, {16, 16, 3, 3}, {144, 9, 3, 1}\n"
+    "@6 = @literal{0.0009765625} -> float_type, {1}, {0}\n"
+    "@7 = @literal{0.0001} -> float_type, {1}, {0}\n"
+    "@8 = multibroadcast[out_lens={2, 4, 1}](@6)\n"
+    "@9 = mul(x1,@8)\n"
+    "@10 = mul(x2,@8)\n"
+    "@11 = mul(@9,@9)\n"
+    "@12 = sub(@10,@11)\n"
+    "@13 = multibroadcast[out_lens={2, 4, 1}](@7)\n"
+    "@14 = add(@12,@13)\n"
+    "@15 = rsqrt(@14)\n"
+    "@16 = reshape[dims={2, 4, 1024}](x0)\n"
+    "@17 = multibroadcast[out_lens={2, 4, 1024}](@9)\n"
+    "@18 = multibroadcast[out_lens={2, 4, 1024}](@15)\n"
+    "@19 = sub(@16,@17)\n"
+    "@20 = mul(@19,@18)\n"
+    "@21 = reshape[dims={2, 16, 16, 16}](@20)\n"
+    "@22 = multibroadcast[out_lens={2, 16, 16, 16}](x3)\n"
+    "@23 = mul(@21,@22)\n"
+    "@24 = multibroadcast[out_lens={2, 16, 16, 16}](x4)\n"
+    "@25 = add(@23,@24)\n"
+    "@26 = sigmoid(@25)\n"
+    "@27 = mul(@25,@26)\n"
+    "@28 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](@27,x5)\n"
+    "@29 = @return(@28)\n";
+
+static void test_unet_block_two_kernels(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(unet_two_regions, &err), 2);
+    check_emu(unet_two_regions, "gemm_reduce_block", "mul_etc_sigmoid_mul_convolution_k1", 1e-4);
+}
+
 /* Every kernel above compiles with hiprtc for gfx90a (wave 64) and gfx1030
  * (wave 32). */
 static void test_hiprtc_compiles_fused_kernels(void)
@@ -365,7 +437,8 @@ static void test_hiprtc_compiles_fused_kernels(void)
         printf("note: test_hiprtc_compiles_fused_kernels skipped: hiprtc: %s\n", err.message);
         return;
     }
-    const char *texts[] = {conv_epilogue_sums, prologue_conv_epilogue, softmax_scaled, long_rows};
+    const char *texts[] = {conv_epilogue_sums, prologue_conv_epilogue, softmax_scaled, long_rows,
+                           unet_two_regions};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         graph *g = parse(texts[t]);
         cg_program *p = g ? cg_lower(g, &err) : NULL;
@@ -390,6 +463,7 @@ int main(void)
     RUN(test_gemm_regions_not_lowered_yet);
     RUN(test_reduce_region_kept_in_registers);
     RUN(test_long_rows_split);
+    RUN(test_unet_block_two_kernels);
     RUN(test_hiprtc_compiles_fused_kernels);
     return tests_finish();
 }
