@@ -41,9 +41,13 @@ typedef struct gemm_region {
     const ins *ret;             /* the body's @return */
     const cg_access *out;       /* the region's output buffers */
     int nout;
-    bool full[64];              /* output k is per element of the product */
+    bool full[64];              /* output k is per element of the product, stored by
+                                 * the epilogue */
+    bool late[64];              /* ... per element, but waits for reductions */
     const ins *reds[16];
-    int nreds;
+    int level[16];              /* reductions a reduction waits for, in a chain */
+    int nreds, nlevels;
+    int product_scratch;        /* a buffer holding the product for later passes, or -1 */
     /* rows (with reductions): one block per row of the reductions, a
      * rectangle of the product [rm, rm + Mr) x [rn, rn + Nr) in batch b */
     int64_t nrows, nred, Mr, Nr;
@@ -123,6 +127,12 @@ static void write_product(cg_kgen *g, const gemm_spec *s, const char *off, const
         snprintf(pv, sizeof pv, "%s", v);
     }
     cg_pw_bind(rg->pw, s->i, j, pv, s->ct);
+    if (rg->product_scratch >= 0) {
+        char conv[600];
+        cg_store_conversion(t, s->ct, pv, conv, sizeof conv);
+        cg_printf(&g->body, "%*sp%d[%s] = %s;\n", indent, "",
+                  cg_param(g, rg->product_scratch, true), j, conv);
+    }
     for (int k = 0; k < rg->nout; k++) {
         if (!rg->full[k])
             continue;
@@ -133,6 +143,8 @@ static void write_product(cg_kgen *g, const gemm_spec *s, const char *off, const
             cg_pw_store(rg->pw, &rg->out[k], j, var, vt, val->sh.type);
     }
     for (int r = 0; r < rg->nreds; r++) {
+        if (rg->level[r] != 0)
+            continue;
         const ins *x = rg->reds[r]->args[0];
         const char *ct = cg_compute_type(x->sh.type);
         char var[32], cv[64], c[512], acc[16];
@@ -242,6 +254,111 @@ static void emit_gemm(cg_kgen *g, const gemm_spec *s)
     cg_puts(b, "    }\n");
 }
 
+/* Folds reduction r's per-thread racc<r> over the block into red<r>, the
+ * row's value for every later expression. */
+static void fold_row(cg_kgen *g, gemm_region *rg, int r)
+{
+    cg_text *b = &g->body;
+    const ins *rd = rg->reds[r];
+    const char *rt = cg_compute_type(rd->args[0]->sh.type);
+    const char *part = strcmp(rt, "float") == 0    ? "part_f"
+                       : strcmp(rt, "double") == 0 ? "part_d"
+                                                   : "part_i";
+    cg_printf(b, "        %s red%d;\n        {\n            %s acc = racc%d;\n", rt, r, rt, r);
+    cg_block_fold(g, rt, cg_combine_of(rd), part, true, 12);
+    if (ins_is(rd, "reduce_mean"))
+        cg_printf(b, "            red%d = acc / (%s)%lld;\n        }\n", r, rt, (long long)rg->nred);
+    else
+        cg_printf(b, "            red%d = acc;\n        }\n", r);
+    if (rd->sh.type == GRAFT_HALF)
+        cg_printf(b, "        red%d = (float)(__half)red%d;\n", r, r);
+    char name[16];
+    snprintf(name, sizeof name, "red%d", r);
+    cg_pw_fix(rg->pw, rd, name, rt);
+}
+
+/* The parameter through which the kernel writes buffer b (-1: none). */
+static int written_param(const cg_kgen *g, int b)
+{
+    for (int k = 0; k < g->nparams; k++)
+        if (g->param_buffer[k] == b && g->param_writes[k])
+            return k;
+    return -1;
+}
+
+/* A later pass over the block's row, for what waits for reductions (a
+ * variance after its mean, outputs normalised by them): the block reads
+ * back the per-element outputs it stored in the first pass (after a
+ * barrier, which makes a block's global writes visible to the block), so
+ * the product is not computed twice. With level < nlevels it folds that
+ * level's reductions into racc<r>; with outputs, it stores the late
+ * outputs. Expressions that need the product itself rather than a stored
+ * output cannot be evaluated here and fail as not lowered yet. */
+static void read_back_row(cg_kgen *g, const gemm_spec *s, int level, bool outputs)
+{
+    gemm_region *rg = s->region;
+    const char *I = g->idx;
+    cg_text *b = &g->body;
+    cg_printf(b, "        __syncthreads();\n");
+    cg_printf(b, "        for (%s r = threadIdx.x; r < (%s)%lldull; r += blockDim.x) {\n", I, I,
+              (long long)rg->nred);
+    cg_pw_enter(rg->pw, 12);
+    cg_printf(b, "            const %s j = first + r;\n", I);
+    if (rg->product_scratch >= 0) {
+        char var[32];
+        const char *ct = s->ct;
+        int pk = written_param(g, rg->product_scratch);
+        cg_fresh(g, var, sizeof var);
+        if (s->i->sh.type == GRAFT_BF16)
+            cg_printf(b, "            const float %s = graft_bf16_to_f(p%d[j]);\n", var, pk);
+        else
+            cg_printf(b, "            const %s %s = (%s)p%d[j];\n", ct, var, ct, pk);
+        cg_pw_bind(rg->pw, s->i, "j", var, ct);
+    }
+    for (int k = 0; k < rg->nout; k++) {
+        if (!rg->full[k])
+            continue;
+        const ins *v = rg->ret->args[k];
+        int pk = written_param(g, rg->out[k].buffer);
+        if (pk < 0)
+            continue;
+        char off[1100], var[32];
+        const char *ct = cg_compute_type(v->sh.type);
+        cg_offset_linear(g, &rg->out[k], "j", 12, off, sizeof off);
+        cg_fresh(g, var, sizeof var);
+        if (v->sh.type == GRAFT_BF16)
+            cg_printf(b, "            const float %s = graft_bf16_to_f(p%d[%s]);\n", var, pk, off);
+        else
+            cg_printf(b, "            const %s %s = (%s)p%d[%s];\n", ct, var, ct, pk, off);
+        cg_pw_bind(rg->pw, v, "j", var, ct);
+    }
+    for (int r = 0; !outputs && r < rg->nreds; r++) {
+        if (rg->level[r] != level)
+            continue;
+        const ins *x = rg->reds[r]->args[0];
+        const char *ct = cg_compute_type(x->sh.type);
+        char var[32], cv[64], c[512], acc[16];
+        const char *vt;
+        if (!cg_pw_value(rg->pw, x, "j", var, sizeof var, &vt))
+            break;
+        snprintf(cv, sizeof cv, "(%s)%s", ct, var);
+        snprintf(acc, sizeof acc, "racc%d", r);
+        cg_combine(cg_combine_of(rg->reds[r]), ct, acc, cv, c, sizeof c);
+        cg_printf(b, "            %s = %s;\n", acc, c);
+    }
+    for (int k = 0; outputs && k < rg->nout; k++) {
+        if (!rg->late[k])
+            continue;
+        const ins *v = rg->ret->args[k];
+        char var[32];
+        const char *vt;
+        if (cg_pw_value(rg->pw, v, "j", var, sizeof var, &vt))
+            cg_pw_store(rg->pw, &rg->out[k], "j", var, vt, v->sh.type);
+    }
+    cg_pw_leave(rg->pw, 8);
+    cg_puts(b, "        }\n");
+}
+
 /* With reductions over the product: one block per row of the reductions.
  * A row is a rectangle of the product (gemm_region); the block steps
  * through its tiles, each thread folding the epilogue's values of its
@@ -314,29 +431,22 @@ static void emit_gemm_rows(cg_kgen *g, const gemm_spec *s)
     snprintf(nend, sizeof nend, "rn + (%s)%lldull", I, (long long)rg->Nr);
     emit_tile(g, s, TM, TN, mend, nend, 12);
     cg_puts(b, "        }\n");
-    for (int r = 0; r < rg->nreds; r++) {
-        const ins *rd = rg->reds[r];
-        const char *rt = cg_compute_type(rd->args[0]->sh.type);
-        const char *part = strcmp(rt, "float") == 0    ? "part_f"
-                           : strcmp(rt, "double") == 0 ? "part_d"
-                                                       : "part_i";
-        cg_printf(b, "        %s red%d;\n        {\n            %s acc = racc%d;\n", rt, r, rt, r);
-        cg_block_fold(g, rt, cg_combine_of(rd), part, true, 12);
-        if (ins_is(rd, "reduce_mean"))
-            cg_printf(b, "            red%d = acc / (%s)%lld;\n        }\n", r, rt,
-                      (long long)rg->nred);
-        else
-            cg_printf(b, "            red%d = acc;\n        }\n", r);
-        if (rd->sh.type == GRAFT_HALF)
-            cg_printf(b, "        red%d = (float)(__half)red%d;\n", r, r);
-        char name[16];
-        snprintf(name, sizeof name, "red%d", r);
-        cg_pw_fix(rg->pw, rd, name, rt);
+    for (int level = 0; level < rg->nlevels; level++) {
+        if (level > 0)
+            read_back_row(g, s, level, false);
+        for (int r = 0; r < rg->nreds; r++)
+            if (rg->level[r] == level)
+                fold_row(g, rg, r);
     }
+    bool any_late = false;
+    for (int k = 0; k < rg->nout; k++)
+        any_late |= rg->late[k];
+    if (any_late)
+        read_back_row(g, s, rg->nlevels, true);
     cg_puts(b, "        if (threadIdx.x == 0) {\n");
     cg_pw_enter(rg->pw, 12);
     for (int k = 0; k < rg->nout; k++) {
-        if (rg->full[k])
+        if (rg->full[k] || rg->late[k])
             continue;
         const ins *v = rg->ret->args[k];
         char var[32];
@@ -679,6 +789,22 @@ static void dependents(const module *body, const ins *const *from, int nfrom, in
     }
 }
 
+/* Whether evaluating v, with the values in `stored` given, reaches the
+ * product (seen: what was looked at already). */
+static bool reaches(const ins *v, const ins *product, const ins_set *stored, ins_set *seen)
+{
+    if (v == product)
+        return true;
+    if (in_set(stored, v) || in_set(seen, v) || v->param || (v->op->classes & OPC_REDUCE))
+        return false;
+    if (seen->n < (int)(sizeof seen->v / sizeof seen->v[0]))
+        seen->v[seen->n++] = v;
+    for (int k = 0; k < v->nargs; k++)
+        if (reaches(v->args[k], product, stored, seen))
+            return true;
+    return false;
+}
+
 static cg_access standard_access(const shape *sh)
 {
     cg_access a;
@@ -798,10 +924,15 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
         if (!in_set(&after, rg.reds[r]))
             return cg_fail(g, "not lowered yet: a reduction before the %s of region %s",
                            anchor->opname, name);
-        if (in_set(&reduced, rg.reds[r]->args[0]))
-            return cg_fail(g, "not lowered yet: a reduction of a reduction's result after the "
-                              "%s of region %s",
-                           anchor->opname, name);
+        rg.level[r] = 0;
+        for (int q = 0; q < r; q++) {
+            ins_set waits;
+            dependents(body, &rg.reds[q], 1, &waits);
+            if (rg.level[q] + 1 > rg.level[r] && in_set(&waits, rg.reds[r]->args[0]))
+                rg.level[r] = rg.level[q] + 1;
+        }
+        if (rg.level[r] + 1 > rg.nlevels)
+            rg.nlevels = rg.level[r] + 1;
     }
     int64_t n = shape_elements(&anchor->sh);
     for (int k = 0; k < nout; k++) {
@@ -811,6 +942,7 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
             return cg_fail(g, "not lowered yet: output %d of region %s does not depend on its %s",
                            k, name, anchor->opname);
         rg.full[k] = !in_set(&reduced, v) && e == n;
+        rg.late[k] = in_set(&reduced, v) && e == n;
         if (!rg.full[k] && !in_set(&reduced, v))
             return cg_fail(g, "not lowered yet: output %d of region %s is not per element of "
                               "its %s",
@@ -828,10 +960,25 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
     if (rg.nreds && !row_rectangles(g, &s, &rg, name))
         return false;
     for (int k = 0; k < nout; k++)
-        if (!rg.full[k] && shape_elements(&ret->args[k]->sh) != rg.nrows)
+        if (!rg.full[k] && !rg.late[k] && shape_elements(&ret->args[k]->sh) != rg.nrows)
             return cg_fail(g, "not lowered yet: output %d of region %s is neither per element "
                               "of its %s nor per row of its reductions",
                            k, name, anchor->opname);
+    /* the later passes read back stored outputs; when what they evaluate
+     * needs the product itself, the first pass stores it too */
+    rg.product_scratch = -1;
+    ins_set stored, seen;
+    stored.n = seen.n = 0;
+    for (int k = 0; k < nout; k++)
+        if (rg.full[k])
+            stored.v[stored.n++] = ret->args[k];
+    bool need = false;
+    for (int r = 0; r < rg.nreds; r++)
+        need |= rg.level[r] > 0 && reaches(rg.reds[r]->args[0], anchor, &stored, &seen);
+    for (int k = 0; k < nout; k++)
+        need |= rg.late[k] && reaches(ret->args[k], anchor, &stored, &seen);
+    if (need && (rg.product_scratch = cg_scratch_buffer(g, i, 0, anchor->sh.type, n)) < 0)
+        return false;
     cg_access std_in[2] = {standard_access(&anchor->args[0]->sh),
                            standard_access(&anchor->args[1]->sh)};
     cg_access std_out = standard_access(&anchor->sh);

@@ -428,6 +428,107 @@ static void test_unet_block_two_kernels(void)
     check_emu(unet_two_regions, "gemm_reduce_block", "mul_etc_sigmoid_mul_convolution_k1", 1e-4);
 }
 
+/* A whole GroupNorm after the convolution in one region: the variance
+ * waits for the mean and the normalised, SiLU'd output waits for both, so
+ * the block passes over its row again after each fold. The product is
+ * only an intermediate here, so the first pass keeps it in a scratch
+ * buffer for the later passes. */
+static const char conv_groupnorm_silu[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "w = @param:w -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "bias = @param:bias -> float_type, {8}, {1}\n"
+    "@3 = fused(x,w,bias), [main:fused0] -> [float_type, {2, 8, 10, 12}, {960, 120, 12, 1}, float_type, {2, 4, 1}, {4, 1, 1}]\n"
+    "@4 = get_tuple_elem[index=0](@3)\n"
+    "@5 = get_tuple_elem[index=1](@3)\n"
+    "@6 = @return(@4, @5)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "x1 = @param:x1 -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x2 = @param:x2 -> float_type, {8}, {1}\n"
+    "@3 = @literal{0.0001} -> float_type, {1}, {0}\n"
+    "@4 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](x0,x1)\n"
+    "@5 = broadcast[axis=1,out_lens={2, 8, 10, 12}](x2)\n"
+    "@6 = add(@4,@5)\n"
+    "@7 = reshape[dims={2, 4, 240}](@6)\n"
+    "@8 = reduce_mean[axes={2}](@7)\n"
+    "@9 = multibroadcast[out_lens={2, 4, 240}](@8)\n"
+    "@10 = sqdiff(@7,@9)\n"
+    "@11 = reduce_mean[axes={2}](@10)\n"
+    "@12 = multibroadcast[out_lens={2, 4, 1}](@3)\n"
+    "@13 = add(@11,@12)\n"
+    "@14 = rsqrt(@13)\n"
+    "@15 = multibroadcast[out_lens={2, 4, 240}](@14)\n"
+    "@16 = sub(@7,@9)\n"
+    "@17 = mul(@16,@15)\n"
+    "@18 = reshape[dims={2, 8, 10, 12}](@17)\n"
+    "@19 = sigmoid(@18)\n"
+    "@20 = mul(@18,@19)\n"
+    "@21 = @return(@20,@14)\n";
+
+/* The same with the convolution + bias also an output: the later passes
+ * read that output back, no scratch. */
+static const char conv_groupnorm_silu_bias_out[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "w = @param:w -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "bias = @param:bias -> float_type, {8}, {1}\n"
+    "@3 = fused(x,w,bias), [main:fused0] -> [float_type, {2, 8, 10, 12}, {960, 120, 12, 1}, float_type, {2, 4, 1}, {4, 1, 1}, float_type, {2, 8, 10, 12}, {960, 120, 12, 1}]\n"
+    "@4 = get_tuple_elem[index=0](@3)\n"
+    "@5 = get_tuple_elem[index=1](@3)\n"
+    "@7 = get_tuple_elem[index=2](@3)\n"
+    "@6 = @return(@4, @5, @7)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "x1 = @param:x1 -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x2 = @param:x2 -> float_type, {8}, {1}\n"
+    "@3 = @literal{0.0001} -> float_type, {1}, {0}\n"
+    "@4 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](x0,x1)\n"
+    "@5 = broadcast[axis=1,out_lens={2, 8, 10, 12}](x2)\n"
+    "@6 = add(@4,@5)\n"
+    "@7 = reshape[dims={2, 4, 240}](@6)\n"
+    "@8 = reduce_mean[axes={2}](@7)\n"
+    "@9 = multibroadcast[out_lens={2, 4, 240}](@8)\n"
+    "@10 = sqdiff(@7,@9)\n"
+    "@11 = reduce_mean[axes={2}](@10)\n"
+    "@12 = multibroadcast[out_lens={2, 4, 1}](@3)\n"
+    "@13 = add(@11,@12)\n"
+    "@14 = rsqrt(@13)\n"
+    "@15 = multibroadcast[out_lens={2, 4, 240}](@14)\n"
+    "@16 = sub(@7,@9)\n"
+    "@17 = mul(@16,@15)\n"
+    "@18 = reshape[dims={2, 8, 10, 12}](@17)\n"
+    "@19 = sigmoid(@18)\n"
+    "@20 = mul(@18,@19)\n"
+    "@21 = @return(@20,@14,@6)\n";
+
+static int scratch_buffers(const char *text)
+{
+    graph *g = parse(text);
+    graft_error err = {0};
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    int n = p ? 0 : -1;
+    for (int b = 0; p && b < p->nbuffers; b++)
+        n += p->buffers[b].scratch != 0;
+    cg_program_free(p);
+    graph_free(g);
+    return n;
+}
+
+static void test_conv_whole_groupnorm(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(conv_groupnorm_silu, &err), 1);
+    CHECK_INT(scratch_buffers(conv_groupnorm_silu), 1);
+    check_emu(conv_groupnorm_silu, "gemm_reduce_block", "__syncthreads();\n        for (unsigned r",
+              1e-4);
+    CHECK_INT(kernel_count(conv_groupnorm_silu_bias_out, &err), 1);
+    CHECK_INT(scratch_buffers(conv_groupnorm_silu_bias_out), 0);
+    check_emu(conv_groupnorm_silu_bias_out, "gemm_reduce_block", NULL, 1e-4);
+}
+
 /* Every kernel above compiles with hiprtc for gfx90a (wave 64) and gfx1030
  * (wave 32). */
 static void test_hiprtc_compiles_fused_kernels(void)
@@ -438,7 +539,7 @@ static void test_hiprtc_compiles_fused_kernels(void)
         return;
     }
     const char *texts[] = {conv_epilogue_sums, prologue_conv_epilogue, softmax_scaled, long_rows,
-                           unet_two_regions};
+                           unet_two_regions, conv_groupnorm_silu};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         graph *g = parse(texts[t]);
         cg_program *p = g ? cg_lower(g, &err) : NULL;
@@ -464,6 +565,7 @@ int main(void)
     RUN(test_reduce_region_kept_in_registers);
     RUN(test_long_rows_split);
     RUN(test_unet_block_two_kernels);
+    RUN(test_conv_whole_groupnorm);
     RUN(test_hiprtc_compiles_fused_kernels);
     return tests_finish();
 }
