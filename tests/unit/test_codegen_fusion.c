@@ -111,6 +111,24 @@ static void test_conv_epilogue_reductions(void)
               "convolution_add_reduce_sum_mul_reduce_sum_k0", 1e-5);
 }
 
+/* the same in half: the product and the sums are rounded to half as the
+ * reference stores them, accumulation in float */
+static void test_conv_epilogue_reductions_half(void)
+{
+    char text[sizeof conv_epilogue_sums * 2];
+    size_t o = 0;
+    for (const char *c = conv_epilogue_sums; *c && o + 16 < sizeof text;) {
+        if (strncmp(c, "float_type", 10) == 0) {
+            o += (size_t)snprintf(text + o, sizeof text - o, "half_type");
+            c += 10;
+        } else {
+            text[o++] = *c++;
+        }
+    }
+    text[o] = 0;
+    check_emu(text, "gemm_reduce_block", "= (float)(__half)(acc[x][y]);", 2e-3);
+}
+
 static void test_prologue_conv_epilogue_reductions(void)
 {
     graft_error err = {0};
@@ -558,6 +576,7 @@ static void test_hiprtc_compiles_fused_kernels(void)
 int main(void)
 {
     RUN(test_conv_epilogue_reductions);
+    RUN(test_conv_epilogue_reductions_half);
     RUN(test_prologue_conv_epilogue_reductions);
     RUN(test_dot_prologue_epilogue);
     RUN(test_dot_epilogue_row_reductions);
