@@ -18,6 +18,15 @@
  * Blocks loop over tiles with a grid stride, so every thread of a block
  * reaches the same barriers. Correctness first; the tiling is a sensible
  * start, not a tuned one.
+ *
+ * A fused region around one dot or convolution (cg_emit_gemm_region) is the
+ * same kernel with the region's evaluator (emit_pointwise.c) at both ends:
+ * operands are read through the prologue, and each element of C goes
+ * through the epilogue to the region's outputs. Reductions over C as extra
+ * outputs take one block per reduction row, a rectangle of C the block
+ * walks tile by tile, folding in registers and then across the block: no
+ * atomics, nothing to fill first. What waits for a reduction runs in later
+ * passes of the block over its row, reading back what the first pass stored.
  */
 #include "cg_emit.h"
 

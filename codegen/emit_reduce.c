@@ -19,6 +19,11 @@
  *    __syncthreads thread 0 folds the waves' partial results.
  * Accumulation is in float for half and float, double for double, and
  * 64-bit integers for integers. max/min propagate NaN as the reference does.
+ *
+ * Fused regions of pointwise ops and reductions (cg_emit_reduce_region)
+ * keep the row's inputs in registers when it fits, and split rows longer
+ * than CG_SPLIT_ROW over several kernels that pass partial results through
+ * scratch buffers.
  */
 #include "cg_emit.h"
 

@@ -14,10 +14,13 @@
  *    unravelled over the operand's lens), so it still moves no data;
  *  - every other instruction becomes one kernel writing one buffer per
  *    output, chosen by op: pointwise ops, copies and `fused` regions with a
- *    pointwise body (emit_pointwise.c), reductions and softmax
- *    (emit_reduce.c), dot and convolution (emit_gemm.c), pooling and lrn
+ *    pointwise body (emit_pointwise.c), reductions, softmax and regions
+ *    with reductions (emit_reduce.c), dot, convolution and regions around
+ *    one of them (emit_gemm.c), pooling and lrn
  *    (emit_window.c), concat, pad and gather. Anything else is "not lowered
  *    yet: op X".
+ * An emitter may ask for several kernels for one instruction (a split
+ * reduction: g->npasses); each is emitted and finished in turn.
  * A kernel's name is its ops joined by '_' and "_k<launch index>"; its
  * source starts with a comment citing the instructions it came from. Live
  * ranges (first writer, last reader) are recorded for the memory plan.
