@@ -379,6 +379,16 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
  * lens L are written by a final pass over the row; outputs with the
  * reduced lens by one thread. Values are recomputed, not kept in
  * registers or shared memory between passes: correct first. */
+/* Whether user is the only user of v in body (the return included). */
+static bool only_user(const module *body, const ins *v, const ins *user)
+{
+    for (const ins *b = body->first; b; b = b->next)
+        for (int k = 0; k < b->nargs; k++)
+            if (b->args[k] == v && b != user)
+                return false;
+    return true;
+}
+
 /* Whether v depends on a reduction of body (or is one). */
 static bool depends_on_reduction(const module *body, const ins *v)
 {
@@ -463,7 +473,7 @@ static const char *partial_array(const char *ct)
  * over its chunk, per row from chunk 0. */
 static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
                                 const cg_access *out, int nout, const ins *const *reds,
-                                int nreds, const row *r)
+                                const ins *const *rin, int nreds, const row *r)
 {
     const module *body = i->mods[0];
     const ins *ret = module_return(body);
@@ -471,7 +481,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
     for (int k = 0; k < nreds; k++) {
         level[k] = 0;
         for (int q = 0; q < k; q++)
-            if (level[q] + 1 > level[k] && depends_on(body, reds[k]->args[0], reds[q]))
+            if (level[q] + 1 > level[k] && depends_on(body, rin[k], reds[q]))
                 level[k] = level[q] + 1;
         if (level[k] + 1 > nlevels)
             nlevels = level[k] + 1;
@@ -496,7 +506,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
     int scratch[32];
     bool need[3] = {false, false, false};
     for (int k = 0; k < nreds; k++) {
-        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         graft_type t = strcmp(ct, "float") == 0    ? GRAFT_FLOAT
                        : strcmp(ct, "double") == 0 ? GRAFT_DOUBLE
                                                    : GRAFT_INT64;
@@ -540,7 +550,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
         if (level[k] >= pass)
             continue;
         const ins *rd = reds[k];
-        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         cg_combine_kind kind = cg_combine_of(rd);
         char cmb[512], red[16];
         snprintf(red, sizeof red, "red%d", k);
@@ -567,7 +577,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
             if (level[k] != pass)
                 continue;
             const ins *rd = reds[k];
-            const char *ct = cg_compute_type(rd->args[0]->sh.type);
+            const char *ct = cg_compute_type(rin[k]->sh.type);
             cg_combine_kind kind = cg_combine_of(rd);
             char cmb[512], v[32], cv[64];
             const char *vt;
@@ -578,7 +588,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
                       I, CG_SPLIT_CHUNK, u);
             cg_pw_enter(c, 16);
             cg_printf(&g->body, "                const %s j = %s;\n", I, jexpr);
-            ok = cg_pw_value(c, rd->args[0], "j", v, sizeof v, &vt);
+            ok = cg_pw_value(c, rin[k], "j", v, sizeof v, &vt);
             snprintf(cv, sizeof cv, "(%s)%s", ct, v);
             cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
             cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
@@ -640,31 +650,50 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
 {
     const module *body = i->mods[0];
     const ins *ret = module_return(body);
-    const ins *reds[32];
+    /* reds[k] folds rin[k] over the axes masks[k]; a reduction whose only
+     * user is a reduction of the same kind over other axes (a partial
+     * result: sum of sums, max of maxes, mean of equal-sized means) is
+     * merged into it, one fold over both sets of axes */
+    const ins *reds[32], *rin[32];
+    bool masks[32][SHAPE_MAX_RANK];
     int nreds = 0;
-    for (const ins *b = body->first; b; b = b->next)
-        if (b->op->classes & OPC_REDUCE) {
-            if (nreds == 32)
-                return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
-                               body->name);
-            reds[nreds++] = b;
+    for (const ins *b = body->first; b; b = b->next) {
+        if (!(b->op->classes & OPC_REDUCE))
+            continue;
+        bool mask[SHAPE_MAX_RANK];
+        shape inputs[1] = {b->args[0]->sh};
+        op_call call;
+        ins_op_call(b, &call, inputs);
+        if (!ops_reduce_axes(&call, inputs[0].rank, mask, g->err))
+            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+        int into = -1;
+        for (int k = 0; k < nreds; k++)
+            if (reds[k] == b->args[0] && strcmp(b->op->name, reds[k]->op->name) == 0 &&
+                only_user(body, reds[k], b))
+                into = k;
+        if (into >= 0) {
+            reds[into] = b;
+            for (int d = 0; d < inputs[0].rank; d++)
+                masks[into][d] = masks[into][d] || mask[d];
+            continue;
         }
+        if (nreds == 32)
+            return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
+                           body->name);
+        reds[nreds] = b;
+        rin[nreds] = b->args[0];
+        memcpy(masks[nreds], mask, sizeof mask);
+        nreds++;
+    }
     if (!ret || ret->nargs != nout || nreds == 0)
         return cg_fail(g, "region %s: nothing to reduce", body->name);
-    const shape *xs = &reds[0]->args[0]->sh;
+    const shape *xs = &rin[0]->sh;
     bool reduced[SHAPE_MAX_RANK];
-    for (int k = 0; k < nreds; k++) {
-        bool mask[SHAPE_MAX_RANK];
-        shape inputs[1] = {reds[k]->args[0]->sh};
-        op_call call;
-        ins_op_call(reds[k], &call, inputs);
-        if (!ops_reduce_axes(&call, inputs[0].rank, k ? mask : reduced, g->err))
-            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
-        if (k == 0)
-            continue;
-        bool same = shape_same_lens(&inputs[0], xs);
+    memcpy(reduced, masks[0], sizeof reduced);
+    for (int k = 1; k < nreds; k++) {
+        bool same = shape_same_lens(&rin[k]->sh, xs);
         for (int d = 0; same && d < xs->rank; d++)
-            same = mask[d] == reduced[d];
+            same = masks[k][d] == reduced[d];
         if (!same)
             return cg_fail(g, "not lowered yet: region %s reduces different lens or axes",
                            body->name);
@@ -684,12 +713,12 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                            k, body->name);
     }
     if (r.nred > CG_SPLIT_ROW)
-        return reduce_region_split(g, i, in, out, nout, reds, nreds, &r);
+        return reduce_region_split(g, i, in, out, nout, reds, rin, nreds, &r);
     bool lane = r.nred < 32;
     g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
     bool need[3] = {false, false, false}; /* float, double, long long partials */
     for (int k = 0; k < nreds; k++) {
-        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
     }
     if (!lane) {
@@ -717,7 +746,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     int nkept = 0;
     if (R <= CG_KEPT_SLOTS) {
         for (int k = 0; k < nreds && nkept < 16; k++) {
-            const ins *x = reds[k]->args[0];
+            const ins *x = rin[k];
             while (ins_is(x, "reshape") || ins_is(x, "contiguous") || ins_is(x, "identity") ||
                    ins_is(x, "layout"))
                 x = x->args[0];
@@ -749,7 +778,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                             : strcmp(name, "reduce_max") == 0 ? C_MAX
                             : strcmp(name, "reduce_min") == 0 ? C_MIN
                                                               : C_SUM;
-        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         const char *part = strcmp(ct, "float") == 0    ? "part_f"
                            : strcmp(ct, "double") == 0 ? "part_d"
                                                        : "part_i";
@@ -767,7 +796,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         cg_printf(&g->body, "                const %s %s = %s;\n", g->idx, j, jexpr);
         bind_kept(c, kept, kept_type, kept_set, nkept, j);
         const char *vt;
-        ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
+        ok = cg_pw_value(c, rin[k], j, v, sizeof v, &vt);
         ok = ok && store_kept(g, c, kept, kept_set, nkept, j, 16);
         char cv[64];
         snprintf(cv, sizeof cv, "(%s)%s", ct, v);
