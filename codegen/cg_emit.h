@@ -159,6 +159,13 @@ const char *cg_combine_init(cg_combine_kind k, const char *ct);
  * left open for the caller. */
 void cg_block_fold(cg_kgen *g, const char *ct, cg_combine_kind k, const char *part, bool broadcast,
                    int indent);
+/* The reductions of a region's body, in order: reds[k] folds rin[k] over
+ * the axes masks[k]. A reduction whose only user is a reduction of the same
+ * kind (a partial result: sum of sums, max of maxes, mean of equal-sized
+ * means) is merged into that one: one fold over both sets of axes. The
+ * count, or -1 (g failed). */
+int cg_region_reductions(cg_kgen *g, const module *body, const ins **reds, const ins **rin,
+                         bool (*masks)[SHAPE_MAX_RANK], int max);
 /* v is the variable var at index j in the current scope (an emitter's own
  * value, such as a matrix product's element, for the pointwise ops after
  * it). */

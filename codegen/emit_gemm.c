@@ -54,6 +54,8 @@ typedef struct gemm_region {
                                  * the epilogue */
     bool late[64];              /* ... per element, but waits for reductions */
     const ins *reds[16];
+    const ins *rin[16];         /* what reds[r] folds (merged partial reductions) */
+    bool masks[16][SHAPE_MAX_RANK];
     int level[16];              /* reductions a reduction waits for, in a chain */
     int nreds, nlevels;
     int product_scratch;        /* a buffer holding the product for later passes, or -1 */
@@ -154,7 +156,7 @@ static void write_product(cg_kgen *g, const gemm_spec *s, const char *off, const
     for (int r = 0; r < rg->nreds; r++) {
         if (rg->level[r] != 0)
             continue;
-        const ins *x = rg->reds[r]->args[0];
+        const ins *x = rg->rin[r];
         const char *ct = cg_compute_type(x->sh.type);
         char var[32], cv[64], c[512], acc[16];
         const char *vt;
@@ -269,7 +271,7 @@ static void fold_row(cg_kgen *g, gemm_region *rg, int r)
 {
     cg_text *b = &g->body;
     const ins *rd = rg->reds[r];
-    const char *rt = cg_compute_type(rd->args[0]->sh.type);
+    const char *rt = cg_compute_type(rg->rin[r]->sh.type);
     const char *part = strcmp(rt, "float") == 0    ? "part_f"
                        : strcmp(rt, "double") == 0 ? "part_d"
                                                    : "part_i";
@@ -344,7 +346,7 @@ static void read_back_row(cg_kgen *g, const gemm_spec *s, int level, bool output
     for (int r = 0; !outputs && r < rg->nreds; r++) {
         if (rg->level[r] != level)
             continue;
-        const ins *x = rg->reds[r]->args[0];
+        const ins *x = rg->rin[r];
         const char *ct = cg_compute_type(x->sh.type);
         char var[32], cv[64], c[512], acc[16];
         const char *vt;
@@ -394,7 +396,7 @@ static void emit_gemm_rows(cg_kgen *g, const gemm_spec *s)
               (long long)TM + 1, ct, (long long)TN + 1);
     bool need[3] = {false, false, false};
     for (int r = 0; r < rg->nreds; r++) {
-        const char *rt = cg_compute_type(rg->reds[r]->args[0]->sh.type);
+        const char *rt = cg_compute_type(rg->rin[r]->sh.type);
         need[strcmp(rt, "float") == 0 ? 0 : strcmp(rt, "double") == 0 ? 1 : 2] = true;
     }
     if (need[0])
@@ -425,7 +427,7 @@ static void emit_gemm_rows(cg_kgen *g, const gemm_spec *s)
         cg_printf(b, "        const %s rn = within %% (%s)%lldull;\n", I, I, (long long)rg->inner);
     }
     for (int r = 0; r < rg->nreds; r++) {
-        const char *rt = cg_compute_type(rg->reds[r]->args[0]->sh.type);
+        const char *rt = cg_compute_type(rg->rin[r]->sh.type);
         cg_printf(b, "        %s racc%d = %s;\n", rt, r,
                   cg_combine_init(cg_combine_of(rg->reds[r]), rt));
     }
@@ -833,18 +835,12 @@ static cg_access standard_access(const shape *sh)
  * batch (group), or part of one run. */
 static bool row_rectangles(cg_kgen *g, const gemm_spec *s, gemm_region *rg, const char *body)
 {
-    const ins *x = rg->reds[0]->args[0];
-    bool reduced[SHAPE_MAX_RANK];
-    for (int r = 0; r < rg->nreds; r++) {
-        bool mask[SHAPE_MAX_RANK];
-        shape inputs[1] = {rg->reds[r]->args[0]->sh};
-        op_call call;
-        ins_op_call(rg->reds[r], &call, inputs);
-        if (!ops_reduce_axes(&call, inputs[0].rank, r ? mask : reduced, g->err))
-            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
-        bool same = r == 0 || shape_same_lens(&inputs[0], &x->sh);
-        for (int d = 0; r && same && d < x->sh.rank; d++)
-            same = mask[d] == reduced[d];
+    const ins *x = rg->rin[0];
+    const bool *reduced = rg->masks[0];
+    for (int r = 1; r < rg->nreds; r++) {
+        bool same = shape_same_lens(&rg->rin[r]->sh, &x->sh);
+        for (int d = 0; same && d < x->sh.rank; d++)
+            same = rg->masks[r][d] == reduced[d];
         if (!same)
             return cg_fail(g, "not lowered yet: region %s reduces different lens or axes", body);
     }
@@ -916,12 +912,11 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
                                   "convolution",
                                name);
             anchor = b;
-        } else if (b->op->classes & OPC_REDUCE) {
-            if (rg.nreds == (int)(sizeof rg.reds / sizeof rg.reds[0]))
-                return cg_fail(g, "not lowered yet: more than 16 reductions in region %s", name);
-            rg.reds[rg.nreds++] = b;
         }
     }
+    rg.nreds = cg_region_reductions(g, body, rg.reds, rg.rin, rg.masks, 16);
+    if (rg.nreds < 0)
+        return false;
     if (!anchor)
         return cg_fail(g, "region %s: no dot or convolution", name);
     ins_set after, reduced;
@@ -937,7 +932,7 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
         for (int q = 0; q < r; q++) {
             ins_set waits;
             dependents(body, &rg.reds[q], 1, &waits);
-            if (rg.level[q] + 1 > rg.level[r] && in_set(&waits, rg.reds[r]->args[0]))
+            if (rg.level[q] + 1 > rg.level[r] && in_set(&waits, rg.rin[r]))
                 rg.level[r] = rg.level[q] + 1;
         }
         if (rg.level[r] + 1 > rg.nlevels)
@@ -983,7 +978,7 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
             stored.v[stored.n++] = ret->args[k];
     bool need = false;
     for (int r = 0; r < rg.nreds; r++)
-        need |= rg.level[r] > 0 && reaches(rg.reds[r]->args[0], anchor, &stored, &seen);
+        need |= rg.level[r] > 0 && reaches(rg.rin[r], anchor, &stored, &seen);
     for (int k = 0; k < nout; k++)
         need |= rg.late[k] && reaches(ret->args[k], anchor, &stored, &seen);
     if (need && (rg.product_scratch = cg_scratch_buffer(g, i, 0, anchor->sh.type, n)) < 0)

@@ -645,17 +645,9 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
     return ok && !g->failed;
 }
 
-bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
-                           int nout)
+int cg_region_reductions(cg_kgen *g, const module *body, const ins **reds, const ins **rin,
+                         bool (*masks)[SHAPE_MAX_RANK], int max)
 {
-    const module *body = i->mods[0];
-    const ins *ret = module_return(body);
-    /* reds[k] folds rin[k] over the axes masks[k]; a reduction whose only
-     * user is a reduction of the same kind over other axes (a partial
-     * result: sum of sums, max of maxes, mean of equal-sized means) is
-     * merged into it, one fold over both sets of axes */
-    const ins *reds[32], *rin[32];
-    bool masks[32][SHAPE_MAX_RANK];
     int nreds = 0;
     for (const ins *b = body->first; b; b = b->next) {
         if (!(b->op->classes & OPC_REDUCE))
@@ -665,7 +657,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         op_call call;
         ins_op_call(b, &call, inputs);
         if (!ops_reduce_axes(&call, inputs[0].rank, mask, g->err))
-            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
+            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes"), -1;
         int into = -1;
         for (int k = 0; k < nreds; k++)
             if (reds[k] == b->args[0] && strcmp(b->op->name, reds[k]->op->name) == 0 &&
@@ -677,14 +669,27 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                 masks[into][d] = masks[into][d] || mask[d];
             continue;
         }
-        if (nreds == 32)
-            return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
-                           body->name);
+        if (nreds == max)
+            return cg_fail(g, "not lowered yet: more than %d reductions in region %s", max,
+                           body->name), -1;
         reds[nreds] = b;
         rin[nreds] = b->args[0];
         memcpy(masks[nreds], mask, sizeof mask);
         nreds++;
     }
+    return nreds;
+}
+
+bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                           int nout)
+{
+    const module *body = i->mods[0];
+    const ins *ret = module_return(body);
+    const ins *reds[32], *rin[32];
+    bool masks[32][SHAPE_MAX_RANK];
+    int nreds = cg_region_reductions(g, body, reds, rin, masks, 32);
+    if (nreds < 0)
+        return false;
     if (!ret || ret->nargs != nout || nreds == 0)
         return cg_fail(g, "region %s: nothing to reduce", body->name);
     const shape *xs = &rin[0]->sh;

@@ -547,6 +547,90 @@ static void test_conv_whole_groupnorm(void)
     check_emu(conv_groupnorm_silu_bias_out, "gemm_reduce_block", NULL, 1e-4);
 }
 
+/* Partial reductions, as a split written in the graph gives them: a sum
+ * over chunks of a sum over each chunk (and a max of maxes) is one fold
+ * over both axes: in a row kernel (rows of 700), in split kernels (rows of
+ * 80000: two kernels, no fill), and after a convolution. */
+static const char nested_short[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3, 700}, {2100, 700, 1}\n"
+    "@1 = fused(x), [main:fused0] -> [float_type, {2, 3, 700}, {2100, 700, 1}, float_type, {2, 3, 1, 1}, {3, 1, 1, 1}]\n"
+    "@2 = get_tuple_elem[index=0](@1)\n"
+    "@3 = get_tuple_elem[index=1](@1)\n"
+    "@4 = @return(@2, @3)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 3, 700}, {2100, 700, 1}\n"
+    "@1 = reshape[dims={2, 3, 10, 70}](x0)\n"
+    "@2 = reduce_sum[axes={3}](@1)\n"
+    "@3 = reduce_sum[axes={2}](@2)\n"
+    "@4 = mul(@1,@1)\n"
+    "@5 = reduce_max[axes={3}](@4)\n"
+    "@6 = reduce_max[axes={2}](@5)\n"
+    "@7 = multibroadcast[out_lens={2, 3, 10, 70}](@3)\n"
+    "@8 = sub(@1,@7)\n"
+    "@9 = reshape[dims={2, 3, 700}](@8)\n"
+    "@10 = add(@3,@6)\n"
+    "@11 = @return(@9,@10)\n";
+
+static const char nested_long[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3, 80000}, {240000, 80000, 1}\n"
+    "@1 = fused(x), [main:fused0] -> [float_type, {2, 3, 80000}, {240000, 80000, 1}, float_type, {2, 3, 1, 1}, {3, 1, 1, 1}]\n"
+    "@2 = get_tuple_elem[index=0](@1)\n"
+    "@3 = get_tuple_elem[index=1](@1)\n"
+    "@4 = @return(@2, @3)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 3, 80000}, {240000, 80000, 1}\n"
+    "@1 = reshape[dims={2, 3, 10, 8000}](x0)\n"
+    "@2 = reduce_sum[axes={3}](@1)\n"
+    "@3 = reduce_sum[axes={2}](@2)\n"
+    "@4 = mul(@1,@1)\n"
+    "@5 = reduce_max[axes={3}](@4)\n"
+    "@6 = reduce_max[axes={2}](@5)\n"
+    "@7 = multibroadcast[out_lens={2, 3, 10, 8000}](@3)\n"
+    "@8 = sub(@1,@7)\n"
+    "@9 = reshape[dims={2, 3, 80000}](@8)\n"
+    "@10 = add(@3,@6)\n"
+    "@11 = @return(@9,@10)\n";
+
+static const char conv_nested_sums[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "w = @param:w -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "bias = @param:bias -> float_type, {8}, {1}\n"
+    "@3 = fused(x,w,bias), [main:fused0] -> [float_type, {2, 8, 10, 12}, {960, 120, 12, 1}, float_type, {2, 4, 1, 1}, {4, 1, 1, 1}, float_type, {2, 4, 1, 1}, {4, 1, 1, 1}]\n"
+    "@4 = get_tuple_elem[index=0](@3)\n"
+    "@5 = get_tuple_elem[index=1](@3)\n"
+    "@6 = get_tuple_elem[index=2](@3)\n"
+    "@7 = @return(@4, @5, @6)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 4, 10, 12}, {480, 120, 12, 1}\n"
+    "x1 = @param:x1 -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}\n"
+    "x2 = @param:x2 -> float_type, {8}, {1}\n"
+    "@3 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](x0,x1)\n"
+    "@4 = broadcast[axis=1,out_lens={2, 8, 10, 12}](x2)\n"
+    "@5 = add(@3,@4)\n"
+    "@6 = reshape[dims={2, 4, 2, 120}](@5)\n"
+    "@7 = reduce_sum[axes={3}](@6)\n"
+    "@11 = reduce_sum[axes={2}](@7)\n"
+    "@8 = mul(@6,@6)\n"
+    "@9 = reduce_sum[axes={2, 3}](@8)\n"
+    "@10 = @return(@5,@11,@9)\n";
+
+static void test_partial_reductions_merge(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(nested_short, &err), 1);
+    check_emu(nested_short, "fused_reduce_block", "keep0[u]", 1e-5);
+    CHECK_INT(kernel_count(nested_long, &err), 2);
+    check_emu(nested_long, "fused_reduce_split_part", NULL, 1e-5);
+    CHECK_INT(kernel_count(conv_nested_sums, &err), 1);
+    check_emu(conv_nested_sums, "gemm_reduce_block", "racc1", 1e-5);
+}
+
 /* Every kernel above compiles with hiprtc for gfx90a (wave 64) and gfx1030
  * (wave 32). */
 static void test_hiprtc_compiles_fused_kernels(void)
@@ -585,6 +669,7 @@ int main(void)
     RUN(test_long_rows_split);
     RUN(test_unet_block_two_kernels);
     RUN(test_conv_whole_groupnorm);
+    RUN(test_partial_reductions_merge);
     RUN(test_hiprtc_compiles_fused_kernels);
     return tests_finish();
 }
