@@ -90,6 +90,16 @@ static void test_pointwise_half_and_double(void)
               "pointwise", NULL, 0);
 }
 
+/* integer shifts: logical, as the reference (nothing left by 64 or more) */
+static void test_pointwise_shifts(void)
+{
+    check_emu("module: \"main\"\n"
+              "x = @param:x -> uint32_type, {100}, {1}\n"
+              "y = @param:y -> uint32_type, {100}, {1}\n"
+              "@2 = shift_left(x,y)\n@3 = shift_right(@2,y)\n@4 = @return(@2, @3)\n",
+              "pointwise", "(unsigned long long)", 0);
+}
+
 static void test_fused_region(void)
 {
     /* a two-output pointwise region: one kernel, two buffers */
@@ -552,6 +562,7 @@ int main(void)
     RUN(test_pointwise_broadcast_input);
     RUN(test_pointwise_slice_reshape);
     RUN(test_pointwise_half_and_double);
+    RUN(test_pointwise_shifts);
     RUN(test_fused_region);
     RUN(test_fused_reduce_region);
     RUN(test_reduce_block);
