@@ -344,6 +344,12 @@ static const struct {
     {"logical_or", "(long long)((${0}) != 0 || (${1}) != 0)"},
     {"logical_xor", "(long long)(((${0}) != 0) != ((${1}) != 0))"},
     {"bitwise_and", "((${0}) & (${1}))"},
+    /* the operand's bits as unsigned (logical); by 64 or more, or by a
+     * negative amount, nothing is left */
+    {"shift_left", "((${1}) < 0 || (${1}) >= 64 ? 0LL : (long long)((unsigned long long)(${0}) "
+                   "<< (${1})))"},
+    {"shift_right", "((${1}) < 0 || (${1}) >= 64 ? 0LL : (long long)((unsigned long long)(${0}) "
+                    ">> (${1})))"},
     {"prelu", "((${0}) < 0 ? (long long)((unsigned long long)(${0}) * (unsigned long long)(${1})) "
               ": (${0}))"},
     {"relu", "((${0}) > 0 ? (${0}) : 0LL)"},

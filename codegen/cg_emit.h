@@ -44,6 +44,8 @@ typedef struct cg_kgen {
     cg_text origin;           /* "@7 @8" */
     unsigned grid, block;
     bool barriers;
+    int pass;                 /* which kernel of an instruction lowered to several */
+    int npasses;              /* set by the emitter when it needs more than one */
     int tmp;                  /* counter for fresh variable names */
     graft_error *err;
     bool failed;
@@ -142,8 +144,44 @@ bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout);
 
+/* Reductions' folds (emit_reduce.c), for emitters that reduce too. */
+typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } cg_combine_kind;
+/* The kind of fold a reduce op does (reduce_mean folds as a sum). */
+cg_combine_kind cg_combine_of(const ins *reduce);
+/* out = a combined with b, in compute type ct (NaN-propagating max/min). */
+void cg_combine(cg_combine_kind k, const char *ct, const char *a, const char *b, char *out,
+                size_t size);
+/* The fold's identity in ct. */
+const char *cg_combine_init(cg_combine_kind k, const char *ct);
+/* Folds the variable `acc` over the block (waves by __shfl_down, then the
+ * shared array `part` of 32 elements). With broadcast every thread ends
+ * with the result in acc; otherwise thread 0 has it and its `if` block is
+ * left open for the caller. */
+void cg_block_fold(cg_kgen *g, const char *ct, cg_combine_kind k, const char *part, bool broadcast,
+                   int indent);
+/* The reductions of a region's body, in order: reds[k] folds rin[k] over
+ * the axes masks[k]. A reduction whose only user is a reduction of the same
+ * kind (a partial result: sum of sums, max of maxes, mean of equal-sized
+ * means) is merged into that one: one fold over both sets of axes. The
+ * count, or -1 (g failed). */
+int cg_region_reductions(cg_kgen *g, const module *body, const ins **reds, const ins **rin,
+                         bool (*masks)[SHAPE_MAX_RANK], int max);
+/* v is the variable var at index j in the current scope (an emitter's own
+ * value, such as a matrix product's element, for the pointwise ops after
+ * it). */
+void cg_pw_bind(cg_pw *c, const ins *v, const char *j, const char *var, const char *ctype);
+
+/* A fused region around one dot or convolution (emit_gemm.c): prologue,
+ * product, epilogue and reductions over the product as extra outputs. */
+bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                         int nout);
+
 /* Elements a slice's start is past its operand's start. */
 int64_t cg_slice_offset(const ins *slice);
+
+/* The k-th scratch buffer of region i (n elements of type t), made on
+ * first use: kernels of one region pass partial results through it. */
+int cg_scratch_buffer(cg_kgen *g, const ins *i, int k, graft_type t, int64_t n);
 
 /* For a fused region's body: the accesses of its literals are weights the
  * lowering adds (lower.c). */
@@ -152,6 +190,12 @@ int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err);
 /* Grid size for n work items at block threads each: enough blocks to cover
  * n, at most CG_MAX_GRID (kernels loop with a grid stride). */
 enum { CG_MAX_GRID = 4096 };
+/* A fused reduction keeps its row in per-thread registers when each thread
+ * has at most this many of the row's elements. */
+enum { CG_KEPT_SLOTS = 16 };
+/* Fused reductions over rows longer than CG_SPLIT_ROW elements split each
+ * row into chunks of CG_SPLIT_CHUNK, one block each, over several kernels. */
+enum { CG_SPLIT_ROW = 65536, CG_SPLIT_CHUNK = 8192 };
 unsigned cg_grid_for(int64_t n, unsigned block);
 
 #endif

@@ -59,6 +59,8 @@ typedef struct cg_buffer {
     int64_t offset;       /* bytes from the allocation's start, after cg_plan */
     const ins *ins;       /* the instruction whose value it holds */
     int tuple_index;      /* element of a multi-output region, else -1 */
+    int scratch;          /* k + 1 for a region's k-th scratch buffer (split
+                           * reductions' partial results), else 0 */
     int64_t weight_offset; /* CG_WEIGHT: bytes into weights.bin */
 } cg_buffer;
 

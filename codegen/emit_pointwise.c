@@ -311,6 +311,18 @@ void cg_pw_fix(cg_pw *c, const ins *v, const char *var, const char *ctype)
     m->depth = -1;
 }
 
+void cg_pw_bind(cg_pw *c, const ins *v, const char *j, const char *var, const char *ctype)
+{
+    if (c->nmemo == (int)(sizeof c->memo / sizeof c->memo[0]) || strlen(j) >= sizeof c->memo[0].j)
+        return;
+    pw_memo *m = &c->memo[c->nmemo++];
+    m->v = v;
+    snprintf(m->j, sizeof m->j, "%s", j);
+    snprintf(m->var, sizeof m->var, "%s", var);
+    m->ctype = ctype;
+    m->depth = c->depth;
+}
+
 void cg_pw_enter(cg_pw *c, int indent)
 {
     c->depth++;

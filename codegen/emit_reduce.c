@@ -19,6 +19,11 @@
  *    __syncthreads thread 0 folds the waves' partial results.
  * Accumulation is in float for half and float, double for double, and
  * 64-bit integers for integers. max/min propagate NaN as the reference does.
+ *
+ * Fused regions of pointwise ops and reductions (cg_emit_reduce_region)
+ * keep the row's inputs in registers when it fits, and split rows longer
+ * than CG_SPLIT_ROW over several kernels that pass partial results through
+ * scratch buffers.
  */
 #include "cg_emit.h"
 
@@ -92,9 +97,9 @@ static void element_at(cg_kgen *g, const cg_access *a, const row *r, const char 
     cg_element(g, a, off, out, size);
 }
 
-typedef enum { C_SUM, C_PROD, C_MAX, C_MIN } combine_kind;
+typedef cg_combine_kind combine_kind;
 
-static void combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
+void cg_combine(combine_kind k, const char *ct, const char *a, const char *b, char *out,
                     size_t size)
 {
     bool ints = strcmp(ct, "long long") == 0;
@@ -128,7 +133,16 @@ static void combine(combine_kind k, const char *ct, const char *a, const char *b
     }
 }
 
-static const char *init_of(combine_kind k, const char *ct)
+cg_combine_kind cg_combine_of(const ins *r)
+{
+    const char *name = r->op->name;
+    return strcmp(name, "reduce_prod") == 0  ? C_PROD
+           : strcmp(name, "reduce_max") == 0 ? C_MAX
+           : strcmp(name, "reduce_min") == 0 ? C_MIN
+                                             : C_SUM;
+}
+
+const char *cg_combine_init(combine_kind k, const char *ct)
 {
     bool ints = strcmp(ct, "long long") == 0, dbl = strcmp(ct, "double") == 0;
     switch (k) {
@@ -142,11 +156,11 @@ static const char *init_of(combine_kind k, const char *ct)
 /* Folds `acc` over the block: waves with __shfl_down, then shared memory.
  * With broadcast, every thread ends with the result in acc; otherwise only
  * thread 0 has it. */
-static void block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
-                       int indent)
+void cg_block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part, bool broadcast,
+                   int indent)
 {
     char c[512];
-    combine(k, ct, "acc", "other", c, sizeof c);
+    cg_combine(k, ct, "acc", "other", c, sizeof c);
     cg_printf(&g->body,
               "%*sfor (int s = GRAFT_WAVE / 2; s > 0; s /= 2) {\n"
               "%*s    const %s other = __shfl_down(acc, s, GRAFT_WAVE);\n"
@@ -213,6 +227,22 @@ static void reduced_loop(cg_kgen *g, const row *r, bool lane, int indent)
                   "", g->idx, (long long)r->nred, u);
 }
 
+/* The loop over a row's elements when the row is kept in registers: each
+ * thread's elements are slots u = 0 .. R-1 of per-thread arrays (a
+ * constant bound, so the arrays live in registers). */
+static void kept_loop(cg_kgen *g, const row *r, bool lane, int64_t R, int indent)
+{
+    const char *u = strcmp(g->idx, "unsigned") == 0 ? "u" : "ull";
+    cg_printf(&g->body, "%*sfor (unsigned u = 0; u < %lldu; u++) {\n", indent, "", (long long)R);
+    if (lane)
+        cg_printf(&g->body, "%*s    const %s r = u;\n", indent, "", g->idx);
+    else
+        cg_printf(&g->body, "%*s    const %s r = threadIdx.x + u * blockDim.x;\n", indent, "",
+                  g->idx);
+    cg_printf(&g->body, "%*s    if (r >= %lld%s)\n%*s        break;\n", indent, "",
+              (long long)r->nred, u, indent, "");
+}
+
 bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
 {
     const char *name = i->op->name;
@@ -237,18 +267,18 @@ bool cg_emit_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     g->kind = lane ? "reduce_lane" : "reduce_block";
     const char *ct = cg_compute_type(xs->type);
     char c[512], el[1600];
-    combine(k, ct, "acc", "v", c, sizeof c);
+    cg_combine(k, ct, "acc", "v", c, sizeof c);
     if (!lane)
         cg_printf(&g->body, "    __shared__ %s part[32];\n", ct);
     open_outputs(g, &r, lane);
     emit_base(g, &in[0], &r, "base", 8);
-    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(k, ct));
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, cg_combine_init(k, ct));
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
               ct, el, c);
     if (!lane)
-        block_fold(g, ct, k, "part", false, 8);
+        cg_block_fold(g, ct, k, "part", false, 8);
     char res[256], conv[1400], off[1100];
     if (mean)
         snprintf(res, sizeof res, "acc / (%s)%lld", ct, (long long)r.nred);
@@ -304,21 +334,21 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     open_outputs(g, &r, lane);
     emit_base(g, &in[0], &r, "base", 8);
     /* max */
-    combine(C_MAX, ct, "acc", "v", c, sizeof c);
-    cg_printf(&g->body, "        %s acc = %s;\n", ct, init_of(C_MAX, ct));
+    cg_combine(C_MAX, ct, "acc", "v", c, sizeof c);
+    cg_printf(&g->body, "        %s acc = %s;\n", ct, cg_combine_init(C_MAX, ct));
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            const %s v = (%s)%s;\n            acc = %s;\n        }\n", ct,
               ct, el, c);
     if (!lane)
-        block_fold(g, ct, C_MAX, "part", true, 8);
+        cg_block_fold(g, ct, C_MAX, "part", true, 8);
     cg_printf(&g->body, "        const %s m = acc;\n        acc = 0;\n", ct);
     /* sum of exponentials */
     reduced_loop(g, &r, lane, 8);
     element_at(g, &in[0], &r, "base", "r", 12, el, sizeof el);
     cg_printf(&g->body, "            acc += %s((%s)%s - m);\n        }\n", ex, ct, el);
     if (!lane)
-        block_fold(g, ct, C_SUM, "part", true, 8);
+        cg_block_fold(g, ct, C_SUM, "part", true, 8);
     cg_printf(&g->body, "        const %s s = acc;\n", ct);
     /* write */
     emit_base(g, &out[0], &ro, "obase", 8);
@@ -349,36 +379,326 @@ bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
  * lens L are written by a final pass over the row; outputs with the
  * reduced lens by one thread. Values are recomputed, not kept in
  * registers or shared memory between passes: correct first. */
+/* Whether user is the only user of v in body (the return included). */
+static bool only_user(const module *body, const ins *v, const ins *user)
+{
+    for (const ins *b = body->first; b; b = b->next)
+        for (int k = 0; k < b->nargs; k++)
+            if (b->args[k] == v && b != user)
+                return false;
+    return true;
+}
+
+/* Whether v depends on a reduction of body (or is one). */
+static bool depends_on_reduction(const module *body, const ins *v)
+{
+    const ins *dep[512];
+    int n = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        bool d = (b->op->classes & OPC_REDUCE) != 0;
+        for (int k = 0; !d && k < b->nargs; k++)
+            for (int q = 0; !d && q < n; q++)
+                d = dep[q] == b->args[k];
+        if (d && n < 512)
+            dep[n++] = b;
+        if (b == v)
+            return d || n == 512;
+    }
+    return true;
+}
+
+/* In a pass at element index j: the kept values already stored are read
+ * from their arrays. */
+static void bind_kept(cg_pw *c, const ins *const *kept, const char *const *type, const bool *set,
+                      int n, const char *j)
+{
+    for (int q = 0; q < n; q++)
+        if (set[q]) {
+            char var[24];
+            snprintf(var, sizeof var, "keep%d[u]", q);
+            cg_pw_bind(c, kept[q], j, var, type[q]);
+        }
+}
+
+/* After the pass computed its reduction's input at j: the kept values it
+ * computed on the way are stored (each once, in its first pass). */
+static bool store_kept(cg_kgen *g, cg_pw *c, const ins *const *kept, bool *set, int n,
+                       const char *j, int indent)
+{
+    for (int q = 0; q < n; q++) {
+        if (set[q])
+            continue;
+        char var[32];
+        const char *vt;
+        if (!cg_pw_value(c, kept[q], j, var, sizeof var, &vt))
+            return false;
+        cg_printf(&g->body, "%*skeep%d[u] = %s;\n", indent, "", q, var);
+        set[q] = true;
+    }
+    return true;
+}
+
+/* Whether v depends on instruction on (or is it). */
+static bool depends_on(const module *body, const ins *v, const ins *on)
+{
+    const ins *dep[512];
+    int n = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        bool d = b == on;
+        for (int k = 0; !d && k < b->nargs; k++)
+            for (int q = 0; !d && q < n; q++)
+                d = dep[q] == b->args[k];
+        if (d && n < 512)
+            dep[n++] = b;
+        if (b == v)
+            return d || n == 512;
+    }
+    return false;
+}
+
+static const char *partial_array(const char *ct)
+{
+    return strcmp(ct, "float") == 0 ? "part_f" : strcmp(ct, "double") == 0 ? "part_d" : "part_i";
+}
+
+/* Rows longer than CG_SPLIT_ROW: each row splits into chunks of
+ * CG_SPLIT_CHUNK elements, one block per (row, chunk), over several
+ * kernels. A reduction's level is how many reductions its input waits for
+ * (LayerNorm's variance waits for the mean: level 1). Kernel p (named
+ * ..._part_k<n>) folds the level-p reductions of its chunk and stores one
+ * partial per (row, chunk) in a scratch buffer: plain stores, so nothing
+ * has to be zeroed first and no atomics are needed. Every later kernel's
+ * blocks fold their row's partials (in the same order, so every block gets
+ * the same value), and the last kernel writes the outputs: per element
+ * over its chunk, per row from chunk 0. */
+static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
+                                const cg_access *out, int nout, const ins *const *reds,
+                                const ins *const *rin, int nreds, const row *r)
+{
+    const module *body = i->mods[0];
+    const ins *ret = module_return(body);
+    int level[32], nlevels = 0;
+    for (int k = 0; k < nreds; k++) {
+        level[k] = 0;
+        for (int q = 0; q < k; q++)
+            if (level[q] + 1 > level[k] && depends_on(body, rin[k], reds[q]))
+                level[k] = level[q] + 1;
+        if (level[k] + 1 > nlevels)
+            nlevels = level[k] + 1;
+    }
+    int pass = g->pass;
+    bool final = pass == nlevels;
+    g->npasses = nlevels + 1;
+    int64_t chunks = (r->nred + CG_SPLIT_CHUNK - 1) / CG_SPLIT_CHUNK, nw = r->nout * chunks;
+    const char *I = g->idx, *u = strcmp(I, "unsigned") == 0 ? "u" : "ull";
+    g->kind = final ? "fused_reduce_split" : "fused_reduce_split_part";
+    if (!final) {
+        char *k = strrchr(g->name, 'k');
+        char tail[32];
+        if (k && k > g->name && k[-1] == '_' && strlen(g->name) + 6 < sizeof g->name) {
+            snprintf(tail, sizeof tail, "%s", k - 1);
+            snprintf(k - 1, sizeof g->name - (size_t)(k - 1 - g->name), "_part%s", tail);
+        }
+    }
+    g->block = 256;
+    g->grid = nw < CG_MAX_GRID ? (unsigned)nw : CG_MAX_GRID;
+    g->barriers = true;
+    int scratch[32];
+    bool need[3] = {false, false, false};
+    for (int k = 0; k < nreds; k++) {
+        const char *ct = cg_compute_type(rin[k]->sh.type);
+        graft_type t = strcmp(ct, "float") == 0    ? GRAFT_FLOAT
+                       : strcmp(ct, "double") == 0 ? GRAFT_DOUBLE
+                                                   : GRAFT_INT64;
+        if ((scratch[k] = cg_scratch_buffer(g, i, k, t, nw)) < 0)
+            return false;
+        if (level[k] == pass)
+            need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+    }
+    cg_printf(&g->body, "    /* %lld rows of %lld elements, %lld chunks of %d per row: %s */\n",
+              (long long)r->nout, (long long)r->nred, (long long)chunks, CG_SPLIT_CHUNK,
+              final ? "the outputs" : "partial results");
+    if (need[0])
+        cg_puts(&g->body, "    __shared__ float part_f[32];\n");
+    if (need[1])
+        cg_puts(&g->body, "    __shared__ double part_d[32];\n");
+    if (need[2])
+        cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
+    cg_pw *c = cg_pw_new(g, i, in);
+    if (!c)
+        return cg_fail(g, "out of memory");
+    for (const ins *b = body->first; b; b = b->next)
+        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+            cg_cite(g, b);
+    cg_printf(&g->body, "    for (%s w = blockIdx.x; w < %lld%s; w += gridDim.x) {\n", I,
+              (long long)nw, u);
+    cg_printf(&g->body, "        const %s o = w / %lld%s, ch = w %% %lld%s;\n", I,
+              (long long)chunks, u, (long long)chunks, u);
+    cg_printf(&g->body, "        const %s rend = ch * %d%s + %d%s < %lld%s ? ch * %d%s + %d%s : "
+                        "%lld%s;\n",
+              I, CG_SPLIT_CHUNK, u, CG_SPLIT_CHUNK, u, (long long)r->nred, u, CG_SPLIT_CHUNK, u,
+              CG_SPLIT_CHUNK, u, (long long)r->nred, u);
+    cg_pw_enter(c, 8);
+    char e[1024], jexpr[1100];
+    cg_level_linear(&r->kept_std, "o", I, e, sizeof e);
+    cg_printf(&g->body, "        const %s jb = %s;\n", I, e);
+    cg_level_linear(&r->red_std, "r", I, e, sizeof e);
+    snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    bool ok = true;
+    /* the row's results of earlier levels, from their partials */
+    for (int k = 0; ok && k < nreds; k++) {
+        if (level[k] >= pass)
+            continue;
+        const ins *rd = reds[k];
+        const char *ct = cg_compute_type(rin[k]->sh.type);
+        cg_combine_kind kind = cg_combine_of(rd);
+        char cmb[512], red[16];
+        snprintf(red, sizeof red, "red%d", k);
+        cg_combine(kind, ct, "acc", "v", cmb, sizeof cmb);
+        int ps = cg_param(g, scratch[k], false);
+        cg_printf(&g->body,
+                  "        %s %s;\n        {\n            %s acc = %s;\n"
+                  "            for (%s q = 0; q < %lld%s; q++) {\n"
+                  "                const %s v = p%d[o * %lld%s + q];\n"
+                  "                acc = %s;\n            }\n",
+                  ct, red, ct, cg_combine_init(kind, ct), I, (long long)chunks, u, ct, ps,
+                  (long long)chunks, u, cmb);
+        if (ins_is(rd, "reduce_mean"))
+            cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
+                      (long long)r->nred);
+        else
+            cg_printf(&g->body, "            %s = acc;\n        }\n", red);
+        if (rd->sh.type == GRAFT_HALF)
+            cg_printf(&g->body, "        %s = (float)(__half)%s;\n", red, red);
+        cg_pw_fix(c, rd, red, ct);
+    }
+    if (!final) {
+        for (int k = 0; ok && k < nreds; k++) {
+            if (level[k] != pass)
+                continue;
+            const ins *rd = reds[k];
+            const char *ct = cg_compute_type(rin[k]->sh.type);
+            cg_combine_kind kind = cg_combine_of(rd);
+            char cmb[512], v[32], cv[64];
+            const char *vt;
+            cg_printf(&g->body, "        {\n            %s acc = %s;\n", ct,
+                      cg_combine_init(kind, ct));
+            cg_printf(&g->body, "            for (%s r = ch * %d%s + threadIdx.x; r < rend; r += "
+                                "blockDim.x) {\n",
+                      I, CG_SPLIT_CHUNK, u);
+            cg_pw_enter(c, 16);
+            cg_printf(&g->body, "                const %s j = %s;\n", I, jexpr);
+            ok = cg_pw_value(c, rin[k], "j", v, sizeof v, &vt);
+            snprintf(cv, sizeof cv, "(%s)%s", ct, v);
+            cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+            cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
+            cg_pw_leave(c, 12);
+            cg_block_fold(g, ct, kind, partial_array(ct), true, 12);
+            cg_printf(&g->body, "            if (threadIdx.x == 0)\n                p%d[w] = acc;\n"
+                                "        }\n",
+                      cg_param(g, scratch[k], true));
+        }
+    } else {
+        bool any_row = false, any_full = false;
+        for (int k = 0; k < nout; k++) {
+            bool full = shape_elements(&ret->args[k]->sh) == r->nout * r->nred;
+            any_row |= !full;
+            any_full |= full;
+        }
+        if (ok && any_full) {
+            cg_printf(&g->body, "        for (%s r = ch * %d%s + threadIdx.x; r < rend; r += "
+                                "blockDim.x) {\n",
+                      I, CG_SPLIT_CHUNK, u);
+            cg_pw_enter(c, 12);
+            cg_printf(&g->body, "            const %s j = %s;\n", I, jexpr);
+            for (int k = 0; ok && k < nout; k++) {
+                const ins *v = ret->args[k];
+                if (shape_elements(&v->sh) != r->nout * r->nred)
+                    continue;
+                char var[32];
+                const char *vt;
+                ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
+                     cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
+            }
+            cg_pw_leave(c, 8);
+            cg_puts(&g->body, "        }\n");
+        }
+        if (ok && any_row) {
+            cg_puts(&g->body, "        if (ch == 0 && threadIdx.x == 0) {\n");
+            cg_pw_enter(c, 12);
+            for (int k = 0; ok && k < nout; k++) {
+                const ins *v = ret->args[k];
+                if (shape_elements(&v->sh) == r->nout * r->nred)
+                    continue;
+                char var[32];
+                const char *vt;
+                ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
+                     cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
+            }
+            cg_pw_leave(c, 8);
+            cg_puts(&g->body, "        }\n");
+        }
+    }
+    cg_pw_leave(c, 4);
+    cg_puts(&g->body, "    }\n");
+    cg_pw_free(c);
+    return ok && !g->failed;
+}
+
+int cg_region_reductions(cg_kgen *g, const module *body, const ins **reds, const ins **rin,
+                         bool (*masks)[SHAPE_MAX_RANK], int max)
+{
+    int nreds = 0;
+    for (const ins *b = body->first; b; b = b->next) {
+        if (!(b->op->classes & OPC_REDUCE))
+            continue;
+        bool mask[SHAPE_MAX_RANK];
+        shape inputs[1] = {b->args[0]->sh};
+        op_call call;
+        ins_op_call(b, &call, inputs);
+        if (!ops_reduce_axes(&call, inputs[0].rank, mask, g->err))
+            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes"), -1;
+        int into = -1;
+        for (int k = 0; k < nreds; k++)
+            if (reds[k] == b->args[0] && strcmp(b->op->name, reds[k]->op->name) == 0 &&
+                only_user(body, reds[k], b))
+                into = k;
+        if (into >= 0) {
+            reds[into] = b;
+            for (int d = 0; d < inputs[0].rank; d++)
+                masks[into][d] = masks[into][d] || mask[d];
+            continue;
+        }
+        if (nreds == max)
+            return cg_fail(g, "not lowered yet: more than %d reductions in region %s", max,
+                           body->name), -1;
+        reds[nreds] = b;
+        rin[nreds] = b->args[0];
+        memcpy(masks[nreds], mask, sizeof mask);
+        nreds++;
+    }
+    return nreds;
+}
+
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout)
 {
     const module *body = i->mods[0];
     const ins *ret = module_return(body);
-    const ins *reds[32];
-    int nreds = 0;
-    for (const ins *b = body->first; b; b = b->next)
-        if (b->op->classes & OPC_REDUCE) {
-            if (nreds == 32)
-                return cg_fail(g, "not lowered yet: more than 32 reductions in region %s",
-                               body->name);
-            reds[nreds++] = b;
-        }
+    const ins *reds[32], *rin[32];
+    bool masks[32][SHAPE_MAX_RANK];
+    int nreds = cg_region_reductions(g, body, reds, rin, masks, 32);
+    if (nreds < 0)
+        return false;
     if (!ret || ret->nargs != nout || nreds == 0)
         return cg_fail(g, "region %s: nothing to reduce", body->name);
-    const shape *xs = &reds[0]->args[0]->sh;
+    const shape *xs = &rin[0]->sh;
     bool reduced[SHAPE_MAX_RANK];
-    for (int k = 0; k < nreds; k++) {
-        bool mask[SHAPE_MAX_RANK];
-        shape inputs[1] = {reds[k]->args[0]->sh};
-        op_call call;
-        ins_op_call(reds[k], &call, inputs);
-        if (!ops_reduce_axes(&call, inputs[0].rank, k ? mask : reduced, g->err))
-            return cg_fail(g, "%s", g->err ? g->err->message : "reduce axes");
-        if (k == 0)
-            continue;
-        bool same = shape_same_lens(&inputs[0], xs);
+    memcpy(reduced, masks[0], sizeof reduced);
+    for (int k = 1; k < nreds; k++) {
+        bool same = shape_same_lens(&rin[k]->sh, xs);
         for (int d = 0; same && d < xs->rank; d++)
-            same = mask[d] == reduced[d];
+            same = masks[k][d] == reduced[d];
         if (!same)
             return cg_fail(g, "not lowered yet: region %s reduces different lens or axes",
                            body->name);
@@ -397,11 +717,13 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                               "nor per row of its reductions",
                            k, body->name);
     }
+    if (r.nred > CG_SPLIT_ROW)
+        return reduce_region_split(g, i, in, out, nout, reds, rin, nreds, &r);
     bool lane = r.nred < 32;
     g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
     bool need[3] = {false, false, false}; /* float, double, long long partials */
     for (int k = 0; k < nreds; k++) {
-        const char *ct = cg_compute_type(reds[k]->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
     }
     if (!lane) {
@@ -418,6 +740,29 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     for (const ins *b = body->first; b; b = b->next)
         if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
             cg_cite(g, b);
+    /* Keep the row in registers when it fits: the values the reductions
+     * read that no reduction feeds (x of a LayerNorm or softmax) are
+     * computed once, in the first pass that needs them, and later passes
+     * and the outputs read them from per-thread arrays. */
+    int64_t R = lane ? r.nred : (r.nred + block_size_for(r.nred) - 1) / block_size_for(r.nred);
+    const ins *kept[16];
+    const char *kept_type[16];
+    bool kept_set[16] = {false};
+    int nkept = 0;
+    if (R <= CG_KEPT_SLOTS) {
+        for (int k = 0; k < nreds && nkept < 16; k++) {
+            const ins *x = rin[k];
+            while (ins_is(x, "reshape") || ins_is(x, "contiguous") || ins_is(x, "identity") ||
+                   ins_is(x, "layout"))
+                x = x->args[0];
+            bool dup = false;
+            for (int q = 0; q < nkept; q++)
+                dup |= kept[q] == x;
+            if (!dup && shape_elements(&x->sh) == r.nout * r.nred &&
+                !depends_on_reduction(body, x))
+                kept[nkept++] = x;
+        }
+    }
     open_outputs(g, &r, lane);
     cg_pw_enter(c, 8);
     char e[1024];
@@ -426,6 +771,10 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
     cg_level_linear(&r.red_std, "r", g->idx, e, sizeof e);
     char jexpr[1100];
     snprintf(jexpr, sizeof jexpr, "jb + %s", e);
+    for (int q = 0; q < nkept; q++) {
+        kept_type[q] = cg_compute_type(kept[q]->sh.type);
+        cg_printf(&g->body, "        %s keep%d[%lld];\n", kept_type[q], q, (long long)R);
+    }
     bool ok = true;
     for (int k = 0; ok && k < nreds; k++) {
         const ins *rd = reds[k];
@@ -434,28 +783,33 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                             : strcmp(name, "reduce_max") == 0 ? C_MAX
                             : strcmp(name, "reduce_min") == 0 ? C_MIN
                                                               : C_SUM;
-        const char *ct = cg_compute_type(rd->args[0]->sh.type);
+        const char *ct = cg_compute_type(rin[k]->sh.type);
         const char *part = strcmp(ct, "float") == 0    ? "part_f"
                            : strcmp(ct, "double") == 0 ? "part_d"
                                                        : "part_i";
         char red[32], cmb[512];
         snprintf(red, sizeof red, "red%d", k);
         cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);
-        cg_printf(&g->body, "            %s acc = %s;\n", ct, init_of(kind, ct));
-        reduced_loop(g, &r, lane, 12);
+        cg_printf(&g->body, "            %s acc = %s;\n", ct, cg_combine_init(kind, ct));
+        if (nkept)
+            kept_loop(g, &r, lane, R, 12);
+        else
+            reduced_loop(g, &r, lane, 12);
         cg_pw_enter(c, 16);
         char j[32], v[32];
         snprintf(j, sizeof j, "j%d", k);
         cg_printf(&g->body, "                const %s %s = %s;\n", g->idx, j, jexpr);
+        bind_kept(c, kept, kept_type, kept_set, nkept, j);
         const char *vt;
-        ok = cg_pw_value(c, rd->args[0], j, v, sizeof v, &vt);
+        ok = cg_pw_value(c, rin[k], j, v, sizeof v, &vt);
+        ok = ok && store_kept(g, c, kept, kept_set, nkept, j, 16);
         char cv[64];
         snprintf(cv, sizeof cv, "(%s)%s", ct, v);
-        combine(kind, ct, "acc", cv, cmb, sizeof cmb);
+        cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
         cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
         cg_pw_leave(c, 8);
         if (!lane)
-            block_fold(g, ct, kind, part, true, 12);
+            cg_block_fold(g, ct, kind, part, true, 12);
         if (strcmp(name, "reduce_mean") == 0)
             cg_printf(&g->body, "            %s = acc / (%s)%lld;\n        }\n", red, ct,
                       (long long)r.nred);
@@ -489,9 +843,13 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         cg_puts(&g->body, "        }\n");
     }
     if (ok && any_full) {
-        reduced_loop(g, &r, lane, 8);
+        if (nkept)
+            kept_loop(g, &r, lane, R, 8);
+        else
+            reduced_loop(g, &r, lane, 8);
         cg_pw_enter(c, 12);
         cg_printf(&g->body, "            const %s j = %s;\n", g->idx, jexpr);
+        bind_kept(c, kept, kept_type, kept_set, nkept, "j");
         for (int k = 0; ok && k < nout; k++) {
             const ins *v = ret->args[k];
             if (!(shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1))

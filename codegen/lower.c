@@ -14,10 +14,13 @@
  *    unravelled over the operand's lens), so it still moves no data;
  *  - every other instruction becomes one kernel writing one buffer per
  *    output, chosen by op: pointwise ops, copies and `fused` regions with a
- *    pointwise body (emit_pointwise.c), reductions and softmax
- *    (emit_reduce.c), dot and convolution (emit_gemm.c), pooling and lrn
+ *    pointwise body (emit_pointwise.c), reductions, softmax and regions
+ *    with reductions (emit_reduce.c), dot, convolution and regions around
+ *    one of them (emit_gemm.c), pooling and lrn
  *    (emit_window.c), concat, pad and gather. Anything else is "not lowered
  *    yet: op X".
+ * An emitter may ask for several kernels for one instruction (a split
+ * reduction: g->npasses); each is emitted and finished in turn.
  * A kernel's name is its ops joined by '_' and "_k<launch index>"; its
  * source starts with a comment citing the instructions it came from. Live
  * ranges (first writer, last reader) are recorded for the memory plan.
@@ -88,6 +91,20 @@ int cg_literal_buffer(cg_program *p, const ins *lit, graft_error *err)
     return b;
 }
 
+int cg_scratch_buffer(cg_kgen *g, const ins *i, int k, graft_type t, int64_t n)
+{
+    cg_program *p = g->p;
+    for (int b = 0; b < p->nbuffers; b++)
+        if (p->buffers[b].ins == i && p->buffers[b].scratch == k + 1)
+            return b;
+    shape sh = shape_standard(t, 1, &n);
+    int b = add_buffer(p, &p->buffers_cap, CG_TEMP, &sh, i, -1);
+    if (b < 0)
+        return cg_fail(g, "out of memory"), -1;
+    p->buffers[b].scratch = k + 1;
+    return b;
+}
+
 int64_t cg_slice_offset(const ins *s)
 {
     const ins *a = s->args[0];
@@ -155,14 +172,19 @@ static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
 
 /* ---- kernels ---- */
 
-/* Whether a region's body is pointwise ops, views and reshapes, and
- * reductions (counted in *nreds). */
-static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
+/* Whether a region's body is pointwise ops, views and reshapes,
+ * reductions (counted in *nreds) and dots or convolutions (counted in
+ * *nproducts). */
+static bool body_is_lowerable(const module *body, const char **bad, int *nreds, int *nproducts)
 {
-    *nreds = 0;
+    *nreds = *nproducts = 0;
     for (const ins *b = body->first; b; b = b->next) {
         if (b->param || ins_is(b, "@literal") || ins_is(b, "@return"))
             continue;
+        if (ins_is(b, "convolution") || ins_is(b, "dot")) {
+            (*nproducts)++;
+            continue;
+        }
         if (b->op->classes & OPC_REDUCE) {
             (*nreds)++;
             continue;
@@ -181,34 +203,41 @@ static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
     return true;
 }
 
+/* A kernel's name: its ops joined by '_' (views and reshapes left out,
+ * repeats in a row once), at most five of them; a region around a dot or
+ * convolution shows the two ops before it (its prologue's end) and what
+ * follows, so the product is always in the name. */
 static void kernel_name(const ins *i, int index, char *out, size_t size)
 {
-    char names[96] = "";
-    size_t used = 0;
-    const char *last = NULL;
-    int count = 0;
+    char names[112] = "";
+    const char *ops[64];
+    int n = 0, anchor = -1;
     if (i->op->classes & OPC_REGION) {
-        for (const ins *b = i->mods[0]->first; b; b = b->next) {
+        for (const ins *b = i->mods[0]->first; b && n < 64; b = b->next) {
             if (b->param || ins_is(b, "@literal") || ins_is(b, "@return") ||
                 (b->op->classes & OPC_VIEW) || ins_is(b, "reshape"))
                 continue;
-            if (last && strcmp(last, b->opname) == 0)
+            if (n && strcmp(ops[n - 1], b->opname) == 0)
                 continue;
-            if (count == 5) {
-                used += (size_t)snprintf(names + used, sizeof names - used, "_etc");
-                break;
-            }
-            if (used + strlen(b->opname) + 2 >= sizeof names - 5)
-                break;
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", count ? "_" : "",
-                                     b->opname);
-            last = b->opname;
-            count++;
+            if (anchor < 0 && (ins_is(b, "convolution") || ins_is(b, "dot")))
+                anchor = n;
+            ops[n++] = b->opname;
         }
-        if (!count)
-            snprintf(names, sizeof names, "fused");
-    } else {
+    }
+    if (!(i->op->classes & OPC_REGION)) {
         snprintf(names, sizeof names, "%s", i->opname);
+    } else if (!n) {
+        snprintf(names, sizeof names, "fused");
+    } else {
+        int start = anchor > 2 ? anchor - 2 : 0, end = start + 5 < n ? start + 5 : n;
+        size_t used = 0;
+        if (start > 0)
+            used += (size_t)snprintf(names, sizeof names, "%s_etc_", ops[0]);
+        for (int k = start; k < end && used + strlen(ops[k]) + 6 < sizeof names; k++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s",
+                                     k > start ? "_" : "", ops[k]);
+        if (end < n)
+            snprintf(names + used, sizeof names - used, "_etc");
     }
     snprintf(out, size, "%s_k%d", names, index);
 }
@@ -314,6 +343,40 @@ static cg_emitter named_emitter(const char *name)
     return NULL;
 }
 
+/* Emits pass g->pass of instruction i's kernels into g (an emitter that
+ * needs several kernels sets g->npasses). */
+static bool emit_kernel(lower_state *s, const ins *i, cg_kgen *g, const cg_access *in,
+                        const cg_access *out, int nout)
+{
+    (void)s;
+    if (!(i->op->classes & OPC_REGION))
+        cg_cite(g, i);
+    const char *name = i->op->name;
+    cg_emitter emit;
+    if (i->op->classes & OPC_REGION) {
+        const char *bad = NULL;
+        int nreds = 0, nproducts = 0;
+        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds, &nproducts))
+            return cg_fail(g, "not lowered yet: op %s inside fused region %s (regions of "
+                              "pointwise ops, views, reductions and one dot or convolution are "
+                              "lowered so far)",
+                           bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
+        if (nproducts)
+            return cg_emit_gemm_region(g, i, in, out, nout);
+        if (nreds)
+            return cg_emit_reduce_region(g, i, in, out, nout);
+        return cg_emit_pointwise(g, i, in, out, nout);
+    }
+    if ((emit = named_emitter(name)))
+        return emit(g, i, in, out);
+    if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
+        strcmp(name, "layout") == 0)
+        return cg_emit_pointwise(g, i, in, out, 1);
+    if (i->op->classes & OPC_REDUCE)
+        return cg_emit_reduce(g, i, in, out);
+    return cg_fail(g, "not lowered yet: op %s", i->opname);
+}
+
 static bool lower_kernel(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
@@ -352,48 +415,30 @@ static bool lower_kernel(lower_state *s, const ins *i)
     }
     for (int k = 0; k < nout; k++)
         out[k] = cg_access_of_buffer(p, vi->tuple_first + k);
-    cg_kgen g;
-    memset(&g, 0, sizeof g);
-    g.p = p;
-    g.idx = s->idx;
-    g.err = s->err;
-    g.kind = "pointwise";
-    kernel_name(i, p->nkernels, g.name, sizeof g.name);
-    if (!(i->op->classes & OPC_REGION))
-        cg_cite(&g, i);
-    const char *name = i->op->name;
-    bool ok;
-    cg_emitter emit;
-    if (i->op->classes & OPC_REGION) {
-        const char *bad = NULL;
-        int nreds = 0;
-        if (i->nmods != 1 || !body_is_lowerable(i->mods[0], &bad, &nreds))
-            ok = cg_fail(&g, "not lowered yet: op %s inside fused region %s (regions of "
-                             "pointwise ops, views and reductions are lowered so far)",
-                         bad ? bad : "?", i->nmods ? i->mods[0]->name : "?");
-        else if (nreds)
-            ok = cg_emit_reduce_region(&g, i, in, out, nout);
-        else
-            ok = cg_emit_pointwise(&g, i, in, out, nout);
-    } else if ((emit = named_emitter(name))) {
-        ok = emit(&g, i, in, out);
-    } else if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
-               strcmp(name, "layout") == 0) {
-        ok = cg_emit_pointwise(&g, i, in, out, 1);
-    } else if (i->op->classes & OPC_REDUCE) {
-        ok = cg_emit_reduce(&g, i, in, out);
-    } else {
-        ok = cg_fail(&g, "not lowered yet: op %s", i->opname);
+    bool ok = true;
+    int npasses = 1;
+    for (int pass = 0; ok && pass < npasses; pass++) {
+        cg_kgen g;
+        memset(&g, 0, sizeof g);
+        g.p = p;
+        g.idx = s->idx;
+        g.err = s->err;
+        g.kind = "pointwise";
+        g.pass = pass;
+        kernel_name(i, p->nkernels, g.name, sizeof g.name);
+        ok = emit_kernel(s, i, &g, in, out, nout);
+        if (ok && g.npasses > npasses)
+            npasses = g.npasses;
+        if (ok)
+            ok = finish_kernel(s, &g);
+        else if (!g.failed)
+            error_set(s->err, "%s: kernel generation failed", g.name);
+        if (!ok && i->name)
+            error_prefix(s->err, "%s", i->name);
+        cg_text_free(&g.head);
+        cg_text_free(&g.body);
+        cg_text_free(&g.origin);
     }
-    if (ok)
-        ok = finish_kernel(s, &g);
-    else if (!g.failed)
-        error_set(s->err, "%s: kernel generation failed", g.name);
-    if (!ok && i->name)
-        error_prefix(s->err, "%s", i->name);
-    cg_text_free(&g.head);
-    cg_text_free(&g.body);
-    cg_text_free(&g.origin);
     return ok;
 }
 

@@ -285,6 +285,8 @@ char *cg_plan_json(const cg_program *p, const char *const *archs, int narchs)
         json_string(&t, buf->ins ? cg_label(p, buf->ins, l, sizeof l) : "");
         if (buf->tuple_index >= 0)
             cg_printf(&t, ", \"tuple_index\": %d", buf->tuple_index);
+        if (buf->scratch)
+            cg_printf(&t, ", \"scratch\": %d", buf->scratch - 1);
         cg_printf(&t, "}%s\n", b + 1 < p->nbuffers ? "," : "");
     }
     cg_puts(&t, "  ],\n  \"bindings\": {\n    \"inputs\": [");

@@ -13,6 +13,7 @@
 
 #include "codegen.h"
 #include "exec.h"
+#include "emu_check.h"
 #include "graph_test_helpers.h"
 
 #include "fileio.h"
@@ -20,70 +21,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-/* Lowers text, checks that some kernel has kind `kind` (NULL: any) and that
- * the source of some kernel contains `needle` (NULL: any), then runs it on
- * emu at waves 64 and 32 against the reference. */
-static void check_emu(const char *text, const char *kind, const char *needle, double tol)
-{
-    graph *g = parse(text);
-    CHECK(g != NULL);
-    if (!g)
-        return;
-    graft_error err = {0};
-    cg_program *p = cg_lower(g, &err);
-    if (!p)
-        printf("lower: %s\n", err.message);
-    CHECK(p != NULL);
-    if (!p) {
-        graph_free(g);
-        return;
-    }
-    bool has_kind = kind == NULL, has_needle = needle == NULL;
-    for (int k = 0; k < p->nkernels; k++) {
-        has_kind = has_kind || strcmp(p->kernels[k].kind, kind) == 0;
-        has_needle = has_needle || strstr(p->kernels[k].source, needle) != NULL;
-    }
-    CHECK(has_kind);
-    CHECK(has_needle);
-    CHECK(cg_plan(p, &err));
-    CHECK(cg_plan_check(p, &err));
-    tensor_list in = {0, NULL}, want = {0, NULL};
-    CHECK(exec_random_inputs(graph_main(g), 3, &in, &err));
-    CHECK(exec_run(graph_main(g), &in, &want, &err));
-    for (unsigned wave = 32; wave <= 64; wave *= 2) {
-        tensor_list got = {0, NULL};
-        cg_emu_options o = {wave, NULL, 0, 0};
-        bool ran = cg_run_emu(p, &o, &in, &got, &err);
-        if (!ran)
-            printf("emu (wave %u): %s\n", wave, err.message);
-        CHECK(ran);
-        CHECK_INT(got.n, want.n);
-        for (int k = 0; ran && k < got.n && k < want.n; k++) {
-            const tensor *a = &got.items[k].t, *b = &want.items[k].t;
-            CHECK(shape_same_lens(&a->sh, &b->sh));
-            double worst = 0;
-            int64_t at = -1;
-            for (int64_t e = 0; e < shape_elements(&b->sh); e++) {
-                double x = tensor_get_f64(a, e), y = tensor_get_f64(b, e);
-                double d = fabs(x - y) / (1 + fabs(y));
-                if (isnan(x) != isnan(y) || d > worst) {
-                    worst = isnan(x) != isnan(y) ? INFINITY : d;
-                    at = e;
-                }
-            }
-            if (worst > tol)
-                printf("wave %u output %d: error %.3g at element %lld\n", wave, k, worst,
-                       (long long)at);
-            CHECK(worst <= tol);
-        }
-        tensor_list_free(&got);
-    }
-    tensor_list_free(&in);
-    tensor_list_free(&want);
-    cg_program_free(p);
-    graph_free(g);
-}
 
 /* ---- pointwise, each layout case ---- */
 
@@ -151,6 +88,16 @@ static void test_pointwise_half_and_double(void)
               "@2 = sub(x,y)\n@3 = mul(@2,@2)\n@4 = convert[target_type=float_type](@3)\n"
               "@5 = @return(@4, @3)\n",
               "pointwise", NULL, 0);
+}
+
+/* integer shifts: logical, as the reference (nothing left by 64 or more) */
+static void test_pointwise_shifts(void)
+{
+    check_emu("module: \"main\"\n"
+              "x = @param:x -> uint32_type, {100}, {1}\n"
+              "y = @param:y -> uint32_type, {100}, {1}\n"
+              "@2 = shift_left(x,y)\n@3 = shift_right(@2,y)\n@4 = @return(@2, @3)\n",
+              "pointwise", "(unsigned long long)", 0);
 }
 
 static void test_fused_region(void)
@@ -615,6 +562,7 @@ int main(void)
     RUN(test_pointwise_broadcast_input);
     RUN(test_pointwise_slice_reshape);
     RUN(test_pointwise_half_and_double);
+    RUN(test_pointwise_shifts);
     RUN(test_fused_region);
     RUN(test_fused_reduce_region);
     RUN(test_reduce_block);
