@@ -116,6 +116,59 @@ elif grep -q -i "compiler" "$tmp/err"; then
     pass opt_verify_catches_wrong_rule_skipped_no_compiler
 else fail opt_verify_catches_wrong_rule "status $st: $(head -3 "$tmp/err")"; fi
 
+# --verify names the guilty rule: a wrong rule (add_is_sub) fires third, after
+# two correct ones and before a fourth; the bisection over the rewrites finds
+# rewrite 3 and names the rule, its file:line and the instruction (name, op)
+cat > "$tmp/chain.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+y = @param:y -> float_type, {2, 3}, {3, 1}
+@1 = neg(x) -> float_type, {2, 3}, {3, 1}
+@2 = neg(@1) -> float_type, {2, 3}, {3, 1}
+@3 = relu(@2) -> float_type, {2, 3}, {3, 1}
+@4 = relu(@3) -> float_type, {2, 3}, {3, 1}
+@5 = add(@4, y) -> float_type, {2, 3}, {3, 1}
+@6 = abs(@5) -> float_type, {2, 3}, {3, 1}
+@7 = abs(@6) -> float_type, {2, 3}, {3, 1}
+@8 = @return(@7)
+G
+cat > "$tmp/guilty.rules" <<'R'
+# Correct: two negations cancel.
+rule double_negation
+    neg(neg(x))
+    => x
+
+# Correct: relu is idempotent.
+rule relu_of_relu
+    r = relu(relu(x))
+    => relu(x)
+
+# Wrong on purpose: an add is not a sub.
+rule add_is_sub nonterminating
+    add(x, y)
+    => sub(x, y)
+
+# Correct: abs is idempotent.
+rule abs_of_abs
+    abs(a = abs(x))
+    => a
+R
+"$GRAFT" opt "$tmp/chain.txt" -r "$tmp/guilty.rules" --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "the values first differ after rewrite 3 of 4:" "$tmp/err" &&
+   grep -q "^  rule add_is_sub (.*guilty.rules:12) \[guilty\] at @5 (add)$" "$tmp/err" &&
+   grep -q "^  + .* = sub(" "$tmp/err"; then
+    pass opt_verify_names_guilty_rule
+elif grep -q -i "compiler" "$tmp/err"; then
+    pass opt_verify_names_guilty_rule_skipped_no_compiler
+else fail opt_verify_names_guilty_rule "status $st: $(head -12 "$tmp/err")"; fi
+# the correct rules alone pass (the bisection does not run, nothing is named)
+"$GRAFT" opt "$tmp/chain.txt" -r "$tmp/guilty.rules" --disable add_is_sub --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && ! grep -q "first differ" "$tmp/err"; then pass opt_verify_correct_rules_pass
+elif grep -q -i "compiler" "$tmp/err"; then pass opt_verify_correct_rules_pass_skipped_no_compiler
+else fail opt_verify_correct_rules_pass "status $st: $(head -5 "$tmp/err")"; fi
+
 # usage errors exit 2; bad input exits 1
 "$GRAFT" opt "$tmp/pairs.txt" -p no_such_pipeline > /dev/null 2> "$tmp/err"
 st=$?
