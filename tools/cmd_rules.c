@@ -14,6 +14,7 @@
 #include "cli_util.h"
 #include "compile.h"
 #include "fileio.h"
+#include "op_rank.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 static const char rules_help[] =
     "usage: graft rules FILE.rules [--emit-c OUT.c]\n"
+    "       graft rules --ranks\n"
     "\n"
     "Compiles and checks a rule file: syntax, unknown ops, attributes and op\n"
     "classes, arities, captures, guard types, duplicate and shadowed rules, and\n"
@@ -29,23 +31,61 @@ static const char rules_help[] =
     "\n"
     "  --emit-c OUT.c   also write the generated C (one decision tree per root\n"
     "                   op; each branch names its rule and file:line)\n"
+    "  --ranks          print the canonical order of ops the termination measure\n"
+    "                   uses (a rule may replace an op by a lower-ranked one)\n"
+    "\n"
+    "Two nonterminating rules without guards that undo each other (each builds\n"
+    "what the other matches) get a warning naming the pair on stderr.\n"
     "\n"
     "Errors print as file:line:col: message (docs/rules.md explains each), one\n"
     "line each: every rule's first error, up to 20 (a syntax error stops at once).\n"
     "Exit status: 0 accepted, 1 rejected or unreadable, 2 usage.\n";
 
+/* Warns (stderr, exit status unchanged) about nonterminating rules that
+ * undo each other (dsl/undo_pairs.c). */
+static void print_undo_pairs(const dsl_file *f)
+{
+    dsl_undo_pair pairs[16];
+    int n = dsl_find_undo_pairs(f, pairs, 16);
+    for (int k = 0; k < n && k < 16; k++) {
+        const dsl_rule *a = pairs[k].first, *b = pairs[k].second;
+        fprintf(stderr,
+                "%s:%d:%d: warning: rules '%s' (line %d) and '%s' undo each other: each "
+                "builds what the other matches, so they ping-pong until the fire budget of "
+                "nonterminating rules stops them\n",
+                f->path, b->loc.line, b->loc.col, a->name, a->loc.line, b->name);
+    }
+    if (n > 16)
+        fprintf(stderr, "%s: warning: %d more pairs of rules that undo each other\n", f->path,
+                n - 16);
+}
+
+/* --ranks: the canonical order of ops the termination measure uses. */
+static int print_ranks(void)
+{
+    char *table = op_rank_table_markdown();
+    if (!table)
+        return cli_fail("rules", "out of memory");
+    fputs(table, stdout);
+    free(table);
+    return EXIT_OK;
+}
+
 int cmd_rules(int argc, char **argv)
 {
     const char *emit_c = NULL;
-    cli_option options[] = {{"emit-c", 0, &emit_c, NULL}};
+    bool ranks = false;
+    cli_option options[] = {{"emit-c", 0, &emit_c, NULL}, {"ranks", 0, NULL, &ranks}};
     cli_args args;
-    int st = cli_parse("rules", argc, argv, options, 1, &args);
+    int st = cli_parse("rules", argc, argv, options, 2, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
         fputs(rules_help, stdout);
         return EXIT_OK;
     }
+    if (ranks)
+        return print_ranks();
     st = cli_expect_positional("rules", &args, 1, 1, "a rule file");
     if (st != EXIT_OK)
         return st;
@@ -89,6 +129,7 @@ int cmd_rules(int argc, char **argv)
         free(text);
         return cli_report("rules", &err);
     }
+    print_undo_pairs(f);
     for (int i = 0; i < f->nrules; i++) {
         const dsl_rule *r = f->rules[i];
         printf("%s:%d: rule %s%s\n", path, r->loc.line, r->name,

@@ -2,7 +2,9 @@
 # dsl.sh: the rule language from the command line (`graft rules`, `graft opt
 # -p fold`). Every tests/dsl_fail/NAME.rules carries a first-line comment
 # "# error: FILE:LINE:COL: message" that graft rules must print exactly (exit
-# 1; a file with several errors has one such line per error, in order); every tests/dsl_pass and rules/ file must be accepted; the emitted C
+# 1; a file with several errors has one such line per error, in order); every
+# tests/dsl_pass and rules/ file must be accepted, printing exactly the
+# warnings its "# warning: MESSAGE" first lines give (none for rules/); the emitted C
 # names rules and their file:line; fold.rules runs end to end.
 . "$(dirname "$0")/lib/common.sh"
 tmp=$t
@@ -26,14 +28,30 @@ for f in tests/dsl_fail/*.rules; do
     fi
 done
 
+# Accepted files print exactly the warnings their "# warning: " lines give
+# (none for most: rules/ must print none).
 for f in tests/dsl_pass/*.rules rules/*.rules; do
     name=pass_$(basename "$f" .rules)
-    if out=$("$GRAFT" rules "$f" 2>&1); then
-        pass "$name"
+    want=$(sed -n '/^# warning: /!q;s/^# warning: //p' "$f")
+    if ! got=$("$GRAFT" rules "$f" 2>&1 >/dev/null); then
+        fail "$name" "$got"
+    elif [ "$got" != "$want" ]; then
+        fail "$name" "warnings: got '$got', expected '$want'"
     else
-        fail "$name" "$out"
+        pass "$name"
     fi
 done
+
+# The rank table in docs/rules.md is graft rules --ranks's output, so it
+# cannot drift from the op table it is generated from.
+"$GRAFT" rules --ranks > "$tmp/ranks.md" 2> "$tmp/ranks.err"
+sed -n '/^<!-- ranks: /,/^<!-- end ranks -->/p' docs/rules.md | sed '1d;$d' > "$tmp/ranks_doc.md"
+if [ -s "$tmp/ranks.md" ] && cmp -s "$tmp/ranks.md" "$tmp/ranks_doc.md" &&
+   grep -q '^| pointwise | .*`add`, `sub`, `mul`' "$tmp/ranks.md"; then
+    pass ranks_table_in_docs
+else
+    fail ranks_table_in_docs "docs/rules.md's table differs from graft rules --ranks: $(diff "$tmp/ranks_doc.md" "$tmp/ranks.md" | head -3)"
+fi
 
 # --emit-c: the generated C names each rule and its file:line.
 if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&
