@@ -53,6 +53,26 @@ else
     fail ranks_table_in_docs "docs/rules.md's table differs from graft rules --ranks: $(diff "$tmp/ranks_doc.md" "$tmp/ranks.md" | head -3)"
 fi
 
+# The rules the rank order accepts run and converge: mul(x, 2) becomes
+# add(x, x) and the sigmoid a region of one op, with the same values.
+cat > "$tmp/ranks.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = @literal{2, 2, 2, 2, 2, 2} -> float_type, {2, 3}, {3, 1}
+@2 = mul(x, @1) -> float_type, {2, 3}, {3, 1}
+@3 = sigmoid(@2) -> float_type, {2, 3}, {3, 1}
+@4 = @return(@3)
+G
+if "$GRAFT" opt "$tmp/ranks.txt" -r tests/dsl_pass/ranks.rules --verify -o "$tmp/ranks_out.txt" 2> "$tmp/ranks_run.err" &&
+   grep -q "= add(x,x)" "$tmp/ranks_out.txt" && grep -q "= fused(" "$tmp/ranks_out.txt" &&
+   ! grep -q "= mul(" "$tmp/ranks_out.txt"; then
+    pass ranks_rules_run
+elif grep -q -i "compiler" "$tmp/ranks_run.err"; then
+    pass ranks_rules_run_skipped_no_compiler
+else
+    fail ranks_rules_run "$(head -3 "$tmp/ranks_run.err" "$tmp/ranks_out.txt")"
+fi
+
 # --emit-c: the generated C names each rule and its file:line.
 if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&
     grep -q 'rule identity_transpose at rules/fold.rules:[0-9]' "$tmp/fold.c" &&
