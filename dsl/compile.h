@@ -89,6 +89,11 @@ typedef struct dsl_test {
     dsl_path path2;
     const op_def *op2;   /* TEST_SAME_ATTR: op at path2 */
     int attr_index2;
+    /* Where the test comes from, for --explain (not compared by
+     * dsl_test_equal): the pattern node or attribute, and the capture or
+     * attribute name it tests (TEST_SAME, TEST_SAME_ATTR, TEST_ATTR). */
+    dsl_loc loc;
+    const char *name;
 } dsl_test;
 
 /* Where a capture sits in one variant of a rule (variants come from :c). */

@@ -33,7 +33,7 @@ static const char opt_help[] =
     "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
     "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
     "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
-    "                 [--allow-nonconvergence]\n"
+    "                 [--allow-nonconvergence] [--explain RULE]\n"
     "\n"
     "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
     "(to OUT with -o; to stdout unless --stats is given).\n"
@@ -48,6 +48,13 @@ static const char opt_help[] =
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
     "                       before (-) and after (+)\n"
     "  --disable RULE       never fire RULE (may repeat)\n"
+    "  --explain RULE       why RULE does not fire: at the fixpoint of each phase\n"
+    "                       that runs it, for every instruction it applies to (each\n"
+    "                       one the last sweep tried it on), the first test that\n"
+    "                       failed (op, operand count, :once, attribute, guard,\n"
+    "                       let, or a replacement that was refused, e.g. a region\n"
+    "                       that could not be placed) with its file:line:col, on\n"
+    "                       stderr\n"
     "  --max-rewrites N     stop after N rewrites (for bisecting a bad rule)\n"
     "  --shapes lazy|eager  shape changes deferred (default) or recomputed through\n"
     "                       all users at once (only to measure against)\n"
@@ -459,6 +466,29 @@ static int verify(const rerun *r, const graph *optimised, uint64_t rewrites)
     return st;
 }
 
+/* ---- --explain ---- */
+
+static bool plan_has_rule(const optimize_plan *plan, const char *name)
+{
+    for (int ph = 0; ph < plan->nphases; ph++)
+        for (int k = 0; k < plan->nsets[ph]; k++)
+            for (int r = 0; r < plan->sets[ph][k]->nrules; r++)
+                if (strcmp(plan->sets[ph][k]->rules[r].name, name) == 0)
+                    return true;
+    return false;
+}
+
+static void print_explain_summary(const char *rule, const explain_counts *c)
+{
+    if (!c->tried)
+        fprintf(stderr, "explain %s: no instruction at a fixpoint has an op the rule applies to\n",
+                rule);
+    else
+        fprintf(stderr, "explain %s: tried on %d instruction%s: %d failed a test or guard, %d "
+                        "matched but the replacement was refused\n",
+                rule, c->tried, c->tried == 1 ? "" : "s", c->failed, c->matched);
+}
+
 /* ---- the command ---- */
 
 typedef struct opt_args {
@@ -538,13 +568,13 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
 static int run(opt_args *a)
 {
     const char *pipeline_name = NULL, *out = NULL, *max_rewrites = NULL, *shapes = NULL,
-               *seed_order = NULL;
+               *seed_order = NULL, *explain = NULL;
     bool trace = false, verify_flag = false;
     const cli_option options[] = {
         {"pipeline", 'p', &pipeline_name, NULL}, {"output", 'o', &out, NULL},
         {"max-rewrites", 0, &max_rewrites, NULL}, {"shapes", 0, &shapes, NULL},
         {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
-        {"verify", 0, NULL, &verify_flag},
+        {"verify", 0, NULL, &verify_flag},      {"explain", 0, &explain, NULL},
         {"allow-nonconvergence", 0, NULL, &a->allow_nonconvergence},
     };
     cli_args args;
@@ -619,8 +649,13 @@ static int run(opt_args *a)
         (void)optimize_plan_add(&plan, 0, loaded[nloaded++].set, &perr); /* room checked above */
         label = pipeline_name ? "pipeline + rule files" : "rule files";
     }
-    st = run_sets(a, args.positional[0], &plan, label, &o, out, trace, verify_flag,
-                  max_rewrites != NULL);
+    if (explain && !plan_has_rule(&plan, explain))
+        st = cli_fail("opt", "--explain %s: no rule of that name in the rule sets run", explain);
+    else {
+        o.explain_rule = explain;
+        st = run_sets(a, args.positional[0], &plan, label, &o, out, trace, verify_flag,
+                      max_rewrites != NULL);
+    }
     for (int j = 0; j < nloaded; j++)
         dsl_unload_rules(&loaded[j]);
     return st;
@@ -638,6 +673,8 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         o.trace = trace_to_stderr;
         o.trace_ctx = NULL;
     }
+    if (o.explain_rule)
+        o.explain = trace_to_stderr;
 
     graph *g = cli_load_graph_with("opt", path, &a->dims);
     if (!g)
@@ -654,6 +691,8 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         return cli_report("opt", &err);
     }
     r.res = &res;
+    if (o.explain_rule)
+        print_explain_summary(o.explain_rule, &res.explained);
     if (a->stats)
         graph_kernel_counts(g, &r.after);
     st = EXIT_OK;
