@@ -169,6 +169,82 @@ if [ $st -eq 0 ] && ! grep -q "first differ" "$tmp/err"; then pass opt_verify_co
 elif grep -q -i "compiler" "$tmp/err"; then pass opt_verify_correct_rules_pass_skipped_no_compiler
 else fail opt_verify_correct_rules_pass "status $st: $(head -5 "$tmp/err")"; fi
 
+# --explain RULE: why a rule does not fire, the first failing test with the
+# file:line:col of that part of the rule: a guard, an attribute, an op (with
+# the instruction the test looked at), :once
+cat > "$tmp/explain.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = transpose[permutation={1, 0}](x) -> float_type, {3, 2}, {1, 3}
+@2 = relu(@1) -> float_type, {3, 2}, {1, 3}
+@3 = exp(@2) -> float_type, {3, 2}, {1, 3}
+@4 = relu(@3) -> float_type, {3, 2}, {1, 3}
+@5 = pad[pads={0, 1, 0, 1}, mode=constant, value=1](@4) -> float_type, {3, 4}, {1, 3}
+@6 = neg(@5) -> float_type, {3, 4}, {1, 3}
+@7 = abs(@5) -> float_type, {3, 4}, {1, 3}
+@8 = add(@6, @7) -> float_type, {3, 4}, {1, 3}
+@9 = @return(@8)
+G
+cat > "$tmp/explain.rules" <<'R'
+rule relu_of_relu
+    r = relu(relu(x))
+    => relu(x)
+
+rule transpose_id
+    t = transpose[permutation=p](x)  if is_identity(p)
+    => x
+
+rule pad_zero
+    pad[mode=constant, value=0](x)
+    => x
+
+rule neg_of_once
+    neg(x:once)
+    => x
+R
+explain() { # RULE: runs --explain RULE into $tmp/explain.err
+    "$GRAFT" opt "$tmp/explain.txt" -r "$tmp/explain.rules" --explain "$1" -o "$tmp/e.txt" > /dev/null 2> "$tmp/explain.err"
+}
+if explain transpose_id; then
+    if grep -q "^explain transpose_id (.*explain.rules:5) \[explain\] at @1 (transpose): .*explain.rules:6:38: failed guard: if is_identity(p)$" "$tmp/explain.err" &&
+       grep -q "^explain transpose_id: tried on 1 instruction: 1 failed" "$tmp/explain.err"; then
+        pass opt_explain_guard
+    else fail opt_explain_guard "$(head -4 "$tmp/explain.err")"; fi
+    explain pad_zero
+    if grep -q "at @5 (pad): .*explain.rules:10:24: failed attribute test: the root has value=0$" "$tmp/explain.err" &&
+       grep -q "^  - @5 = pad\[" "$tmp/explain.err"; then
+        pass opt_explain_attribute
+    else fail opt_explain_attribute "$(head -4 "$tmp/explain.err")"; fi
+    explain relu_of_relu
+    if grep -q "at @2 (relu): .*explain.rules:2:14: failed op test: operand 0 is a relu$" "$tmp/explain.err" &&
+       grep -q "^  found @1 = transpose" "$tmp/explain.err" &&
+       grep -q "at @4 (relu): .*failed op test" "$tmp/explain.err" &&
+       grep -q "^  found @3 = exp" "$tmp/explain.err" &&
+       grep -q "tried on 2 instructions: 2 failed" "$tmp/explain.err"; then
+        pass opt_explain_op
+    else fail opt_explain_op "$(head -8 "$tmp/explain.err")"; fi
+    explain neg_of_once
+    if grep -q "at @6 (neg): .*explain.rules:14:9: failed :once test: operand 0 has exactly one use$" "$tmp/explain.err"; then
+        pass opt_explain_once
+    else fail opt_explain_once "$(head -4 "$tmp/explain.err")"; fi
+elif grep -q -i "compiler" "$tmp/explain.err"; then
+    pass opt_explain_skipped_no_compiler
+else fail opt_explain_guard "$(head -4 "$tmp/explain.err")"; fi
+# a built-in rule (no compiler needed) that fires everywhere it applies is
+# reported as tried on nothing; one that cannot fire names its first test;
+# an unknown rule is an error
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --explain add_zero -o "$tmp/e.txt" 2> "$tmp/explain.err"
+st1=$?
+"$GRAFT" opt "$tmp/explain.txt" -p fold --explain identity_transpose -o "$tmp/e.txt" 2> "$tmp/explain2.err"
+st2=$?
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --explain no_such_rule -o "$tmp/e.txt" 2> "$tmp/explain3.err"
+st3=$?
+if [ $st1 -eq 0 ] && grep -q "^explain add_zero: no instruction at a fixpoint has an op the rule applies to$" "$tmp/explain.err" &&
+   [ $st2 -eq 0 ] && grep -q "^explain identity_transpose (rules/fold.rules:[0-9]*) \[fold\] at @1 (transpose): rules/fold.rules:[0-9]*:[0-9]*: failed guard: if is_identity(t.permutation)$" "$tmp/explain2.err" &&
+   [ $st3 -eq 1 ] && grep -q "no_such_rule: no rule of that name" "$tmp/explain3.err"; then
+    pass opt_explain_builtin
+else fail opt_explain_builtin "$st1 $st2 $st3: $(head -3 "$tmp/explain.err" "$tmp/explain2.err" "$tmp/explain3.err")"; fi
+
 # usage errors exit 2; bad input exits 1
 "$GRAFT" opt "$tmp/pairs.txt" -p no_such_pipeline > /dev/null 2> "$tmp/err"
 st=$?
