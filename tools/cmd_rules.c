@@ -15,6 +15,7 @@
 #include "compile.h"
 #include "fileio.h"
 #include "op_rank.h"
+#include "pipeline.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 static const char rules_help[] =
     "usage: graft rules FILE.rules [--emit-c OUT.c]\n"
     "       graft rules --ranks\n"
+    "       graft rules -p PIPELINE --list\n"
     "\n"
     "Compiles and checks a rule file: syntax, unknown ops, attributes and op\n"
     "classes, arities, captures, guard types, duplicate and shadowed rules, and\n"
@@ -31,6 +33,10 @@ static const char rules_help[] =
     "\n"
     "  --emit-c OUT.c   also write the generated C (one decision tree per root\n"
     "                   op; each branch names its rule and file:line)\n"
+    "  -p PIPELINE --list\n"
+    "                   list a shipped pipeline's rules, phase by phase, with\n"
+    "                   their set and file:line (the names --disable, --explain\n"
+    "                   and --stats use)\n"
     "  --ranks          print the canonical order of ops the termination measure\n"
     "                   uses (a rule may replace an op by a lower-ranked one)\n"
     "\n"
@@ -71,13 +77,46 @@ static int print_ranks(void)
     return EXIT_OK;
 }
 
+/* -p PIPELINE --list: every rule a shipped pipeline runs. */
+static int list_pipeline(const char *name)
+{
+    const pipeline *p = cli_find_pipeline("rules", name);
+    if (!p)
+        return EXIT_USAGE;
+    optimize_plan plan;
+    graft_error err = {0};
+    if (!pipeline_plan(p, &plan, &err))
+        return cli_report("rules", &err);
+    int nrules = 0;
+    for (int ph = 0; ph < plan.nphases; ph++) {
+        printf("phase %d of %d:", ph + 1, plan.nphases);
+        for (int k = 0; k < plan.nsets[ph]; k++)
+            printf("%s %s", k ? "," : "", plan.sets[ph][k]->name);
+        putchar('\n');
+        for (int k = 0; k < plan.nsets[ph]; k++) {
+            const rule_set *s = plan.sets[ph][k];
+            for (int r = 0; r < s->nrules; r++) {
+                const rule_info *ri = &s->rules[r];
+                printf("  %-8s %-44s %s:%d%s\n", s->name, ri->name, ri->file ? ri->file : "?",
+                       ri->line, ri->flags & RULE_NONDECREASING ? " (nonterminating)" : "");
+                nrules++;
+            }
+        }
+    }
+    printf("%d rules in pipeline %s\n", nrules, p->name);
+    return EXIT_OK;
+}
+
 int cmd_rules(int argc, char **argv)
 {
-    const char *emit_c = NULL;
-    bool ranks = false;
-    cli_option options[] = {{"emit-c", 0, &emit_c, NULL}, {"ranks", 0, NULL, &ranks}};
+    const char *emit_c = NULL, *pipeline_name = NULL;
+    bool ranks = false, list = false;
+    cli_option options[] = {{"emit-c", 0, &emit_c, NULL},
+                            {"ranks", 0, NULL, &ranks},
+                            {"pipeline", 'p', &pipeline_name, NULL},
+                            {"list", 0, NULL, &list}};
     cli_args args;
-    int st = cli_parse("rules", argc, argv, options, 2, &args);
+    int st = cli_parse("rules", argc, argv, options, 4, &args);
     if (st != EXIT_OK)
         return st;
     if (args.help) {
@@ -86,6 +125,11 @@ int cmd_rules(int argc, char **argv)
     }
     if (ranks)
         return print_ranks();
+    if (pipeline_name && !list)
+        return cli_usage_error("rules", "-p %s lists a pipeline's rules: add --list",
+                               pipeline_name);
+    if (pipeline_name)
+        return list_pipeline(pipeline_name);
     st = cli_expect_positional("rules", &args, 1, 1, "a rule file");
     if (st != EXIT_OK)
         return st;

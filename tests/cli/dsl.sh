@@ -73,6 +73,24 @@ else
     fail ranks_rules_run "$(head -3 "$tmp/ranks_run.err" "$tmp/ranks_out.txt")"
 fi
 
+# graft rules -p PIPELINE --list: each phase's rules with set and file:line,
+# as the rule files say (the line of `rule NAME`), every rule of every set.
+"$GRAFT" rules -p normalize --list > "$tmp/list.txt" 2> "$tmp/list.err"
+st=$?
+line=$(grep -n "^rule pad_into_convolution\b" rules/pad.rules | cut -d: -f1)
+nrules=$(cat rules/fold.rules rules/pending.rules rules/pad.rules rules/reshape.rules | grep -c "^rule ")
+"$GRAFT" rules -p normalize > /dev/null 2>&1
+st_nolist=$?
+if [ $st -eq 0 ] && [ "$(sed -n 1p "$tmp/list.txt")" = "phase 1 of 1: fold, pending, pad, reshape" ] &&
+   grep -q "^  pad  *pad_into_convolution  *rules/pad.rules:$line\$" "$tmp/list.txt" &&
+   grep -q "^  reshape  *unary_above_reshape  *rules/reshape.rules:[0-9]* (nonterminating)\$" "$tmp/list.txt" &&
+   [ "$(grep -c '^  ' "$tmp/list.txt")" -eq "$nrules" ] &&
+   [ "$(tail -1 "$tmp/list.txt")" = "$nrules rules in pipeline normalize" ] && [ $st_nolist -eq 2 ]; then
+    pass rules_list_pipeline
+else
+    fail rules_list_pipeline "status $st/$st_nolist, $nrules rules expected: $(head -3 "$tmp/list.txt" "$tmp/list.err")"
+fi
+
 # --emit-c: the generated C names each rule and its file:line.
 if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&
     grep -q 'rule identity_transpose at rules/fold.rules:[0-9]' "$tmp/fold.c" &&
