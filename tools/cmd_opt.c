@@ -336,6 +336,7 @@ static graph *optimise_prefix(const rerun *r, int64_t rewrites, char **last_fire
     }
     driver_options o = *r->options;
     o.max_rewrites = rewrites;
+    o.explain_rule = NULL; /* --explain reports on the run being checked, not on these */
     o.trace = last_fire ? keep_last_fire : NULL;
     o.trace_ctx = last_fire;
     optimize_result res;
