@@ -11,14 +11,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether m is the body of a `fused` instruction of g (rules never run
- * there). */
-static bool is_region_body(const graph *g, const module *m)
+/* The bodies of g's `fused` instructions (rules never run there), in one
+ * walk; malloc'd, NULL when there are none or no memory (*n says which:
+ * -1 for no memory). */
+static const module **region_bodies(const graph *g, int *n)
 {
+    *n = 0;
+    if (g->nmodules <= 1)
+        return NULL;
+    const module **bodies = malloc(sizeof *bodies * (size_t)g->nmodules);
+    if (!bodies) {
+        *n = -1;
+        return NULL;
+    }
     for (const module *o = g->first_module; o; o = o->next)
         for (const ins *i = o->first; i; i = i->next)
-            if ((i->op->classes & OPC_REGION) && i->nmods == 1 && i->mods[0] == m)
-                return true;
+            if ((i->op->classes & OPC_REGION) && i->nmods == 1 && *n < g->nmodules)
+                bodies[(*n)++] = i->mods[0];
+    return bodies;
+}
+
+static bool is_in(const module *const *list, int n, const module *m)
+{
+    for (int k = 0; k < n; k++)
+        if (list[k] == m)
+            return true;
     return false;
 }
 
@@ -74,8 +91,12 @@ void explain_rule(graph *g, const rule_set *const *sets, int nsets, const char *
     /* The generated code reaches the graph's arena through a rewriter (its
      * guards' helpers allocate there); nothing else of it is used. */
     rewriter *rw = driver_explain_rewriter(g);
-    if (!rw)
+    int nbodies;
+    const module **bodies = region_bodies(g, &nbodies);
+    if (!rw || nbodies < 0) {
+        free(rw);
         return;
+    }
     for (int si = 0; si < nsets; si++) {
         const rule_set *s = sets[si];
         if (!s->explain)
@@ -84,7 +105,7 @@ void explain_rule(graph *g, const rule_set *const *sets, int nsets, const char *
             if (strcmp(s->rules[k].name, rule) != 0)
                 continue;
             for (module *m = g->first_module; m; m = m->next) {
-                if (m != g->first_module && is_region_body(g, m))
+                if (is_in(bodies, nbodies, m))
                     continue;
                 for (ins *i = m->first; i; i = i->next) {
                     if (i->flags & INS_REMOVED)
@@ -104,5 +125,6 @@ void explain_rule(graph *g, const rule_set *const *sets, int nsets, const char *
             }
         }
     }
+    free(bodies);
     free(rw);
 }

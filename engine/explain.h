@@ -23,7 +23,8 @@ typedef struct explain_counts {
 } explain_counts;
 
 /* Explains rule `rule` of every set in sets that has it (no set having it
- * is not an error here: counts stay 0). Adds to *counts. */
+ * is not an error here: counts stay 0). Adds to *counts. Without memory it
+ * explains nothing (counts stay as they were). */
 void explain_rule(graph *g, const rule_set *const *sets, int nsets, const char *rule,
                   driver_trace_fn out, void *ctx, explain_counts *counts);
 

@@ -245,6 +245,18 @@ if [ $st1 -eq 0 ] && grep -q "^explain add_zero: no instruction at a fixpoint ha
     pass opt_explain_builtin
 else fail opt_explain_builtin "$st1 $st2 $st3: $(head -3 "$tmp/explain.err" "$tmp/explain2.err" "$tmp/explain3.err")"; fi
 
+# --explain on a rule whose replacement is refused: under -p default the
+# UNet block's sqdiff matches fuse_binary_of_pointwise_first, but merging it
+# would create a cycle; instructions inside region bodies are never tried
+"$GRAFT" opt "$TOP/examples/unet_groupnorm.txt" -p default --explain fuse_binary_of_pointwise_first -o "$tmp/e.txt" 2> "$tmp/explain.err"
+st=$?
+if [ $st -eq 0 ] &&
+   grep -q "(sqdiff): the pattern and every guard hold, but at rules/fuse.rules:[0-9]*:[0-9]* the merge was refused (it would create a cycle" "$tmp/explain.err" &&
+   grep -q "matched but the replacement was refused" "$tmp/explain.err" &&
+   ! grep -q "^explain .* at main:fused" "$tmp/explain.err"; then
+    pass opt_explain_replacement_refused
+else fail opt_explain_replacement_refused "status $st: $(head -6 "$tmp/explain.err")"; fi
+
 # usage errors exit 2; bad input exits 1
 "$GRAFT" opt "$tmp/pairs.txt" -p no_such_pipeline > /dev/null 2> "$tmp/err"
 st=$?
