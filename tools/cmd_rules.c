@@ -1,13 +1,15 @@
 /* cmd_rules.c: `graft rules FILE.rules [--emit-c OUT.c]`: compile and check a
- * rule file.
+ * rule file; `graft rules -p PIPELINE --list`: a shipped pipeline's rules;
+ * `graft rules --ranks`: the canonical order of ops (ops/op_rank.h).
  *
  * It runs the whole rule compiler (dsl/compile.h): syntax, names and types,
  * the termination measure, duplicate and shadowed rules, the decision trees
  * and the C emitter, and reports each error as file:line:col: message (every
  * rule's first error, up to DSL_MAX_ERRORS; a syntax error stops at once).
- * On success it prints one line per rule (name, file:line, and whether it is
- * marked nonterminating) and, with --emit-c, writes the generated C, whose
- * branches name their rule and its file:line.
+ * On success it warns about nonterminating rules that undo each other
+ * (dsl/undo_pairs.c), prints one line per rule (name, file:line, and whether
+ * it is marked nonterminating) and, with --emit-c, writes the generated C,
+ * whose branches name their rule and its file:line.
  */
 #include "commands.h"
 
