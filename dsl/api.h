@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRAFT_RULE_API_VERSION 3
+#define GRAFT_RULE_API_VERSION 4
 
 /* The kinds of values guard expressions compute. The rule compiler's
  * dsl_type (dsl/ast.h) is defined from these (TY_BOOL = RV_BOOL, ...). */

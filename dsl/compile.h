@@ -35,14 +35,27 @@ bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err);
 unsigned dsl_class_bits(const char *name);
 
 /* ---- termination.c ---- */
-enum { DSL_MEASURE_PENDING, DSL_MEASURE_VIEWS, DSL_MEASURE_INSTRUCTIONS, DSL_MEASURE_ORDER,
-       DSL_MEASURE_COUNT };
-/* The measure of a rule's pattern (lhs) and replacement (rhs). */
+enum { DSL_MEASURE_PENDING, DSL_MEASURE_VIEWS, DSL_MEASURE_INSTRUCTIONS, DSL_MEASURE_RANK,
+       DSL_MEASURE_ORDER, DSL_MEASURE_COUNT };
+/* The measure of a rule's pattern (lhs) and replacement (rhs). The rank
+ * component is a bound: the pattern's lowest possible rank sum and the
+ * replacement's highest, after the class nodes common to both cancel (0 -> 1,
+ * an increase, when it cannot be bounded). */
 void dsl_rule_measure(const dsl_rule *r, int lhs[DSL_MEASURE_COUNT], int rhs[DSL_MEASURE_COUNT]);
 bool dsl_check_termination(dsl_file *f, graft_error *err);
 
 /* ---- overlap.c ---- */
 bool dsl_check_overlap(dsl_file *f, graft_error *err);
+
+/* ---- undo_pairs.c ---- */
+/* Two unguarded `nonterminating` rules, first before second, each of whose
+ * replacements has the op structure the other's pattern matches: they can
+ * undo each other until the driver's fire budget stops them. */
+typedef struct dsl_undo_pair {
+    const dsl_rule *first, *second;
+} dsl_undo_pair;
+/* Fills up to max pairs in file order; returns how many there are. */
+int dsl_find_undo_pairs(const dsl_file *f, dsl_undo_pair *pairs, int max);
 
 /* ---- tree.c ---- */
 typedef enum dsl_test_kind {
@@ -76,6 +89,11 @@ typedef struct dsl_test {
     dsl_path path2;
     const op_def *op2;   /* TEST_SAME_ATTR: op at path2 */
     int attr_index2;
+    /* Where the test comes from, for --explain (not compared by
+     * dsl_test_equal): the pattern node or attribute, and the capture or
+     * attribute name it tests (TEST_SAME, TEST_SAME_ATTR, TEST_ATTR). */
+    dsl_loc loc;
+    const char *name;
 } dsl_test;
 
 /* Where a capture sits in one variant of a rule (variants come from :c). */

@@ -1551,6 +1551,307 @@ static void emit_constants(emitter *e, buf *b)
     out(b, "\n");
 }
 
+/* ---- explain (graft opt --explain RULE) ----
+ *
+ * Apart from apply, so that matching costs the same with or without it:
+ * per rule variant, a function that runs the variant's tests one by one in
+ * the order the decision tree runs them, then its guards and lets, and
+ * reports the first that fails from a table of what each one wants and
+ * where it is in the file; per rule, one that runs its variants (one per
+ * operand order of :c) and keeps the one that got furthest; and `explain`,
+ * which the rule set hands the engine. Nothing is attempted or built. */
+
+/* "the root", "operand 1", "operand 1.0" (operand 0 of operand 1). */
+static void path_text(const dsl_path *p, char *dst, size_t size)
+{
+    if (p->depth == 0) {
+        snprintf(dst, size, "the root");
+        return;
+    }
+    size_t n = (size_t)snprintf(dst, size, "operand ");
+    for (int i = 0; i < p->depth && n < size; i++)
+        n += (size_t)snprintf(dst + n, size - n, "%s%d", i ? "." : "", p->arg[i]);
+}
+
+static void class_names_text(unsigned bits, char *dst, size_t size)
+{
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {{OPC_POINTWISE, "pointwise"}, {OPC_UNARY, "unary"},   {OPC_BINARY, "binary"},
+                 {OPC_REDUCE, "reduce"},       {OPC_VIEW, "view"},     {OPC_COMPUTE, "compute"},
+                 {OPC_MOVE, "move"},           {OPC_SHAPE, "shape"},   {OPC_REGION, "fused"}};
+    size_t n = 0;
+    dst[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && n < size; i++)
+        if (bits & names[i].bit)
+            n += (size_t)snprintf(dst + n, size - n, "%s<%s>", n ? " or " : "", names[i].name);
+}
+
+/* What test t wants, in words, and which part of the rule it is. */
+static const char *test_wants(const dsl_test *t, char *dst, size_t size)
+{
+    char where[128], what[256];
+    path_text(&t->path, where, sizeof where);
+    switch (t->kind) {
+    case TEST_OP:
+        snprintf(dst, size, "%s is a %s", where, t->op->name);
+        return "op";
+    case TEST_NOT_OP:
+        snprintf(dst, size, "%s is not a %s", where, t->op->name);
+        return "op";
+    case TEST_CLASS:
+        class_names_text(t->classes, what, sizeof what);
+        snprintf(dst, size, "%s is %s", where, what);
+        return "op";
+    case TEST_NOT_CLASS:
+        class_names_text(t->classes, what, sizeof what);
+        snprintf(dst, size, "%s is not %s", where, what);
+        return "op";
+    case TEST_NARGS:
+        snprintf(dst, size, "%s has %d operand%s", where, t->n, t->n == 1 ? "" : "s");
+        return "operand count";
+    case TEST_NARGS_MIN:
+        snprintf(dst, size, "%s has at least %d operand%s", where, t->n, t->n == 1 ? "" : "s");
+        return "operand count";
+    case TEST_ONCE:
+        snprintf(dst, size, "%s has exactly one use", where);
+        return ":once";
+    case TEST_ATTR:
+        attr_value_print(*t->lit, what, sizeof what);
+        if (t->lit->kind == ATTR_INT && t->op->attrs[t->attr_index].enum_names) {
+            const attr_spec *spec = &t->op->attrs[t->attr_index];
+            int n = 0;
+            while (spec->enum_names[n])
+                n++;
+            if (t->lit->u.i >= 0 && t->lit->u.i < n)
+                snprintf(what, sizeof what, "%s", spec->enum_names[t->lit->u.i]);
+        }
+        snprintf(dst, size, "%s has %s=%s", where, t->op->attrs[t->attr_index].name, what);
+        return "attribute";
+    case TEST_SAME: {
+        char other[128];
+        path_text(&t->path2, other, sizeof other);
+        snprintf(dst, size, "%s is the same instruction as %s (capture '%s' twice)", where, other,
+                 t->name ? t->name : "?");
+        return "same instruction";
+    }
+    case TEST_SAME_ATTR: {
+        char other[128];
+        path_text(&t->path2, other, sizeof other);
+        snprintf(dst, size, "%s has %s equal to %s's %s (capture '%s' twice)", where,
+                 t->op->attrs[t->attr_index].name, other, t->op2->attrs[t->attr_index2].name,
+                 t->name ? t->name : "?");
+        return "same attribute";
+    }
+    }
+    snprintf(dst, size, "?");
+    return "?";
+}
+
+/* The clause's source from its `if` or `let` to the end of its line (or
+ * the next clause on that line), spaces collapsed. */
+static void clause_text(const dsl_file *f, const dsl_clause *c, char *dst, size_t size)
+{
+    const char *at = f->text;
+    for (int line = 1; line < c->loc.line && *at; at++)
+        if (*at == '\n')
+            line++;
+    for (int col = 1; col < c->loc.col && *at && *at != '\n'; col++)
+        at++;
+    int stop = -1; /* the next clause on this line starts at this column */
+    if (c->next && c->next->loc.line == c->loc.line)
+        stop = c->next->loc.col - c->loc.col;
+    size_t n = 0;
+    bool space = false;
+    for (int k = 0; at[k] && at[k] != '\n' && at[k] != '#' && k != stop && n + 1 < size; k++) {
+        if (at[k] == ' ' || at[k] == '\t') {
+            space = n > 0;
+            continue;
+        }
+        if (at[k] == '=' && at[k + 1] == '>')
+            break;
+        if (space && n + 2 < size)
+            dst[n++] = ' ';
+        space = false;
+        dst[n++] = at[k];
+    }
+    dst[n] = '\0';
+}
+
+/* Writes hole-marked code with every hole filled by its constant. */
+static void out_filled(emitter *e, buf *b, const char *code)
+{
+    for (const char *p = code; *p; p++) {
+        if (*p != '\1') {
+            strbuf_append(b, p, 1);
+            continue;
+        }
+        int h = (int)strtol(p + 1, (char **)&p, 10);
+        out(b, "%s", h >= 0 && h < e->nholes ? e->htexts[h] : "0");
+    }
+}
+
+static void explain_entry(buf *b, const char *part, const char *wants, dsl_loc loc,
+                          const dsl_path *path)
+{
+    out(b, "    {\"%s\", ", part);
+    c_string(b, wants);
+    out(b, ", %d, %d, %d, {", loc.line, loc.col, path ? path->depth : 0);
+    for (int i = 0; path && i < path->depth; i++)
+        out(b, "%s%d", i ? ", " : "", path->arg[i]);
+    out(b, "%s}},\n", path && path->depth ? "" : "0");
+}
+
+/* One variant's table and function; returns the function's name. */
+static const char *emit_explain_variant(emitter *e, buf *b, const dsl_variant *v)
+{
+    const dsl_rule *r = v->rule;
+    char base[300];
+    snprintf(base, sizeof base, "explain_%s_%d", r->name, v->number);
+    const char *fname = fresh_name(e, "", base, v->number);
+    char tname[320];
+    snprintf(tname, sizeof tname, "%s_tests", fname);
+    const char *table = unique_name(e, tname);
+    int nclauses = 0;
+    for (const dsl_clause *c = r->clauses; c; c = c->next)
+        nclauses++;
+    out(b, "/* rule %s at %s:%d, operand order %d: each test and clause in order */\n", r->name,
+        e->f->path, r->loc.line, v->number);
+    out(b, "static const rule_explanation %s[%d] = {\n", table, v->ntests + nclauses + 1);
+    for (int i = 0; i < v->ntests; i++) {
+        char wants[512];
+        const char *part = test_wants(&v->tests[i], wants, sizeof wants);
+        explain_entry(b, part, wants, v->tests[i].loc, &v->tests[i].path);
+    }
+    for (const dsl_clause *c = r->clauses; c; c = c->next) {
+        char text[512];
+        clause_text(e->f, c, text, sizeof text);
+        explain_entry(b, c->is_let ? "let" : "guard", text, c->loc, NULL);
+    }
+    out(b, "    {NULL, NULL, 0, 0, 0, {0}},\n};\n\n");
+
+    out(b, "static int %s(const graft_rule_api *A, rewriter *rw, ins *r, rule_explanation *x)\n{\n",
+        fname);
+    out(b, "    (void)A;\n    (void)rw;\n");
+    for (int i = 0; i < v->ntests; i++) {
+        buf cond = {0};
+        emit_condition(e, &cond, &v->tests[i]);
+        out(b, "    if (!(%s)) {\n        *x = %s[%d];\n        return %d;\n    }\n", text_of(&cond),
+            table, i, i);
+        strbuf_free(&cond);
+    }
+    if (nclauses) {
+        /* The leaf's clause code, constants filled in: a failing guard or
+         * helper jumps to fail with `clause` saying which. */
+        e->v = v;
+        e->ntemps = 0;
+        e->uses_fail = false;
+        e->nholes = 0;
+        buf code = {0};
+        out(&code, "    arena *ar = A->arena_of(rw);\n    (void)ar;\n    int clause = 0;\n");
+        int let = 0, k = 0;
+        for (const dsl_clause *c = r->clauses; c; c = c->next, k++) {
+            out(&code, "    clause = %d;\n", v->ntests + k);
+            int t = emit_expr(e, &code, 1, c->expr);
+            if (c->is_let) {
+                out(&code, "    rule_value l%d = t%d;\n    (void)l%d;\n", let, t, let);
+                let++;
+            } else {
+                e->uses_fail = true;
+                out(&code, "    if (!t%d.u.i)\n        goto fail;\n", t);
+            }
+        }
+        out_filled(e, b, text_of(&code));
+        strbuf_free(&code);
+        out(b, "    return EXPLAIN_PASSED;\n");
+        if (e->uses_fail)
+            out(b, "fail:\n    *x = %s[clause];\n    return clause;\n", table);
+        else
+            out(b, "    (void)clause;\n");
+    } else {
+        out(b, "    return EXPLAIN_PASSED;\n");
+    }
+    out(b, "}\n\n");
+    return fname;
+}
+
+static void emit_explain(emitter *e, buf *b, const dsl_trees *t)
+{
+    dsl_file *f = e->f;
+    out(b, "/* ---- explain: why a rule does not match (graft opt --explain) ---- */\n\n");
+    out(b, "enum { EXPLAIN_PASSED = 1 << 20 };\n\n");
+    const char **rule_fn = dsl_alloc(f, sizeof(char *) * (size_t)(f->nrules + 1));
+    for (int ri = 0; ri < f->nrules && !e->failed; ri++) {
+        const dsl_rule *r = f->rules[ri];
+        const char *vnames[64];
+        int nv = 0;
+        for (int vi = 0; vi < t->nvariants && nv < 64; vi++)
+            if (t->variants[vi]->rule == r)
+                vnames[nv++] = emit_explain_variant(e, b, t->variants[vi]);
+        char base[300];
+        snprintf(base, sizeof base, "explain_%s", r->name);
+        rule_fn[ri] = fresh_name(e, "", base, ri);
+        out(b, "/* rule %s at %s:%d */\n", r->name, f->path, r->loc.line);
+        out(b, "static int %s(const graft_rule_api *A, rewriter *rw, ins *r, rule_explanation *x)\n{\n",
+            rule_fn[ri]);
+        const dsl_pattern *p = r->pattern;
+        if (p->kind == PAT_OP) {
+            out(b, "    if (r->op->code %s %s)\n        return RULE_EXPLAIN_NOT_TRIED;\n",
+                p->negated ? "==" : "!=", op_const(e, p->op));
+        } else {
+            char cls[256];
+            classes_c(p->classes, cls, sizeof cls);
+            out(b, "    if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE)) != 0 ||\n"
+                   "        (r->op->classes & %s) %s 0)\n        return RULE_EXPLAIN_NOT_TRIED;\n",
+                cls, p->negated ? "!=" : "==");
+        }
+        out(b, "    rule_explanation got;\n    int best = -1;\n");
+        for (int k = 0; k < nv; k++)
+            out(b, "    {\n        int reached = %s(A, rw, r, &got);\n"
+                   "        if (reached == EXPLAIN_PASSED)\n            goto matched;\n"
+                   "        if (reached > best) {\n            best = reached;\n            *x = got;\n"
+                   "        }\n    }\n",
+                vnames[k]);
+        out(b, "    return RULE_EXPLAIN_FAILED;\nmatched:\n");
+        /* Everything held, yet the rule did not fire: its replacement was
+         * refused. Say what can refuse this kind of replacement. */
+        const char *why;
+        switch (r->repl->kind) {
+        case RP_REGION:
+            why = "the region could not be placed (no position after every input and before "
+                  "every outside user, no output read outside, or a member that is a parameter, "
+                  "an opaque op, a region or tuple-valued)";
+            break;
+        case RP_GROW:
+            why = "the merge was refused (it would create a cycle, or no position is after every "
+                  "input and before every outside user)";
+            break;
+        case RP_FOLD:
+            why = "fold refused (an operand is not a literal, the op has no reference kernel, or "
+                  "the value has too many elements)";
+            break;
+        default:
+            why = "the replacement was not built (a helper refused its inputs or an op's shape "
+                  "rule rejected the new instruction)";
+            break;
+        }
+        out(b, "    *x = (rule_explanation){\"replacement\", ");
+        c_string(b, why);
+        out(b, ", %d, %d, 0, {0}};\n    return RULE_EXPLAIN_MATCHED;\n}\n\n", r->repl->loc.line,
+            r->repl->loc.col);
+    }
+    out(b, "static int explain(rewriter *rw, ins *r, int rule, rule_explanation *x)\n{\n");
+    out(b, "    const graft_rule_api *A = atomic_load_explicit(&API, memory_order_acquire);\n");
+    out(b, "    if (!A)\n        return RULE_EXPLAIN_NOT_TRIED;\n");
+    out(b, "    switch (rule) {\n");
+    for (int ri = 0; ri < f->nrules; ri++)
+        out(b, "    case %s:\n        return %s(A, rw, r, x);\n", rule_const(e, f->rules[ri]),
+            rule_fn[ri]);
+    out(b, "    default:\n        break;\n    }\n    (void)rw;\n    (void)r;\n    (void)x;\n"
+           "    return RULE_EXPLAIN_NOT_TRIED;\n}\n\n");
+}
+
 static void emit_entry(emitter *e, buf *b, const dsl_emit_options *opt)
 {
     dsl_file *f = e->f;
@@ -1568,7 +1869,7 @@ static void emit_entry(emitter *e, buf *b, const dsl_emit_options *opt)
     out(b, "};\n\n");
     out(b, "static const rule_set SET = {");
     c_string(b, opt && opt->set_name ? opt->set_name : "rules");
-    out(b, ", %d, RULES, apply};\n\n", f->nrules);
+    out(b, ", %d, RULES, apply, explain};\n\n", f->nrules);
     const char *entry = opt && opt->entry_name ? opt->entry_name : GRAFT_RULES_ENTRY;
     if (opt && opt->exported)
         out(b, "__attribute__((visibility(\"default\")))\n");
@@ -1633,7 +1934,8 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
     static const char *const reserved[] = {"API",        "SET",        "RULES",     "OP_REFS",
                                            "ATTR_REFS",  "HELPER_REFS", "apply",    "same_attr",
                                            "same_shape", "ints_equal", "RULE_MAX_OPERANDS",
-                                           "op_in",      "OP_SET_WORDS"};
+                                           "op_in",      "OP_SET_WORDS", "explain",
+                                           "EXPLAIN_PASSED"};
     for (size_t i = 0; i < sizeof reserved / sizeof reserved[0]; i++) {
         e->used = grow(f, e->used, e->nused, &e->capused, sizeof *e->used);
         e->used[e->nused++] = reserved[i];
@@ -1648,11 +1950,13 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
     for (int l = 0; l < e->nleaves && !e->failed; l++)
         plan_leaf(e, &e->leaves[l]);
 
-    buf tree = {0}, leaves = {0}, all = {0};
+    buf tree = {0}, leaves = {0}, all = {0}, explain = {0};
     if (!e->failed)
         emit_apply(e, &tree, t);
     for (int l = 0; l < e->nleaves && !e->failed; l++)
         render_leaf(e, &leaves, &e->leaves[l]);
+    if (!e->failed)
+        emit_explain(e, &explain, t);
 
     char *result = NULL;
     if (!e->failed) {
@@ -1663,8 +1967,9 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
         out(&all, "%s", support);
         out(&all, "%s", text_of(&leaves));
         out(&all, "%s", text_of(&tree));
+        out(&all, "%s", text_of(&explain));
         emit_entry(e, &all, opt);
-        if (all.failed || tree.failed || leaves.failed) {
+        if (all.failed || tree.failed || leaves.failed || explain.failed) {
             error_set(err, "out of memory");
             strbuf_free(&all);
         } else {
@@ -1675,6 +1980,7 @@ char *dsl_emit(dsl_file *f, const dsl_trees *t, const dsl_emit_options *opt, gra
     }
     strbuf_free(&tree);
     strbuf_free(&leaves);
+    strbuf_free(&explain);
     free(e);
     return result;
 }

@@ -243,6 +243,11 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
             break;
     }
     res->dce_erased += dce_run(g);
+    /* --explain: at the fixpoint, every instruction the rule applies to is
+     * one the last sweep tried it on (not when the phase stopped early). */
+    if (opt->explain_rule && opt->explain && phase->stop == DRIVER_CONVERGED)
+        explain_rule(g, sets, nsets, opt->explain_rule, opt->explain, opt->explain_ctx,
+                     &res->explained);
     return true;
 }
 

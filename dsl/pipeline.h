@@ -16,6 +16,7 @@
 #define GRAFT_PIPELINE_H
 
 #include "driver.h"
+#include "explain.h"
 #include "lazy_shapes.h"
 
 #include <stdbool.h>
@@ -75,6 +76,7 @@ typedef struct optimize_result {
                                 module's: fused region bodies (and submodules) */
     uint64_t compute_shape_calls; /* during the optimisation only */
     double ms;
+    explain_counts explained; /* --explain (driver_options.explain_rule): over the phases */
     int rounds;             /* driver runs (CSE and the shape pass can enable more rewrites) */
     int phases;             /* phases run */
 } optimize_result;

@@ -112,14 +112,15 @@ static int capture_index(const dsl_rule *r, const char *name)
 }
 
 /* Binds an instruction capture, or tests it equal to its first binding. */
-static void bind_ins(builder *b, const char *name, const dsl_path *path, bool *bound)
+static void bind_ins(builder *b, const char *name, const dsl_path *path, dsl_loc loc, bool *bound)
 {
     const dsl_rule *r = b->cur->rule;
     int k = capture_index(r, name);
     if (k < 0)
         return;
     if (bound[k]) {
-        dsl_test t = {.kind = TEST_SAME, .path = *path, .path2 = b->cur->bindings[k].path};
+        dsl_test t = {.kind = TEST_SAME, .path = *path, .path2 = b->cur->bindings[k].path,
+                      .loc = loc, .name = name};
         push_test(b, t);
         return;
     }
@@ -136,17 +137,17 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
     }
     if (p->kind == PAT_CAPTURE || p->kind == PAT_WILDCARD) {
         if (p->once) {
-            dsl_test t = {.kind = TEST_ONCE, .path = path};
+            dsl_test t = {.kind = TEST_ONCE, .path = path, .loc = p->loc};
             push_test(b, t);
         }
         if (p->kind == PAT_CAPTURE)
-            bind_ins(b, p->name, &path, bound);
+            bind_ins(b, p->name, &path, p->loc, bound);
         if (p->bind)
-            bind_ins(b, p->bind, &path, bound);
+            bind_ins(b, p->bind, &path, p->bind_loc, bound);
         return true;
     }
     if (!is_root) {
-        dsl_test t = {.path = path};
+        dsl_test t = {.path = path, .loc = p->loc};
         if (p->kind == PAT_OP) {
             t.kind = p->negated ? TEST_NOT_OP : TEST_OP;
             t.op = p->op;
@@ -159,18 +160,19 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
     /* At the root, the switch on the root's op (emit.c) has already chosen
      * among the ops this pattern's op or class allows. */
     if (p->has_args) {
-        dsl_test t = {.kind = p->rest ? TEST_NARGS_MIN : TEST_NARGS, .path = path, .n = p->nargs};
+        dsl_test t = {.kind = p->rest ? TEST_NARGS_MIN : TEST_NARGS, .path = path, .n = p->nargs,
+                      .loc = p->loc};
         push_test(b, t);
     }
     if (p->once) {
-        dsl_test t = {.kind = TEST_ONCE, .path = path};
+        dsl_test t = {.kind = TEST_ONCE, .path = path, .loc = p->loc};
         push_test(b, t);
     }
     const dsl_rule *r = b->cur->rule;
     for (const dsl_attr_pat *a = p->attrs; a; a = a->next) {
         if (!a->bind) {
             dsl_test t = {.kind = TEST_ATTR, .path = path, .op = p->op, .attr_index = a->index,
-                          .lit = &a->lit};
+                          .lit = &a->lit, .loc = a->loc, .name = a->key};
             push_test(b, t);
             continue;
         }
@@ -178,7 +180,8 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
         if (bound[k]) {
             dsl_test t = {.kind = TEST_SAME_ATTR, .path = path, .op = p->op, .attr_index = a->index,
                           .path2 = b->cur->bindings[k].path, .op2 = b->cur->bindings[k].op,
-                          .attr_index2 = b->cur->bindings[k].attr_index};
+                          .attr_index2 = b->cur->bindings[k].attr_index, .loc = a->loc,
+                          .name = a->bind};
             push_test(b, t);
         } else {
             bound[k] = true;
@@ -188,7 +191,7 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
         }
     }
     if (p->bind)
-        bind_ins(b, p->bind, &path, bound);
+        bind_ins(b, p->bind, &path, p->bind_loc, bound);
     bool swap = false;
     if (p->commutative) {
         swap = (swaps >> *cnode) & 1u;

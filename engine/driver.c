@@ -568,6 +568,16 @@ static void collect_region_bodies(rewriter *rw)
                 driver_fail(rw, "out of memory");
 }
 
+rewriter *driver_explain_rewriter(graph *g)
+{
+    rewriter *rw = calloc(1, sizeof *rw);
+    if (rw) {
+        rw->g = g;
+        rw->failed = true; /* rw_attempt refuses: explaining never rewrites */
+    }
+    return rw;
+}
+
 static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets,
                   const driver_options *opt, graft_error *err)
 {

@@ -64,6 +64,12 @@ typedef struct driver_options {
     int ndisabled;
     driver_trace_fn trace;     /* NULL: no trace */
     void *trace_ctx;
+    /* --explain: the rule to explain at each phase's fixpoint
+     * (engine/explain.h, run by optimize_plan_run, not by the driver), and
+     * where its records go; NULL: none. */
+    const char *explain_rule;
+    driver_trace_fn explain;
+    void *explain_ctx;
 } driver_options;
 
 /* Counters of one rule. */
@@ -107,6 +113,11 @@ void driver_result_free(driver_result *res);
 
 /* "converged", "max iterations", "max rewrites", "rule budget", "error". */
 const char *driver_stop_name(driver_stop s);
+
+/* A rewriter that only lends generated code the graph's arena, for
+ * rule_set.explain (engine/explain.c): nothing can be attempted with it.
+ * Release with free(); NULL without memory. */
+rewriter *driver_explain_rewriter(graph *g);
 
 /* Writes one instruction as a dump line ("@4 = relu(@3) -> float_type, ...")
  * into buf; instructions without a stable name print as %<id>. Returns buf. */

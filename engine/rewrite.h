@@ -44,6 +44,26 @@ typedef struct rule_info {
     unsigned flags;     /* rule_flags */
 } rule_info;
 
+/* Why one rule does not match at one instruction (graft opt --explain): the
+ * first test of the rule's pattern, or the first guard, that failed, as the
+ * rule compiler wrote it down. */
+typedef struct rule_explanation {
+    const char *part;   /* "op", "operand count", ":once", "attribute", "same
+                           instruction", "same attribute", "guard", "let" */
+    const char *wants;  /* what the rule requires there, e.g. "operand 0 is a
+                           relu", "mode = constant", "if is_identity(p)" */
+    int line, col;      /* of that part of the rule, in rule_info.file */
+    int depth;          /* the instruction the test looked at: the root, */
+    unsigned char path[16]; /* then operand path[0] of it, and so on */
+} rule_explanation;
+
+/* What rule_set.explain returns. */
+enum {
+    RULE_EXPLAIN_NOT_TRIED = -1, /* the root's op is not one the rule applies to */
+    RULE_EXPLAIN_FAILED = 0,     /* a test or guard failed: *out says which */
+    RULE_EXPLAIN_MATCHED = 1,    /* the pattern and every guard hold */
+};
+
 typedef struct rule_set {
     const char *name;           /* "fold", or the user file's base name */
     int nrules;
@@ -52,6 +72,11 @@ typedef struct rule_set {
      * applies the first that matches and commits. Returns the rule's index or
      * -1 when nothing fired. */
     int (*apply)(rewriter *rw, ins *root);
+    /* Tests rule `rule` alone at root, changing nothing, and says how far it
+     * got (RULE_EXPLAIN_*); the first failure goes to *out (of the operand
+     * order of a :c pattern that got furthest). Generated apart from apply,
+     * which it leaves as fast as without it; NULL in hand-written sets. */
+    int (*explain)(rewriter *rw, ins *root, int rule, rule_explanation *out);
 } rule_set;
 
 /* ---- called by generated code ---- */

@@ -10,7 +10,8 @@
  * and writes the optimised dump. --stats prints
  * what happened (as one JSON object with `--stats json`), --trace every
  * firing, --verify runs the original and the result on the reference
- * executor and fails on a numeric difference. Options that may repeat
+ * executor and fails on a numeric difference, naming the first rule firing
+ * after which the values differ (found by bisecting over --max-rewrites). Options that may repeat
  * (-r, --disable) and `--stats`'s optional argument are taken out of argv
  * here before the shared option parser sees the rest.
  */
@@ -32,7 +33,7 @@ static const char opt_help[] =
     "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
     "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
     "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
-    "                 [--allow-nonconvergence]\n"
+    "                 [--allow-nonconvergence] [--explain RULE]\n"
     "\n"
     "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
     "(to OUT with -o; to stdout unless --stats is given).\n"
@@ -47,12 +48,22 @@ static const char opt_help[] =
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
     "                       before (-) and after (+)\n"
     "  --disable RULE       never fire RULE (may repeat)\n"
+    "  --explain RULE       why RULE does not fire: at the fixpoint of each phase\n"
+    "                       that runs it, for every instruction it applies to (each\n"
+    "                       one the last sweep tried it on), the first test that\n"
+    "                       failed (op, operand count, :once, attribute, guard,\n"
+    "                       let, or a replacement that was refused, e.g. a region\n"
+    "                       that could not be placed) with its file:line:col, on\n"
+    "                       stderr\n"
     "  --max-rewrites N     stop after N rewrites (for bisecting a bad rule)\n"
     "  --shapes lazy|eager  shape changes deferred (default) or recomputed through\n"
     "                       all users at once (only to measure against)\n"
     "  --verify             run the original and the result on the reference\n"
     "                       executor with random inputs; fail on a difference\n"
-    "                       beyond rtol 1e-3 / atol 1e-5\n"
+    "                       beyond rtol 1e-3 / atol 1e-5, and then bisect over the\n"
+    "                       number of rewrites to name the first rule firing\n"
+    "                       (rule, file:line, instruction) after which the values\n"
+    "                       differ\n"
     "  --dim NAME=VALUE     bind the ONNX symbolic dimension NAME (repeatable;\n"
     "                       unbound symbolic dimensions are 1)\n"
     "  --seed-order N       visit instructions in a seeded random order (testing:\n"
@@ -246,17 +257,20 @@ static void nonconvergence_reason(const driver_result *d, char *buf, size_t size
 
 /* ---- --verify ---- */
 
-static bool compare_outputs(const tensor_list *want, const tensor_list *got)
+/* Whether got matches want within rtol 1e-3 / atol 1e-5; unless quiet, prints
+ * each output's largest errors (the bisection below compares quietly). */
+static bool compare_outputs(const tensor_list *want, const tensor_list *got, bool quiet)
 {
     const double rtol = 1e-3, atol = 1e-5;
     bool ok = want->n == got->n;
-    if (!ok)
+    if (!ok && !quiet)
         fprintf(stderr, "graft opt: --verify: %d outputs before, %d after\n", want->n, got->n);
     for (int k = 0; ok && k < want->n; k++) {
         const tensor *a = &want->items[k].t, *b = &got->items[k].t;
         int64_t n = shape_elements(&a->sh);
         if (n != shape_elements(&b->sh) || !shape_same_lens(&a->sh, &b->sh)) {
-            fprintf(stderr, "graft opt: --verify: %s changed shape\n", want->items[k].name);
+            if (!quiet)
+                fprintf(stderr, "graft opt: --verify: %s changed shape\n", want->items[k].name);
             ok = false;
             break;
         }
@@ -277,17 +291,158 @@ static bool compare_outputs(const tensor_list *want, const tensor_list *got)
             if (!(d <= atol + rtol * fabs(x)))
                 bad = true;
         }
-        fprintf(stderr, "verify %s: max abs error %.3g, max rel error %.3g%s\n",
-                want->items[k].name, max_abs, max_rel, bad ? "  MISMATCH" : "");
+        if (!quiet)
+            fprintf(stderr, "verify %s: max abs error %.3g, max rel error %.3g%s\n",
+                    want->items[k].name, max_abs, max_rel, bad ? "  MISMATCH" : "");
         if (bad)
             ok = false;
     }
     return ok;
 }
 
-static int verify(const char *path, const cli_dims *dims, const graph *optimised)
+/* What --verify needs to rerun the optimisation a rewrite at a time: the
+ * graph's file, the plan and the driver options of the run being checked. */
+typedef struct rerun {
+    const char *path;
+    const cli_dims *dims;
+    const optimize_plan *plan;
+    const driver_options *options;
+} rerun;
+
+/* Keeps the last "fire ..." record of a trace (phase lines are skipped). */
+static void keep_last_fire(void *ctx, const char *text)
 {
-    graph *orig = cli_load_graph_with("opt", path, dims);
+    char **last = ctx;
+    if (strncmp(text, "fire ", 5) != 0)
+        return;
+    size_t n = strlen(text) + 1;
+    char *copy = malloc(n);
+    if (!copy)
+        return;
+    memcpy(copy, text, n);
+    free(*last);
+    *last = copy;
+}
+
+/* Optimises a fresh copy of the graph, stopping after `rewrites` rewrites;
+ * with last_fire, the trace record of the last of them lands there. */
+static graph *optimise_prefix(const rerun *r, int64_t rewrites, char **last_fire,
+                              graft_error *err)
+{
+    graph *g = cli_load_graph_with("opt", r->path, r->dims);
+    if (!g) {
+        error_set(err, "--verify: cannot read %s again", r->path);
+        return NULL;
+    }
+    driver_options o = *r->options;
+    o.max_rewrites = rewrites;
+    o.explain_rule = NULL; /* --explain reports on the run being checked, not on these */
+    o.trace = last_fire ? keep_last_fire : NULL;
+    o.trace_ctx = last_fire;
+    optimize_result res;
+    bool ok = optimize_plan_run(g, r->plan, &o, &res, err);
+    if (ok && res.driver.stop == DRIVER_ERROR) {
+        *err = res.driver.error;
+        ok = false;
+    }
+    if (ok)
+        optimize_result_free(&res);
+    if (!ok) {
+        graph_free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* 1 when the graph after `rewrites` rewrites computes other values than
+ * `want` on `inputs`, 0 when the same, -1 on an error (err says which). */
+static int differs_after(const rerun *r, int64_t rewrites, const tensor_list *inputs,
+                         const tensor_list *want, graft_error *err)
+{
+    graph *g = optimise_prefix(r, rewrites, NULL, err);
+    if (!g)
+        return -1;
+    tensor_list got = {0};
+    int d = exec_run(graph_main(g), inputs, &got, err) ? !compare_outputs(want, &got, true) : -1;
+    tensor_list_free(&got);
+    graph_free(g);
+    return d;
+}
+
+/* Prints "rule NAME (FILE:LINE) [SET] at LABEL (OP)" from a trace record
+ * "fire NAME (FILE:LINE) [SET] at LABEL\n  - LABEL = OP..." and then the
+ * record's instruction lines. */
+static void print_guilty_firing(const char *record)
+{
+    const char *eol = strchr(record, '\n');
+    int head = eol ? (int)(eol - record) : (int)strlen(record);
+    const char *at = strstr(record, " at ");
+    const char *label = at && at < record + head ? at + 4 : NULL;
+    int nlabel = label ? (int)(record + head - label) : 0;
+    char op[64] = "";
+    for (const char *line = eol; label && line; line = strchr(line + 1, '\n')) {
+        if (strncmp(line, "\n  - ", 5) != 0 || strncmp(line + 5, label, (size_t)nlabel) != 0 ||
+            strncmp(line + 5 + nlabel, " = ", 3) != 0)
+            continue;
+        const char *name = line + 5 + nlabel + 3;
+        size_t n = strcspn(name, "[( \n");
+        snprintf(op, sizeof op, "%.*s", (int)(n < sizeof op ? n : sizeof op - 1), name);
+        break;
+    }
+    fprintf(stderr, "  rule %.*s%s%s%s\n", head - 5, record + 5, op[0] ? " (" : "", op,
+            op[0] ? ")" : "");
+    if (eol)
+        fputs(eol + 1, stderr);
+}
+
+/* Bisects over the number of rewrites for the first after which the values
+ * differ from the original's (assuming, as a bisection must, that once they
+ * differ they keep differing) and names that rewrite's rule, its file:line
+ * and the instruction it fired at. `total` rewrites gave a mismatch. */
+static void name_guilty_rule(const rerun *r, uint64_t total, const tensor_list *inputs,
+                             const tensor_list *want)
+{
+    graft_error err = {0};
+    int d0 = differs_after(r, 0, inputs, want, &err);
+    if (d0 != 0) {
+        if (d0 > 0)
+            fprintf(stderr, "graft opt: --verify: the values differ with no rewrite at all "
+                            "(the shape pass, CSE or DCE changed them)\n");
+        else
+            cli_report("opt", &err);
+        return;
+    }
+    int64_t good = 0, bad = (int64_t)total; /* good: same values; bad: differ */
+    while (bad - good > 1) {
+        int64_t mid = good + (bad - good) / 2;
+        int d = differs_after(r, mid, inputs, want, &err);
+        if (d < 0) {
+            cli_report("opt", &err);
+            return;
+        }
+        if (d)
+            bad = mid;
+        else
+            good = mid;
+    }
+    char *record = NULL;
+    graph *g = optimise_prefix(r, bad, &record, &err);
+    if (!g) {
+        cli_report("opt", &err);
+        free(record);
+        return;
+    }
+    graph_free(g);
+    fprintf(stderr, "graft opt: --verify: the values first differ after rewrite %lld of %llu:\n",
+            (long long)bad, (unsigned long long)total);
+    if (record)
+        print_guilty_firing(record);
+    free(record);
+}
+
+static int verify(const rerun *r, const graph *optimised, uint64_t rewrites)
+{
+    graph *orig = cli_load_graph_with("opt", r->path, r->dims);
     if (!orig)
         return EXIT_FAIL;
     graft_error err = {0};
@@ -300,7 +455,9 @@ static int verify(const char *path, const cli_dims *dims, const graph *optimised
     } else if (!exec_run(graph_main(optimised), &inputs, &got, &err)) {
         error_prefix(&err, "--verify: running the result");
         st = cli_report("opt", &err);
-    } else if (!compare_outputs(&want, &got)) {
+    } else if (!compare_outputs(&want, &got, false)) {
+        if (rewrites)
+            name_guilty_rule(r, rewrites, &inputs, &want);
         st = cli_fail("opt", "--verify: the optimised graph computes different values");
     }
     tensor_list_free(&inputs);
@@ -308,6 +465,29 @@ static int verify(const char *path, const cli_dims *dims, const graph *optimised
     tensor_list_free(&got);
     graph_free(orig);
     return st;
+}
+
+/* ---- --explain ---- */
+
+static bool plan_has_rule(const optimize_plan *plan, const char *name)
+{
+    for (int ph = 0; ph < plan->nphases; ph++)
+        for (int k = 0; k < plan->nsets[ph]; k++)
+            for (int r = 0; r < plan->sets[ph][k]->nrules; r++)
+                if (strcmp(plan->sets[ph][k]->rules[r].name, name) == 0)
+                    return true;
+    return false;
+}
+
+static void print_explain_summary(const char *rule, const explain_counts *c)
+{
+    if (!c->tried)
+        fprintf(stderr, "explain %s: no instruction at a fixpoint has an op the rule applies to\n",
+                rule);
+    else
+        fprintf(stderr, "explain %s: tried on %d instruction%s: %d failed a test or guard, %d "
+                        "matched but the replacement was refused\n",
+                rule, c->tried, c->tried == 1 ? "" : "s", c->failed, c->matched);
 }
 
 /* ---- the command ---- */
@@ -389,13 +569,13 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
 static int run(opt_args *a)
 {
     const char *pipeline_name = NULL, *out = NULL, *max_rewrites = NULL, *shapes = NULL,
-               *seed_order = NULL;
+               *seed_order = NULL, *explain = NULL;
     bool trace = false, verify_flag = false;
     const cli_option options[] = {
         {"pipeline", 'p', &pipeline_name, NULL}, {"output", 'o', &out, NULL},
         {"max-rewrites", 0, &max_rewrites, NULL}, {"shapes", 0, &shapes, NULL},
         {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
-        {"verify", 0, NULL, &verify_flag},
+        {"verify", 0, NULL, &verify_flag},      {"explain", 0, &explain, NULL},
         {"allow-nonconvergence", 0, NULL, &a->allow_nonconvergence},
     };
     cli_args args;
@@ -470,8 +650,13 @@ static int run(opt_args *a)
         (void)optimize_plan_add(&plan, 0, loaded[nloaded++].set, &perr); /* room checked above */
         label = pipeline_name ? "pipeline + rule files" : "rule files";
     }
-    st = run_sets(a, args.positional[0], &plan, label, &o, out, trace, verify_flag,
-                  max_rewrites != NULL);
+    if (explain && !plan_has_rule(&plan, explain))
+        st = cli_fail("opt", "--explain %s: no rule of that name in the rule sets run", explain);
+    else {
+        o.explain_rule = explain;
+        st = run_sets(a, args.positional[0], &plan, label, &o, out, trace, verify_flag,
+                      max_rewrites != NULL);
+    }
     for (int j = 0; j < nloaded; j++)
         dsl_unload_rules(&loaded[j]);
     return st;
@@ -489,6 +674,8 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         o.trace = trace_to_stderr;
         o.trace_ctx = NULL;
     }
+    if (o.explain_rule)
+        o.explain = trace_to_stderr;
 
     graph *g = cli_load_graph_with("opt", path, &a->dims);
     if (!g)
@@ -505,6 +692,8 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         return cli_report("opt", &err);
     }
     r.res = &res;
+    if (o.explain_rule)
+        print_explain_summary(o.explain_rule, &res.explained);
     if (a->stats)
         graph_kernel_counts(g, &r.after);
     st = EXIT_OK;
@@ -535,8 +724,10 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         if (!dump_write_file(g, out ? out : "-", &err))
             st = cli_report("opt", &err);
     }
-    if (st == EXIT_OK && verify_flag)
-        st = verify(path, &a->dims, g);
+    if (st == EXIT_OK && verify_flag) {
+        rerun again = {path, &a->dims, plan, &o};
+        st = verify(&again, g, res.driver.rewrites);
+    }
     optimize_result_free(&res);
     graph_free(g);
     return st;

@@ -2,7 +2,9 @@
 # dsl.sh: the rule language from the command line (`graft rules`, `graft opt
 # -p fold`). Every tests/dsl_fail/NAME.rules carries a first-line comment
 # "# error: FILE:LINE:COL: message" that graft rules must print exactly (exit
-# 1; a file with several errors has one such line per error, in order); every tests/dsl_pass and rules/ file must be accepted; the emitted C
+# 1; a file with several errors has one such line per error, in order); every
+# tests/dsl_pass and rules/ file must be accepted, printing exactly the
+# warnings its "# warning: MESSAGE" first lines give (none for rules/); the emitted C
 # names rules and their file:line; fold.rules runs end to end.
 . "$(dirname "$0")/lib/common.sh"
 tmp=$t
@@ -26,14 +28,68 @@ for f in tests/dsl_fail/*.rules; do
     fi
 done
 
+# Accepted files print exactly the warnings their "# warning: " lines give
+# (none for most: rules/ must print none).
 for f in tests/dsl_pass/*.rules rules/*.rules; do
     name=pass_$(basename "$f" .rules)
-    if out=$("$GRAFT" rules "$f" 2>&1); then
-        pass "$name"
+    want=$(sed -n '/^# warning: /!q;s/^# warning: //p' "$f")
+    if ! got=$("$GRAFT" rules "$f" 2>&1 >/dev/null); then
+        fail "$name" "$got"
+    elif [ "$got" != "$want" ]; then
+        fail "$name" "warnings: got '$got', expected '$want'"
     else
-        fail "$name" "$out"
+        pass "$name"
     fi
 done
+
+# The rank table in docs/rules.md is graft rules --ranks's output, so it
+# cannot drift from the op table it is generated from.
+"$GRAFT" rules --ranks > "$tmp/ranks.md" 2> "$tmp/ranks.err"
+sed -n '/^<!-- ranks: /,/^<!-- end ranks -->/p' docs/rules.md | sed '1d;$d' > "$tmp/ranks_doc.md"
+if [ -s "$tmp/ranks.md" ] && cmp -s "$tmp/ranks.md" "$tmp/ranks_doc.md" &&
+   grep -q '^| pointwise | .*`add`, `sub`, `mul`' "$tmp/ranks.md"; then
+    pass ranks_table_in_docs
+else
+    fail ranks_table_in_docs "docs/rules.md's table differs from graft rules --ranks: $(diff "$tmp/ranks_doc.md" "$tmp/ranks.md" | head -3)"
+fi
+
+# The rules the rank order accepts run and converge: mul(x, 2) becomes
+# add(x, x) and the sigmoid a region of one op, with the same values.
+cat > "$tmp/ranks.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = @literal{2, 2, 2, 2, 2, 2} -> float_type, {2, 3}, {3, 1}
+@2 = mul(x, @1) -> float_type, {2, 3}, {3, 1}
+@3 = sigmoid(@2) -> float_type, {2, 3}, {3, 1}
+@4 = @return(@3)
+G
+if "$GRAFT" opt "$tmp/ranks.txt" -r tests/dsl_pass/ranks.rules --verify -o "$tmp/ranks_out.txt" 2> "$tmp/ranks_run.err" &&
+   grep -q "= add(x,x)" "$tmp/ranks_out.txt" && grep -q "= fused(" "$tmp/ranks_out.txt" &&
+   ! grep -q "= mul(" "$tmp/ranks_out.txt"; then
+    pass ranks_rules_run
+elif grep -q -i "compiler" "$tmp/ranks_run.err"; then
+    pass ranks_rules_run_skipped_no_compiler
+else
+    fail ranks_rules_run "$(head -3 "$tmp/ranks_run.err" "$tmp/ranks_out.txt")"
+fi
+
+# graft rules -p PIPELINE --list: each phase's rules with set and file:line,
+# as the rule files say (the line of `rule NAME`), every rule of every set.
+"$GRAFT" rules -p normalize --list > "$tmp/list.txt" 2> "$tmp/list.err"
+st=$?
+line=$(grep -n "^rule pad_into_convolution\b" rules/pad.rules | cut -d: -f1)
+nrules=$(cat rules/fold.rules rules/pending.rules rules/pad.rules rules/reshape.rules | grep -c "^rule ")
+"$GRAFT" rules -p normalize > /dev/null 2>&1
+st_nolist=$?
+if [ $st -eq 0 ] && [ "$(sed -n 1p "$tmp/list.txt")" = "phase 1 of 1: fold, pending, pad, reshape" ] &&
+   grep -q "^  pad  *pad_into_convolution  *rules/pad.rules:$line\$" "$tmp/list.txt" &&
+   grep -q "^  reshape  *unary_above_reshape  *rules/reshape.rules:[0-9]* (nonterminating)\$" "$tmp/list.txt" &&
+   [ "$(grep -c '^  ' "$tmp/list.txt")" -eq "$nrules" ] &&
+   [ "$(tail -1 "$tmp/list.txt")" = "$nrules rules in pipeline normalize" ] && [ $st_nolist -eq 2 ]; then
+    pass rules_list_pipeline
+else
+    fail rules_list_pipeline "status $st/$st_nolist, $nrules rules expected: $(head -3 "$tmp/list.txt" "$tmp/list.err")"
+fi
 
 # --emit-c: the generated C names each rule and its file:line.
 if "$GRAFT" rules rules/fold.rules --emit-c "$tmp/fold.c" >/dev/null &&

@@ -116,6 +116,147 @@ elif grep -q -i "compiler" "$tmp/err"; then
     pass opt_verify_catches_wrong_rule_skipped_no_compiler
 else fail opt_verify_catches_wrong_rule "status $st: $(head -3 "$tmp/err")"; fi
 
+# --verify names the guilty rule: a wrong rule (add_is_sub) fires third, after
+# two correct ones and before a fourth; the bisection over the rewrites finds
+# rewrite 3 and names the rule, its file:line and the instruction (name, op)
+cat > "$tmp/chain.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+y = @param:y -> float_type, {2, 3}, {3, 1}
+@1 = neg(x) -> float_type, {2, 3}, {3, 1}
+@2 = neg(@1) -> float_type, {2, 3}, {3, 1}
+@3 = relu(@2) -> float_type, {2, 3}, {3, 1}
+@4 = relu(@3) -> float_type, {2, 3}, {3, 1}
+@5 = add(@4, y) -> float_type, {2, 3}, {3, 1}
+@6 = abs(@5) -> float_type, {2, 3}, {3, 1}
+@7 = abs(@6) -> float_type, {2, 3}, {3, 1}
+@8 = @return(@7)
+G
+cat > "$tmp/guilty.rules" <<'R'
+# Correct: two negations cancel.
+rule double_negation
+    neg(neg(x))
+    => x
+
+# Correct: relu is idempotent.
+rule relu_of_relu
+    r = relu(relu(x))
+    => relu(x)
+
+# Wrong on purpose: an add is not a sub.
+rule add_is_sub nonterminating
+    add(x, y)
+    => sub(x, y)
+
+# Correct: abs is idempotent.
+rule abs_of_abs
+    abs(a = abs(x))
+    => a
+R
+"$GRAFT" opt "$tmp/chain.txt" -r "$tmp/guilty.rules" --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "the values first differ after rewrite 3 of 4:" "$tmp/err" &&
+   grep -q "^  rule add_is_sub (.*guilty.rules:12) \[guilty\] at @5 (add)$" "$tmp/err" &&
+   grep -q "^  + .* = sub(" "$tmp/err"; then
+    pass opt_verify_names_guilty_rule
+elif grep -q -i "compiler" "$tmp/err"; then
+    pass opt_verify_names_guilty_rule_skipped_no_compiler
+else fail opt_verify_names_guilty_rule "status $st: $(head -12 "$tmp/err")"; fi
+# the correct rules alone pass (the bisection does not run, nothing is named)
+"$GRAFT" opt "$tmp/chain.txt" -r "$tmp/guilty.rules" --disable add_is_sub --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && ! grep -q "first differ" "$tmp/err"; then pass opt_verify_correct_rules_pass
+elif grep -q -i "compiler" "$tmp/err"; then pass opt_verify_correct_rules_pass_skipped_no_compiler
+else fail opt_verify_correct_rules_pass "status $st: $(head -5 "$tmp/err")"; fi
+
+# --explain RULE: why a rule does not fire, the first failing test with the
+# file:line:col of that part of the rule: a guard, an attribute, an op (with
+# the instruction the test looked at), :once
+cat > "$tmp/explain.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+@1 = transpose[permutation={1, 0}](x) -> float_type, {3, 2}, {1, 3}
+@2 = relu(@1) -> float_type, {3, 2}, {1, 3}
+@3 = exp(@2) -> float_type, {3, 2}, {1, 3}
+@4 = relu(@3) -> float_type, {3, 2}, {1, 3}
+@5 = pad[pads={0, 1, 0, 1}, mode=constant, value=1](@4) -> float_type, {3, 4}, {1, 3}
+@6 = neg(@5) -> float_type, {3, 4}, {1, 3}
+@7 = abs(@5) -> float_type, {3, 4}, {1, 3}
+@8 = add(@6, @7) -> float_type, {3, 4}, {1, 3}
+@9 = @return(@8)
+G
+cat > "$tmp/explain.rules" <<'R'
+rule relu_of_relu
+    r = relu(relu(x))
+    => relu(x)
+
+rule transpose_id
+    t = transpose[permutation=p](x)  if is_identity(p)
+    => x
+
+rule pad_zero
+    pad[mode=constant, value=0](x)
+    => x
+
+rule neg_of_once
+    neg(x:once)
+    => x
+R
+explain() { # RULE: runs --explain RULE into $tmp/explain.err
+    "$GRAFT" opt "$tmp/explain.txt" -r "$tmp/explain.rules" --explain "$1" -o "$tmp/e.txt" > /dev/null 2> "$tmp/explain.err"
+}
+if explain transpose_id; then
+    if grep -q "^explain transpose_id (.*explain.rules:5) \[explain\] at @1 (transpose): .*explain.rules:6:38: failed guard: if is_identity(p)$" "$tmp/explain.err" &&
+       grep -q "^explain transpose_id: tried on 1 instruction: 1 failed" "$tmp/explain.err"; then
+        pass opt_explain_guard
+    else fail opt_explain_guard "$(head -4 "$tmp/explain.err")"; fi
+    explain pad_zero
+    if grep -q "at @5 (pad): .*explain.rules:10:24: failed attribute test: the root has value=0$" "$tmp/explain.err" &&
+       grep -q "^  - @5 = pad\[" "$tmp/explain.err"; then
+        pass opt_explain_attribute
+    else fail opt_explain_attribute "$(head -4 "$tmp/explain.err")"; fi
+    explain relu_of_relu
+    if grep -q "at @2 (relu): .*explain.rules:2:14: failed op test: operand 0 is a relu$" "$tmp/explain.err" &&
+       grep -q "^  found @1 = transpose" "$tmp/explain.err" &&
+       grep -q "at @4 (relu): .*failed op test" "$tmp/explain.err" &&
+       grep -q "^  found @3 = exp" "$tmp/explain.err" &&
+       grep -q "tried on 2 instructions: 2 failed" "$tmp/explain.err"; then
+        pass opt_explain_op
+    else fail opt_explain_op "$(head -8 "$tmp/explain.err")"; fi
+    explain neg_of_once
+    if grep -q "at @6 (neg): .*explain.rules:14:9: failed :once test: operand 0 has exactly one use$" "$tmp/explain.err"; then
+        pass opt_explain_once
+    else fail opt_explain_once "$(head -4 "$tmp/explain.err")"; fi
+elif grep -q -i "compiler" "$tmp/explain.err"; then
+    pass opt_explain_skipped_no_compiler
+else fail opt_explain_guard "$(head -4 "$tmp/explain.err")"; fi
+# a built-in rule (no compiler needed) that fires everywhere it applies is
+# reported as tried on nothing; one that cannot fire names its first test;
+# an unknown rule is an error
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --explain add_zero -o "$tmp/e.txt" 2> "$tmp/explain.err"
+st1=$?
+"$GRAFT" opt "$tmp/explain.txt" -p fold --explain identity_transpose -o "$tmp/e.txt" 2> "$tmp/explain2.err"
+st2=$?
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --explain no_such_rule -o "$tmp/e.txt" 2> "$tmp/explain3.err"
+st3=$?
+if [ $st1 -eq 0 ] && grep -q "^explain add_zero: no instruction at a fixpoint has an op the rule applies to$" "$tmp/explain.err" &&
+   [ $st2 -eq 0 ] && grep -q "^explain identity_transpose (rules/fold.rules:[0-9]*) \[fold\] at @1 (transpose): rules/fold.rules:[0-9]*:[0-9]*: failed guard: if is_identity(t.permutation)$" "$tmp/explain2.err" &&
+   [ $st3 -eq 1 ] && grep -q "no_such_rule: no rule of that name" "$tmp/explain3.err"; then
+    pass opt_explain_builtin
+else fail opt_explain_builtin "$st1 $st2 $st3: $(head -3 "$tmp/explain.err" "$tmp/explain2.err" "$tmp/explain3.err")"; fi
+
+# --explain on a rule whose replacement is refused: under -p default the
+# UNet block's sqdiff matches fuse_binary_of_pointwise_first, but merging it
+# would create a cycle; instructions inside region bodies are never tried
+"$GRAFT" opt "$TOP/examples/unet_groupnorm.txt" -p default --explain fuse_binary_of_pointwise_first -o "$tmp/e.txt" 2> "$tmp/explain.err"
+st=$?
+if [ $st -eq 0 ] &&
+   grep -q "(sqdiff): the pattern and every guard hold, but at rules/fuse.rules:[0-9]*:[0-9]* the merge was refused (it would create a cycle" "$tmp/explain.err" &&
+   grep -q "matched but the replacement was refused" "$tmp/explain.err" &&
+   ! grep -q "^explain .* at main:fused" "$tmp/explain.err"; then
+    pass opt_explain_replacement_refused
+else fail opt_explain_replacement_refused "status $st: $(head -6 "$tmp/explain.err")"; fi
+
 # usage errors exit 2; bad input exits 1
 "$GRAFT" opt "$tmp/pairs.txt" -p no_such_pipeline > /dev/null 2> "$tmp/err"
 st=$?

@@ -91,7 +91,7 @@ static int fold_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set fold_set = {"fold", 4, fold_rules, fold_apply};
+static const rule_set fold_set = {"fold", 4, fold_rules, fold_apply, NULL};
 
 /* ---- layout ---- */
 
@@ -109,7 +109,7 @@ static int layout_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set layout_set = {"layout", 1, layout_rules, layout_apply};
+static const rule_set layout_set = {"layout", 1, layout_rules, layout_apply, NULL};
 
 /* ---- pending ---- */
 
@@ -139,7 +139,7 @@ static int pending_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set pending_set = {"pending", 1, pending_rules, pending_apply};
+static const rule_set pending_set = {"pending", 1, pending_rules, pending_apply, NULL};
 
 /* ---- seed 001: a transpose absorbed into dot's output strides ---- */
 
@@ -183,7 +183,7 @@ static int dot_apply(rewriter *rw, ins *root)
     return 0;
 }
 
-static const rule_set dot_set = {"seed001", 1, dot_rules, dot_apply};
+static const rule_set dot_set = {"seed001", 1, dot_rules, dot_apply, NULL};
 
 /* ---- swap (cycles; marked) ---- */
 
@@ -203,7 +203,7 @@ static int swap_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set swap_set = {"swap", 1, swap_rules, swap_apply};
+static const rule_set swap_set = {"swap", 1, swap_rules, swap_apply, NULL};
 
 /* ---- broken: reports success without changing anything ---- */
 
@@ -225,7 +225,7 @@ static int broken_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set broken_set = {"broken", 1, broken_rules, broken_apply};
+static const rule_set broken_set = {"broken", 1, broken_rules, broken_apply, NULL};
 
 /* ---- aborts: builds something, then gives up ---- */
 
@@ -245,6 +245,6 @@ static int abort_apply(rewriter *rw, ins *root)
     return -1;
 }
 
-static const rule_set abort_set = {"aborts", 1, abort_rules, abort_apply};
+static const rule_set abort_set = {"aborts", 1, abort_rules, abort_apply, NULL};
 
 #endif

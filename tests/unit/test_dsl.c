@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "driver.h"
 #include "load.h"
+#include "op_rank.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -127,6 +128,84 @@ static void test_termination_measure(void)
     f = check_text("rule order\n    add(k = @literal, x)\n    => add(x, k)\n", &err);
     CHECK(f == NULL);
     CHECK_CONTAINS(err.message, "does not decrease the termination measure");
+}
+
+/* The canonical order of ops: a total order, by cost class, then code. */
+static void test_op_ranks(void)
+{
+    int n;
+    const op_def *const *ranked = op_ranked(&n);
+    int nops;
+    op_all(&nops);
+    CHECK_INT(n, nops);
+    for (int k = 0; k < n; k++) {
+        CHECK_INT(op_rank(ranked[k]), k + 1);
+        if (k)
+            CHECK(op_cost_class_of(ranked[k - 1]) < op_cost_class_of(ranked[k]) ||
+                  (op_cost_class_of(ranked[k - 1]) == op_cost_class_of(ranked[k]) &&
+                   ranked[k - 1]->code < ranked[k]->code));
+    }
+    const char *up[] = {"@literal", "fused", "transpose", "add", "mul", "sigmoid", "pad",
+                        "reduce_sum", "dot"};
+    for (int k = 1; k < (int)(sizeof up / sizeof up[0]); k++)
+        CHECK(op_rank(op_find(up[k - 1])) < op_rank(op_find(up[k])));
+    CHECK_INT(op_rank(op_opaque()), n + 1);
+    int lo, hi;
+    CHECK(op_rank_range(OPC_UNARY, &lo, &hi));
+    CHECK_INT(lo, op_rank(op_find("relu")));
+    CHECK(hi >= op_rank(op_find("convert")));
+    CHECK(!op_rank_range(OPC_BUILTIN, &lo, &hi)); /* classes never match builtins */
+
+    /* The measure's rank component: op for op down the order, a region of
+     * one op, a class node on both sides (cancels), a class rewritten to a
+     * fixed op (bounded by the class's lowest rank). */
+    graft_error err = {0};
+    dsl_file *f = check_text("rule down\n    mul(x, k) if all_equal(k, 2.0)\n    => add(x, x)\n"
+                             "rule one_op_region\n    s = sigmoid(x)\n    => region(s) -> (s)\n"
+                             "rule moves nonterminating\n    u = <unary>(r = reshape(x))\n"
+                             "    => r(u(x))\n"
+                             "rule class_to_op nonterminating\n    <unary>(x)\n    => neg(x)\n",
+                             &err);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    int lhs[DSL_MEASURE_COUNT], rhs[DSL_MEASURE_COUNT];
+    dsl_rule_measure(f->rules[0], lhs, rhs);
+    CHECK_INT(lhs[DSL_MEASURE_RANK], op_rank(op_find("mul")));
+    CHECK_INT(rhs[DSL_MEASURE_RANK], op_rank(op_find("add")));
+    dsl_rule_measure(f->rules[1], lhs, rhs);
+    CHECK_INT(lhs[DSL_MEASURE_RANK], op_rank(op_find("sigmoid")));
+    CHECK_INT(rhs[DSL_MEASURE_RANK], op_rank(op_find("fused")));
+    dsl_rule_measure(f->rules[2], lhs, rhs);
+    CHECK_INT(lhs[DSL_MEASURE_RANK], op_rank(op_find("reshape")));
+    CHECK_INT(rhs[DSL_MEASURE_RANK], op_rank(op_find("reshape")));
+    dsl_rule_measure(f->rules[3], lhs, rhs);
+    CHECK_INT(lhs[DSL_MEASURE_RANK], op_rank(op_find("relu")));
+    CHECK_INT(rhs[DSL_MEASURE_RANK], op_rank(op_find("neg")));
+    dsl_file_free(f);
+}
+
+/* Unguarded nonterminating rules that undo each other are found in pairs;
+ * a guarded pair, or a pair where one side is terminating, is not. */
+static void test_undo_pairs(void)
+{
+    graft_error err = {0};
+    dsl_file *f = check_text("rule a nonterminating\n    neg(transpose(x))\n    => transpose(neg(x))\n"
+                             "rule b nonterminating\n    t = transpose(neg(x))\n    => neg(t(x))\n"
+                             "rule c nonterminating\n    exp(r = reshape(x)) if x.rank > 1\n"
+                             "    => r(exp(x))\n"
+                             "rule d nonterminating\n    r = reshape(exp(x)) if x.rank > 1\n"
+                             "    => exp(r(x))\n"
+                             "rule e nonterminating\n    abs(squeeze(x))\n    => squeeze(abs(x))\n",
+                             &err);
+    CHECK(f != NULL);
+    if (!f)
+        return;
+    dsl_undo_pair pairs[4];
+    CHECK_INT(dsl_find_undo_pairs(f, pairs, 4), 1);
+    CHECK_STR(pairs[0].first->name, "a");
+    CHECK_STR(pairs[0].second->name, "b");
+    dsl_file_free(f);
 }
 
 static void test_tree_shares_and_switches(void)
@@ -539,6 +618,8 @@ int main(void)
     RUN(test_fuzz_corpus_replay);
     RUN(test_sema_types);
     RUN(test_termination_measure);
+    RUN(test_op_ranks);
+    RUN(test_undo_pairs);
     RUN(test_tree_shares_and_switches);
     RUN(test_overlap_and_duplicates);
     RUN(test_builtin_fold_runs);

@@ -270,7 +270,7 @@ static int apply_region(rewriter *rw, ins *root)
     return 0;
 }
 
-static const rule_set region_set = {"regions", 1, region_rules, apply_region};
+static const rule_set region_set = {"regions", 1, region_rules, apply_region, NULL};
 
 /* a is read outside the region (by the relu, before the root). */
 static const char fusable[] =
