@@ -105,3 +105,20 @@ done
 awk -v a="$td_500" -v b="$td_1000" -v c="$tn_500" -v d="$tn_1000" 'BEGIN {
     printf "fusion growth: twice the chains, -p default time %.2fx, fusion part %.2fx " \
            "(linear: 2x)\n", b / a, (b - d) / (a - c) }'
+
+# Memory traffic against its lower bound after -p default (graft opt --stats;
+# docs/architecture.md defines both): the UNet block and a transformer layer.
+for g in unet_groupnorm transformer_layer; do
+    if "$GRAFT" opt "examples/$g.txt" -p default --stats json > "$scratch/j" 2>/dev/null; then
+        moved=$(sed -n 's/.*"bytes_moved":\([0-9]*\).*/\1/p' "$scratch/j")
+        bound=$(sed -n 's/.*"bytes_lower_bound":\([0-9]*\).*/\1/p' "$scratch/j")
+        kernels=$(sed -n 's/.*"kernels":\([0-9]*\).*/\1/p' "$scratch/j")
+        awk -v g="$g" -v m="$moved" -v b="$bound" -v k="$kernels" 'BEGIN {
+            r = m / b
+            printf "bytes_moved / bytes_lower_bound, %s, -p default (%d kernels): " \
+                   "%d / %d = %.2f (target <= 1.2: %s)\n", g, k, m, b, r,
+                   r <= 1.2 ? "met" : "NOT met" }'
+    else
+        echo "bytes_moved / bytes_lower_bound, $g: graft opt failed"
+    fi
+done
