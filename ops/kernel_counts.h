@@ -31,7 +31,7 @@ typedef struct kernel_counts {
     int copies;  /* standalone OPC_COPY kernels (concat, contiguous, layout) and
                     copying reshapes among them */
     int64_t pointwise_flops; /* element operations of pointwise ops and reductions */
-    int64_t bytes_moved;       /* bytes the kernels read and write; -1: out of memory */
+    int64_t bytes_moved;       /* bytes the kernels read and write */
     int64_t bytes_lower_bound; /* the least any kernel partition moves; -1: out of memory */
 } kernel_counts;
 
@@ -41,7 +41,7 @@ void graph_kernel_counts(const graph *g, kernel_counts *out);
  * own by the rules above. */
 bool instruction_is_kernel(const ins *i);
 
-/* The two byte counts of kernel_counts (-1 each when memory ran out). */
+/* The two byte counts of kernel_counts (the bound -1 when memory ran out). */
 void graph_kernel_traffic(const graph *g, int64_t *bytes_moved, int64_t *bytes_lower_bound);
 
 #endif
