@@ -22,7 +22,7 @@ OPT     ?= -O2
 
 PACKAGES = gcc make pkg-config re2c bison clang libclang-rt-14-dev \
            libprotobuf-c-dev protobuf-c-compiler libonnx-dev libonnx-testdata python3-onnx \
-           hipcc libamdhip64-dev
+           hipcc libamdhip64-dev graphviz
 
 LIB_DIRS = ir ops import engine dsl codegen api
 INCLUDES = -Iinclude $(addprefix -I,$(LIB_DIRS)) -I$(BUILD)/gen -Itests

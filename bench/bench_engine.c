@@ -12,9 +12,14 @@
  *      users (N = 10k): lazy shapes against eager (MIGraphX's way: every
  *      mutation recomputes everything downstream). Targets: lazy makes at
  *      most 1/100 of eager's calls, and at most 3 calls per instruction.
+ *  (4) Fusion's share of `-p default` on (2)'s 1M-instruction graph: the
+ *      pipeline's phases run one after the other on one graph, each timed
+ *      (best of 3); the share is the fusion phase's time over the whole.
+ *      Target: at most 30%.
  *
- * Usage: bench_engine [--quick] [--fold | --shapes]
- *   --quick: 1/10 sizes, for a smoke run; --fold / --shapes: one part only
+ * Usage: bench_engine [--quick] [--fold | --shapes | --fusion]
+ *   --quick: 1/10 sizes, for a smoke run; --fold / --shapes / --fusion: one
+ *   part only
  */
 #include "driver.h"
 #include "lazy_shapes.h"
@@ -247,20 +252,94 @@ static void bench_shapes(bool quick)
     printf("    lazy / eager = 1/%.0f (target <= 1/100: %.3f of target)\n", 1 / ratio, ratio * 100);
 }
 
+/* ---- (4) fusion's share of -p default ---- */
+
+/* Runs phase `phase` of plan alone on g; its time in seconds, -1 on failure. */
+static double run_phase(graph *g, const optimize_plan *plan, int phase)
+{
+    optimize_plan one = {0};
+    one.nphases = 1;
+    one.nsets[0] = plan->nsets[phase];
+    for (int k = 0; k < plan->nsets[phase]; k++)
+        one.sets[0][k] = plan->sets[phase][k];
+    driver_options o;
+    driver_options_init(&o);
+    optimize_result r;
+    graft_error err;
+    double t0 = now_s();
+    bool ok = optimize_plan_run(g, &one, &o, &r, &err);
+    double t = now_s() - t0;
+    if (!ok) {
+        fprintf(stderr, "bench_engine: phase %d: %s\n", phase + 1, err.message);
+        return -1;
+    }
+    ok = r.driver.converged;
+    optimize_result_free(&r);
+    return ok ? t : -1;
+}
+
+static void bench_fusion(bool quick)
+{
+    const pipeline *p = pipeline_find("default");
+    optimize_plan plan;
+    graft_error err;
+    if (!p || !pipeline_plan(p, &plan, &err) || plan.nphases < 2) {
+        printf("(4) fusion's share of -p default: skipped (no two-phase default pipeline)\n");
+        return;
+    }
+    size_t n = quick ? 100000 : 1000000;
+    double best_norm = 0, best_fuse = 0, best_share = 1;
+    size_t before = 0, after = 0;
+    for (int k = 0; k < 3; k++) {
+        graph *g = conv_blocks(n);
+        before = graph_count(g);
+        double norm = 0, fuse = 0;
+        for (int ph = 0; ph < plan.nphases; ph++) {
+            double t = run_phase(g, &plan, ph);
+            if (t < 0) {
+                graph_free(g);
+                return;
+            }
+            if (ph == plan.nphases - 1)
+                fuse += t;
+            else
+                norm += t;
+        }
+        after = graph_count(g);
+        graph_free(g);
+        double share = fuse / (norm + fuse);
+        if (k == 0 || share < best_share) {
+            best_share = share;
+            best_norm = norm;
+            best_fuse = fuse;
+        }
+    }
+    printf("(4) fusion's share of -p default, conv/pointwise/reshape/pad blocks (best of 3)\n");
+    printf("    %8zu -> %8zu instructions: normalize phase %.3f s, fusion phase %.3f s\n", before,
+           after, best_norm, best_fuse);
+    printf("    fusion / (normalize + fusion) = %.1f%% (target <= 30%%: %.2f of target); "
+           "fusion adds %.1f%% to normalize\n",
+           100 * best_share, best_share / 0.30, 100 * best_fuse / (best_norm > 0 ? best_norm : 1e-9));
+}
+
 int main(int argc, char **argv)
 {
-    bool quick = false, fold = true, shapes = true;
+    bool quick = false, fold = true, shapes = true, fusion = true;
     for (int k = 1; k < argc; k++) {
         if (strcmp(argv[k], "--quick") == 0)
             quick = true;
         else if (strcmp(argv[k], "--fold") == 0)
-            shapes = false;
+            shapes = fusion = false;
         else if (strcmp(argv[k], "--shapes") == 0)
-            fold = false;
+            fold = fusion = false;
+        else if (strcmp(argv[k], "--fusion") == 0)
+            fold = shapes = false;
     }
     if (fold)
         bench_fold(quick);
     if (shapes)
         bench_shapes(quick);
+    if (fusion)
+        bench_fusion(quick);
     return 0;
 }

@@ -19,3 +19,106 @@ export GRAFT
 for b in $bins; do
     "$b"
 done
+
+# ---- fusion rows (issue 8), through the graft command ----
+# ms_of FILE: the "ms" of a --stats json line; best_ms N CMD...: the least ms
+# of N runs of CMD (a graft opt ... --stats json).
+ms_of() { sed -n 's/.*"ms":\([0-9.]*\)}.*/\1/p' "$1"; }
+best_ms() {
+    n=$1
+    shift
+    best=
+    for _ in $(seq "$n"); do
+        "$@" > "$scratch/j" 2>/dev/null || { echo fail; return; }
+        ms=$(ms_of "$scratch/j")
+        best=$(awk -v a="$best" -v b="$ms" 'BEGIN { print (a == "" || b < a) ? b : a }')
+    done
+    echo "$best"
+}
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+
+# Matching stays flat in the number of rules: -r rules/fuse.rules (N rules)
+# against the same rules plus a copy of each that never matches (2N), on a
+# graph of 250k instructions where the fusion rules are tried at every
+# pointwise op and none fires (reduce_sum, relu of it, broadcast, add).
+awk -v n=50000 'BEGIN {
+  print "module: \"main\""
+  print "x = @param:x -> float_type, {4, 8}, {8, 1}"
+  prev = "x"
+  for (k = 0; k < n; k++) {
+    printf "c%d = @literal{ ... } -> float_type, {4, 8}, {8, 1}\n", k
+    printf "s%d = reduce_sum[axes={1}](%s)\nr%d = relu(s%d)\n", k, prev, k, k
+    printf "b%d = multibroadcast[out_lens={4, 8}](r%d)\na%d = add(b%d,c%d)\n", k, k, k, k, k
+    prev = "a" k
+  }
+  print "@ret = @return(" prev ")"
+}' > "$scratch/match.txt"
+cp rules/fuse.rules "$scratch/n.rules"
+awk -f bench/rule_copies.awk rules/fuse.rules > "$scratch/2n.rules"
+n1=$(grep -c '^rule ' "$scratch/n.rules")
+n2=$(grep -c '^rule ' "$scratch/2n.rules")
+if "$GRAFT" rules "$scratch/2n.rules" > /dev/null 2>&1; then
+    t1=$(best_ms 3 "$GRAFT" opt "$scratch/match.txt" -r "$scratch/n.rules" --stats json)
+    t2=$(best_ms 3 "$GRAFT" opt "$scratch/match.txt" -r "$scratch/2n.rules" --stats json)
+    awk -v n1="$n1" -v n2="$n2" -v t1="$t1" -v t2="$t2" 'BEGIN {
+        i = 250002; r = t2 / t1
+        printf "fusion matching: %d rules %.0f ns/instruction, %d rules %.0f ns/instruction " \
+               "(best of 3, 250k instructions); ratio %.2fx (target <= 1.2x: %s)\n",
+               n1, t1 * 1e6 / i, n2, t2 * 1e6 / i, r, r <= 1.2 ? "met" : "NOT met" }'
+else
+    echo "fusion matching: skipped (the copies of rules/fuse.rules do not compile)"
+fi
+
+# Fusion's share of -p default on a graph with something to fuse: chains of
+# pointwise ops between reductions (add, relu, mul, exp, reduce_sum,
+# broadcast, div; one literal per block), at two sizes, so that the growth
+# of the fusion time shows too (linear: 2x).
+chains() {
+    awk -v n="$1" 'BEGIN {
+      print "module: \"main\""
+      print "x = @param:x -> float_type, {4, 8}, {8, 1}"
+      prev = "x"
+      for (k = 0; k < n; k++) {
+        printf "c%d = @literal{ ... } -> float_type, {4, 8}, {8, 1}\n", k
+        printf "a%d = add(%s,c%d)\nr%d = relu(a%d)\nm%d = mul(r%d,c%d)\ne%d = exp(m%d)\n",
+               k, prev, k, k, k, k, k, k, k, k
+        printf "s%d = reduce_sum[axes={1}](e%d)\nsb%d = multibroadcast[out_lens={4, 8}](s%d)\n",
+               k, k, k, k
+        printf "d%d = div(e%d,sb%d)\n", k, k, k
+        prev = "d" k
+      }
+      print "@ret = @return(" prev ")"
+    }'
+}
+for blocks in 500 1000; do
+    chains $blocks > "$scratch/chains$blocks.txt"
+    td=$(best_ms 1 "$GRAFT" opt "$scratch/chains$blocks.txt" -p default --stats json)
+    tn=$(best_ms 1 "$GRAFT" opt "$scratch/chains$blocks.txt" -p normalize --stats json)
+    eval "td_$blocks=$td tn_$blocks=$tn"
+    awk -v b="$blocks" -v td="$td" -v tn="$tn" 'BEGIN {
+        s = (td - tn) / td
+        printf "fusion share, %d pointwise chains (%d instructions): -p default %.0f ms, " \
+               "-p normalize %.0f ms; fusion %.1f%% of -p default (target <= 30%%: %s)\n",
+               b, 8 * b + 3, td, tn, 100 * s, s <= 0.30 ? "met" : "NOT met" }'
+done
+awk -v a="$td_500" -v b="$td_1000" -v c="$tn_500" -v d="$tn_1000" 'BEGIN {
+    printf "fusion growth: twice the chains, -p default time %.2fx, fusion part %.2fx " \
+           "(linear: 2x)\n", b / a, (b - d) / (a - c) }'
+
+# Memory traffic against its lower bound after -p default (graft opt --stats;
+# docs/architecture.md defines both): the UNet block and a transformer layer.
+for g in unet_groupnorm transformer_layer; do
+    if "$GRAFT" opt "examples/$g.txt" -p default --stats json > "$scratch/j" 2>/dev/null; then
+        moved=$(sed -n 's/.*"bytes_moved":\([0-9]*\).*/\1/p' "$scratch/j")
+        bound=$(sed -n 's/.*"bytes_lower_bound":\([0-9]*\).*/\1/p' "$scratch/j")
+        kernels=$(sed -n 's/.*"kernels":\([0-9]*\).*/\1/p' "$scratch/j")
+        awk -v g="$g" -v m="$moved" -v b="$bound" -v k="$kernels" 'BEGIN {
+            r = m / b
+            printf "bytes_moved / bytes_lower_bound, %s, -p default (%d kernels): " \
+                   "%d / %d = %.2f (target <= 1.2: %s)\n", g, k, m, b, r,
+                   r <= 1.2 ? "met" : "NOT met" }'
+    else
+        echo "bytes_moved / bytes_lower_bound, $g: graft opt failed"
+    fi
+done

@@ -15,6 +15,20 @@ static int64_t flops_of(const ins *i)
     return 0;
 }
 
+bool instruction_is_kernel(const ins *i)
+{
+    unsigned c = i->op->classes;
+    if (c & OPC_BUILTIN)
+        return false;
+    if (i->nmods > 0 || (c & OPC_OPAQUE))
+        return true;
+    if (c & OPC_VIEW)
+        return false;
+    if (c & OPC_SHAPE)
+        return i->nargs && !shape_standard_p(&i->args[0]->sh);
+    return (c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE | OPC_FILL | OPC_COPY)) != 0;
+}
+
 void graph_kernel_counts(const graph *g, kernel_counts *out)
 {
     memset(out, 0, sizeof *out);
@@ -23,31 +37,23 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
         return;
     for (ins *i = m->first; i; i = i->next) {
         unsigned c = i->op->classes;
-        if (c & OPC_BUILTIN)
-            continue;
-        if (i->nmods > 0 || (c & OPC_OPAQUE)) {
-            out->kernels++;
+        if (i->nmods > 0)
             for (int k = 0; k < i->nmods; k++)
                 for (const ins *b = i->mods[k]->first; b; b = b->next)
                     out->pointwise_flops += flops_of(b);
-            continue;
-        }
-        out->pointwise_flops += flops_of(i);
-        if (c & OPC_VIEW)
-            continue;
-        if (c & OPC_SHAPE) {
-            if (i->nargs && !shape_standard_p(&i->args[0]->sh)) {
-                out->kernels++;
-                out->copies++;
-            }
-            continue;
-        }
-        if (!(c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE | OPC_FILL | OPC_COPY)))
+        else
+            out->pointwise_flops += flops_of(i);
+        if (!instruction_is_kernel(i))
             continue;
         out->kernels++;
-        if (c & OPC_FILL)
+        if (i->nmods > 0 || (c & OPC_OPAQUE))
+            continue;
+        if (c & OPC_SHAPE)
+            out->copies++;
+        else if (c & OPC_FILL)
             out->fills++;
         else if (c & OPC_COPY)
             out->copies++;
     }
+    graph_kernel_traffic(g, &out->bytes_moved, &out->bytes_lower_bound);
 }

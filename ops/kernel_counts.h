@@ -13,6 +13,12 @@
  * reductions (an output element each, an input element each), region
  * bodies included: fusion that recomputes a producer shows as growth here
  * (`recomputed_flops` of --stats is how much it grew).
+ *
+ * bytes_moved and bytes_lower_bound (ops/kernel_traffic.c, which says
+ * exactly what they count; docs/architecture.md has the same in prose) are
+ * the memory traffic of those kernels and the least traffic any partition of
+ * the graph into kernels needs: their ratio is how far fusion is from the
+ * best it could do.
  */
 #ifndef GRAFT_KERNEL_COUNTS_H
 #define GRAFT_KERNEL_COUNTS_H
@@ -25,8 +31,17 @@ typedef struct kernel_counts {
     int copies;  /* standalone OPC_COPY kernels (concat, contiguous, layout) and
                     copying reshapes among them */
     int64_t pointwise_flops; /* element operations of pointwise ops and reductions */
+    int64_t bytes_moved;       /* bytes the kernels read and write */
+    int64_t bytes_lower_bound; /* the least any kernel partition moves; -1: out of memory */
 } kernel_counts;
 
 void graph_kernel_counts(const graph *g, kernel_counts *out);
+
+/* True when i, an instruction of the main module, is a device kernel of its
+ * own by the rules above. */
+bool instruction_is_kernel(const ins *i);
+
+/* The two byte counts of kernel_counts (the bound -1 when memory ran out). */
+void graph_kernel_traffic(const graph *g, int64_t *bytes_moved, int64_t *bytes_lower_bound);
 
 #endif

@@ -44,6 +44,9 @@ static const char opt_help[] =
     "  --stats [json]       what happened: instructions (of the main graph; those in\n"
     "                       fused region bodies apart), kernels, fills, copies,\n"
     "                       recomputed_flops (element ops computed beyond the input),\n"
+    "                       bytes_moved (bytes the kernels read and write) and\n"
+    "                       bytes_lower_bound (the least any fusion moves), before\n"
+    "                       and after (docs/architecture.md defines them),\n"
     "                       rewrites, fires per rule, compute_shape calls, time\n"
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
     "                       before (-) and after (+)\n"
@@ -168,12 +171,33 @@ static void print_json(const report *r)
     fprintf(f,
             "},\"compute_shape_calls\":%llu,\"converged\":%s,\"stop\":\"%s\",\"iterations\":%d,"
             "\"phases\":%d,\"pending_inserted\":%llu,\"pending_materialised\":%llu,"
-            "\"cse_merged\":%zu,\"dce_erased\":%zu,\"recomputed_flops\":%lld,\"ms\":%.3f}\n",
+            "\"cse_merged\":%zu,\"dce_erased\":%zu,\"recomputed_flops\":%lld,"
+            "\"bytes_moved_before\":%lld,\"bytes_moved\":%lld,"
+            "\"bytes_lower_bound_before\":%lld,\"bytes_lower_bound\":%lld,\"ms\":%.3f}\n",
             (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
             driver_stop_name(d->stop), d->iterations, o->phases,
             (unsigned long long)d->pending_inserted,
             (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased,
-            (long long)recomputed(r), o->ms);
+            (long long)recomputed(r), (long long)r->before.bytes_moved,
+            (long long)r->after.bytes_moved, (long long)r->before.bytes_lower_bound,
+            (long long)r->after.bytes_lower_bound, o->ms);
+}
+
+/* "12345678 (11.8 MiB)", or "unknown" when counting ran out of memory. */
+static const char *bytes_text(int64_t n, char *buf, size_t size)
+{
+    if (n < 0)
+        snprintf(buf, size, "unknown");
+    else
+        snprintf(buf, size, "%lld (%.1f MiB)", (long long)n, (double)n / (1024.0 * 1024.0));
+    return buf;
+}
+
+static void print_bytes_row(FILE *f, const char *label, int64_t before, int64_t after)
+{
+    char a[64], b[64];
+    fprintf(f, "%-20s %s -> %s\n", label, bytes_text(before, a, sizeof a),
+            bytes_text(after, b, sizeof b));
 }
 
 static void print_table(const report *r)
@@ -194,6 +218,12 @@ static void print_table(const report *r)
     fprintf(f, "recomputed_flops     %lld (pointwise and reduction element ops %lld -> %lld)\n",
             (long long)recomputed(r), (long long)r->before.pointwise_flops,
             (long long)r->after.pointwise_flops);
+    print_bytes_row(f, "bytes_moved", r->before.bytes_moved, r->after.bytes_moved);
+    print_bytes_row(f, "bytes_lower_bound", r->before.bytes_lower_bound,
+                    r->after.bytes_lower_bound);
+    if (r->after.bytes_moved >= 0 && r->after.bytes_lower_bound > 0)
+        fprintf(f, "moved / lower bound  %.3f\n",
+                (double)r->after.bytes_moved / (double)r->after.bytes_lower_bound);
     fprintf(f, "rewrites             %llu\n", (unsigned long long)d->rewrites);
     fprintf(f, "converged            %s (%s after %d sweeps", d->converged ? "yes" : "no",
             driver_stop_name(d->stop), d->iterations);

@@ -29,6 +29,7 @@ int cmd_test(int argc, char **argv);
 int cmd_opt(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
+int cmd_dot(int argc, char **argv);
 
 /* The table; *count gets its length. */
 static inline const command *command_table(int *count)
@@ -45,6 +46,8 @@ static inline const command *command_table(int *count)
          "run ONNX backend-test directories", cmd_test},
         {"compile", "GRAPH -o DIR [-p PIPELINE] [--arch gfx90a,gfx1030]",
          "HIP kernels, code objects and a memory plan", cmd_compile},
+        {"dot", "GRAPH -o OUT.svg|OUT.dot [-p PIPELINE]",
+         "draw the graph with Graphviz, fused regions as clusters", cmd_dot},
     };
     *count = (int)(sizeof table / sizeof table[0]);
     return table;
