@@ -24,6 +24,7 @@
  */
 #include "cg_emit.h"
 
+#include "concat_in_place.h"
 #include "ops_util.h"
 
 #include <stdio.h>
@@ -35,6 +36,7 @@ typedef struct value_info {
     cg_access acc;
     int tuple_first;  /* multi-output region: its first element's buffer */
     int ntuple;
+    int root_buffer;  /* an in-place concat's root: its buffer + 1 once made */
 } value_info;
 
 typedef struct lower_state {
@@ -44,6 +46,7 @@ typedef struct lower_state {
     uint32_t ninfo;
     int kernels_cap;
     const char *idx;
+    concat_plan *homes; /* where in-place concats put values (ops/concat_in_place.h) */
     graft_error *err;
 } lower_state;
 
@@ -151,6 +154,31 @@ static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
     shape st = shape_standard(i->sh.type, i->sh.rank, i->sh.lens);
     set_level0(out, &st, 0);
     return true;
+}
+
+/* ---- values that live in an in-place concat's buffer ---- */
+
+/* When v lives in an in-place concat's buffer (its own, if it is that
+ * concat): that buffer, made at the first value written there, and v's
+ * access in it (v's own strides, which equal the root's on every axis
+ * longer than 1, from its offset). Returns -1 when v has no such home, -2
+ * when out of memory. */
+static int home_access(lower_state *s, const ins *v, cg_access *out)
+{
+    const ins *root;
+    int64_t offset;
+    if (!concat_plan_home(s->homes, v, &root, &offset))
+        return -1;
+    value_info *ri = &s->info[root->id];
+    if (!ri->root_buffer) {
+        int b = add_buffer(s->p, &s->p->buffers_cap, CG_TEMP, &root->sh, root, -1);
+        if (b < 0)
+            return -2;
+        ri->root_buffer = b + 1;
+    }
+    *out = cg_access_of_buffer(s->p, ri->root_buffer - 1);
+    set_level0(out, &v->sh, offset);
+    return ri->root_buffer - 1;
 }
 
 /* ---- kernels ---- */
@@ -322,7 +350,14 @@ static bool lower_kernel(lower_state *s, const ins *i)
     int nout = tuple ? i->sh.ntuple : 1;
     if (nout > 64)
         return error_set(s->err, "not lowered yet: a region with %d outputs", nout);
-    for (int k = 0; k < nout; k++) {
+    cg_access home;
+    int home_buffer = tuple ? -1 : home_access(s, i, &home);
+    if (home_buffer == -2)
+        return error_set(s->err, "out of memory");
+    if (home_buffer >= 0 && !cg_type_supported(i->sh.type))
+        return error_set(s->err, "not lowered yet: type %s (%s, op %s)", type_name(i->sh.type),
+                         i->name ? i->name : "?", i->opname);
+    for (int k = 0; k < nout && home_buffer < 0; k++) {
         const shape *sh = tuple ? &i->sh.tuple[k] : &i->sh;
         if (!cg_type_supported(sh->type))
             return error_set(s->err, "not lowered yet: type %s (%s, op %s)", type_name(sh->type),
@@ -335,8 +370,12 @@ static bool lower_kernel(lower_state *s, const ins *i)
     }
     vi->ntuple = tuple ? nout : 0;
     vi->known = true;
-    if (!tuple)
+    if (home_buffer >= 0) {
+        vi->tuple_first = home_buffer;
+        vi->acc = home;
+    } else if (!tuple) {
         vi->acc = cg_access_of_buffer(p, vi->tuple_first);
+    }
     cg_access in[64], out[64];
     if (i->nargs > 64)
         return error_set(s->err, "not lowered yet: op %s with %d operands", i->opname, i->nargs);
@@ -351,7 +390,7 @@ static bool lower_kernel(lower_state *s, const ins *i)
         in[k] = a->acc;
     }
     for (int k = 0; k < nout; k++)
-        out[k] = cg_access_of_buffer(p, vi->tuple_first + k);
+        out[k] = home_buffer >= 0 ? home : cg_access_of_buffer(p, vi->tuple_first + k);
     cg_kgen g;
     memset(&g, 0, sizeof g);
     g.p = p;
@@ -445,6 +484,13 @@ static bool lower_ins(lower_state *s, const ins *i)
     if (ins_is(i, "reshape")) {
         if (!reshape_access(s, i, &vi->acc))
             return false;
+        vi->known = true;
+        return true;
+    }
+    if (concat_plan_placed(s->homes, i)) {
+        /* an in-place concat: its operands' kernels wrote it */
+        if (home_access(s, i, &vi->acc) < 0)
+            return error_set(s->err, "out of memory");
         vi->known = true;
         return true;
     }
@@ -569,7 +615,9 @@ cg_program *cg_lower(const graph *g, graft_error *err)
         return NULL;
     }
     p->graph_name = g->source;
-    if (!label_graph(p, g, s.ninfo)) {
+    s.homes = concat_plan_build(m);
+    if (!s.homes || !label_graph(p, g, s.ninfo)) {
+        concat_plan_free(s.homes);
         free(s.info);
         cg_program_free(p);
         error_set(err, "out of memory");
@@ -596,6 +644,7 @@ cg_program *cg_lower(const graph *g, graft_error *err)
         }
     }
     free(s.info);
+    concat_plan_free(s.homes);
     if (!ok) {
         cg_program_free(p);
         return NULL;

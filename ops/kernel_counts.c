@@ -2,6 +2,8 @@
  * kernel_counts.h). */
 #include "kernel_counts.h"
 
+#include "concat_in_place.h"
+
 #include <string.h>
 
 /* Element operations of one pointwise op or reduction; 0 for anything else. */
@@ -21,6 +23,8 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
     module *m = graph_main(g);
     if (!m)
         return;
+    /* in-place concats cost nothing: their operands' kernels write them */
+    concat_plan *placed = concat_plan_build(m);
     for (ins *i = m->first; i; i = i->next) {
         unsigned c = i->op->classes;
         if (c & OPC_BUILTIN)
@@ -44,10 +48,13 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
         }
         if (!(c & (OPC_COMPUTE | OPC_POINTWISE | OPC_REDUCE | OPC_MOVE | OPC_FILL | OPC_COPY)))
             continue;
+        if (concat_plan_placed(placed, i))
+            continue;
         out->kernels++;
         if (c & OPC_FILL)
             out->fills++;
         else if (c & OPC_COPY)
             out->copies++;
     }
+    concat_plan_free(placed);
 }

@@ -1,0 +1,20 @@
+/* helpers_layout.h: the guard helpers of the placement rules
+ * (rules/layout.rules: concats written in place) and of the pads that
+ * become read predicates inside a region (the last section of
+ * rules/fuse.rules). As with helpers_fuse.h, the decisions are written in
+ * the rule files; these only answer questions about the graph. They are
+ * registered in dsl/helpers.c's table.
+ */
+#ifndef GRAFT_HELPERS_LAYOUT_H
+#define GRAFT_HELPERS_LAYOUT_H
+
+#include "api.h"
+
+/* concat_in_place_possible(c): instruction -> bool: the kernels computing
+ * c's operands can write them straight into slices of c's buffer, and
+ * every concat already in place that shares values with c stays so
+ * (ops/concat_in_place.h). */
+bool helper_concat_in_place_possible(arena *mem, const rule_value *args, int nargs,
+                                     rule_value *out);
+
+#endif
