@@ -183,8 +183,8 @@ static int home_access(lower_state *s, const ins *v, cg_access *out)
 
 /* ---- kernels ---- */
 
-/* Whether a region's body is pointwise ops, views and reshapes, and
- * reductions (counted in *nreds). */
+/* Whether a region's body is pointwise ops, views and reshapes, pads (read
+ * predicates, emit_pad.c), and reductions (counted in *nreds). */
 static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
 {
     *nreds = 0;
@@ -196,7 +196,7 @@ static bool body_is_lowerable(const module *body, const char **bad, int *nreds)
             continue;
         }
         if ((b->op->classes & (OPC_POINTWISE | OPC_VIEW)) || ins_is(b, "reshape") ||
-            ins_is(b, "contiguous") || ins_is(b, "layout")) {
+            ins_is(b, "contiguous") || ins_is(b, "layout") || ins_is(b, "pad")) {
             if (ins_is(b, "get_tuple_elem")) {
                 *bad = b->opname;
                 return false;

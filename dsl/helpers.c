@@ -492,6 +492,8 @@ static const rule_helper helper_table[] = {
     /* dsl/helpers_layout.c: concats in place, pads as read predicates */
     {"concat_in_place_possible", RV_BOOL, 1, {RV_INS}, false, helper_concat_in_place_possible,
      "concat_in_place_possible(c): c's operands can be written into slices of its buffer"},
+    {"read_predicate", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_read_predicate,
+     "read_predicate(p, c): pad p, read only by c, can be a predicate on c's element reads"},
     {"never_negative", RV_BOOL, 1, {RV_INS}, false, helper_never_negative,
      "never_negative(x): x is computed by an op whose results are >= 0 (relu, abs, exp, ...)"},
     {"transparent", RV_BOOL, 1, {RV_INS}, false, helper_transparent,

@@ -17,4 +17,14 @@
 bool helper_concat_in_place_possible(arena *mem, const rule_value *args, int nargs,
                                      rule_value *out);
 
+/* read_predicate(p, c): instruction, instruction -> bool: p is a pad that
+ * only c reads, and c evaluates its operands element by element (a
+ * pointwise op, or a region of pointwise ops, views, reshapes, pads and
+ * reductions), so the pad can become a predicate on c's reads. */
+bool helper_read_predicate(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* Whether b, an instruction of a region's body, is a pad: the fusion
+ * helpers count it as element-by-element work (it is index arithmetic). */
+bool body_pad(const ins *b);
+
 #endif
