@@ -12,7 +12,10 @@ bool helper_concat_in_place_possible(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
-bool body_pad(const ins *b) { return ins_is(b, "pad") && !b->nmods; }
+bool body_index_only(const ins *b)
+{
+    return !b->nmods && (ins_is(b, "pad") || ins_is(b, "layout") || ins_is(b, "contiguous"));
+}
 
 /* Whether c's kernel evaluates each operand element by element. */
 static bool elementwise_reader(const ins *c)
@@ -26,7 +29,7 @@ static bool elementwise_reader(const ins *c)
         if (b->nmods || ins_is(b, "get_tuple_elem"))
             return false;
         if (!(k & (OPC_POINTWISE | OPC_VIEW | OPC_BUILTIN | OPC_REDUCE)) && !ins_is(b, "reshape") &&
-            !body_pad(b))
+            !body_index_only(b))
             return false;
     }
     return true;

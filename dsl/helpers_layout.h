@@ -23,8 +23,10 @@ bool helper_concat_in_place_possible(arena *mem, const rule_value *args, int nar
  * reductions), so the pad can become a predicate on c's reads. */
 bool helper_read_predicate(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* Whether b, an instruction of a region's body, is a pad: the fusion
- * helpers count it as element-by-element work (it is index arithmetic). */
-bool body_pad(const ins *b);
+/* Whether b, an instruction of a region's body, is only index arithmetic
+ * in the region's kernel: a pad (a read predicate), or a layout or
+ * contiguous (the format the region stores a value in). The fusion helpers
+ * count it as pointwise work. */
+bool body_index_only(const ins *b);
 
 #endif
