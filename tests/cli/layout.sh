@@ -13,6 +13,12 @@
 #    input) stays a copy kernel: counted as a copy, and still right on emu;
 #  - pads a convolution cannot absorb (value 1, reflect, edge) read by
 #    pointwise ops: 0 fills under -p default, right on emu at both waves;
+#  - layout (seed 004, examples/seed004_channels_last.txt): channels-last
+#    inputs give one kernel and channels-last outputs; --output-format
+#    standard gives one kernel and row-major outputs (the region stores
+#    them so), a bad format is a usage error; a channels-last (NHWC)
+#    conv/pointwise graph keeps no layout or contiguous and transposes only
+#    at the graph's edges; all on emu at both waves;
 #  - densenet121 and inception_v1 (../shared/models/onnx-light, when there):
 #    0 copies under -p default; inception_v1 passes graft test on emu.
 . "$(dirname "$0")/lib/common.sh"
@@ -155,6 +161,72 @@ if "$GRAFT" opt "$t/pads.txt" -p default -o "$t/pads_opt.txt" --stats json > "$t
     emu_both pads "$t/pads_opt.txt" "$t/pads.txt"
 else
     fail pads_opt "$(head -c 300 "$t/err" | tr '\n' ' ')"
+fi
+
+# ---- layout: seed 004 and a channels-last conv graph ----
+s4="$TOP/examples/seed004_channels_last.txt"
+# out_strides FILE N: the strides of the dump's return operand N (from 0).
+out_strides() {
+    v=$(sed -n 's/^@[0-9_]* = @return(\(.*\))$/\1/p' "$1" | cut -d, -f$(($2 + 1)))
+    grep "^$v = " "$1" | sed 's/.*}, \({[^}]*}\)$/\1/'
+}
+if "$GRAFT" opt "$s4" -p default -o "$t/s4.txt" --stats json > "$t/s4.json" 2> "$t/err"; then
+    k=$(stat kernels "$t/s4.json")
+    [ "$k" = 1 ] && ! grep -Eq '= (layout|contiguous|transpose)' "$t/s4.txt" &&
+        [ "$(out_strides "$t/s4.txt" 0)" = "{400, 1, 80, 16}" ] &&
+        [ "$(out_strides "$t/s4.txt" 1)" = "{400, 1, 80, 16}" ] &&
+        pass seed004_channels_last_one_kernel ||
+        fail seed004_channels_last_one_kernel "kernels $k, outputs $(out_strides "$t/s4.txt" 0) $(out_strides "$t/s4.txt" 1)"
+    emu_both seed004 "$t/s4.txt" "$s4"
+else
+    fail seed004_opt "$(head -c 300 "$t/err" | tr '\n' ' ')"
+fi
+if "$GRAFT" opt "$s4" -p default --output-format standard -o "$t/s4s.txt" --stats json > "$t/s4s.json" 2> "$t/err"; then
+    k=$(stat kernels "$t/s4s.json")
+    [ "$k" = 1 ] && [ "$(out_strides "$t/s4s.txt" 0)" = "{400, 25, 5, 1}" ] &&
+        [ "$(out_strides "$t/s4s.txt" 1)" = "{400, 25, 5, 1}" ] &&
+        pass seed004_output_format_standard ||
+        fail seed004_output_format_standard "kernels $k, outputs $(out_strides "$t/s4s.txt" 0) $(out_strides "$t/s4s.txt" 1)"
+    emu_both seed004_standard "$t/s4s.txt" "$s4"
+else
+    fail seed004_output_format_standard "$(head -c 300 "$t/err" | tr '\n' ' ')"
+fi
+expect output_format_bad 2 "$GRAFT" opt "$s4" --output-format 0,0,1
+cat > "$t/nhwc.txt" <<'EOF2'
+module: "main"
+x = @param:x -> float_type, {2, 6, 5, 4}, {120, 20, 4, 1}
+r = @param:r -> float_type, {2, 6, 5, 8}, {240, 40, 8, 1}
+@2 = @literal{ ... } -> float_type, {8, 4, 3, 3}, {36, 9, 3, 1}
+@3 = @literal{ ... } -> float_type, {8, 8, 3, 3}, {72, 9, 3, 1}
+@4 = @literal{ ... } -> float_type, {8}, {1}
+@5 = transpose[permutation={0, 3, 1, 2}](x)
+@6 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](@5,@2)
+@7 = broadcast[axis=1,out_lens={2, 8, 6, 5}](@4)
+@8 = add(@6,@7)
+@9 = relu(@8)
+@10 = convolution[padding={1, 1, 1, 1},stride={1, 1},dilation={1, 1},group=1,padding_mode=0](@9,@3)
+@11 = transpose[permutation={0, 3, 1, 2}](r)
+@12 = add(@10,@11)
+@13 = sigmoid(@12)
+@14 = reduce_mean[axes={2, 3}](@13)
+@15 = multibroadcast[out_lens={2, 8, 6, 5}](@14)
+@16 = sub(@13,@15)
+@17 = transpose[permutation={0, 2, 3, 1}](@16)
+@18 = contiguous(@17)
+@19 = @return(@18)
+EOF2
+if "$GRAFT" opt "$t/nhwc.txt" -p default -o "$t/nhwc_opt.txt" 2> "$t/err"; then
+    # every transpose left reads a parameter or is read by the return only
+    bad=$(grep -E '= (layout|contiguous)' "$t/nhwc_opt.txt")
+    for v in $(sed -n 's/^\(@[0-9_]*\) = transpose.*/\1/p' "$t/nhwc_opt.txt"); do
+        grep -Eq "^$v = transpose\[[^]]*\]\((x|r)\)" "$t/nhwc_opt.txt" && continue
+        grep -q "^@[0-9_]* = @return($v)" "$t/nhwc_opt.txt" && continue
+        bad="$bad $v"
+    done
+    [ -z "$bad" ] && pass nhwc_no_transpose_between_kernels || fail nhwc_no_transpose_between_kernels "$bad"
+    emu_both nhwc "$t/nhwc_opt.txt" "$t/nhwc.txt"
+else
+    fail nhwc_opt "$(head -c 300 "$t/err" | tr '\n' ' ')"
 fi
 
 # ---- models ----
