@@ -27,13 +27,14 @@ bool concat_in_place_requested(const ins *c)
     return a && a->u.i != 0;
 }
 
-static size_t hash_ptr(const ins *v) { return (size_t)((uint64_t)v->id * 0x9e3779b97f4a7c15ull >> 17); }
+/* The first slot to probe for v: its id, scrambled. */
+static size_t slot_of(const ins *v) { return (size_t)((uint64_t)v->id * 0x9e3779b97f4a7c15ull >> 17); }
 
 static home_entry *lookup(const concat_plan *p, const ins *v)
 {
     if (!p || !p->cap)
         return NULL;
-    size_t k = hash_ptr(v) & (p->cap - 1);
+    size_t k = slot_of(v) & (p->cap - 1);
     while (p->slot[k].value) {
         if (p->slot[k].value == v)
             return &p->slot[k];
@@ -45,7 +46,7 @@ static home_entry *lookup(const concat_plan *p, const ins *v)
 /* The entry for v, made empty-homed if new (root NULL). */
 static home_entry *entry(concat_plan *p, const ins *v)
 {
-    size_t k = hash_ptr(v) & (p->cap - 1);
+    size_t k = slot_of(v) & (p->cap - 1);
     while (p->slot[k].value && p->slot[k].value != v)
         k = (k + 1) & (p->cap - 1);
     if (!p->slot[k].value)
