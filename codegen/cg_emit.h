@@ -141,6 +141,10 @@ void cg_pw_enter(cg_pw *c, int indent);
 void cg_pw_leave(cg_pw *c, int indent);
 bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
                  const char *ctype, graft_type t);
+/* A pad inside a region: its value at linear index j, read through a
+ * predicate from its operand (emit_pad.c). */
+bool cg_pad_value(cg_pw *c, cg_kgen *g, int indent, const ins *pad, const char *j, char *var,
+                  size_t size, const char **ctype);
 bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                            int nout);
 

@@ -211,6 +211,8 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
     } else if (c->body && (ins_is(v, "reshape") || ins_is(v, "contiguous") ||
                            ins_is(v, "identity") || ins_is(v, "layout"))) {
         ok = value_at(c, v->args[0], j, var, size, ctype);
+    } else if (c->body && ins_is(v, "pad")) {
+        ok = cg_pad_value(c, c->g, c->indent, v, j, var, size, ctype);
     } else if (c->body && (v->op->classes & OPC_VIEW) && !ins_is(v, "get_tuple_elem")) {
         const ins *r = NULL;
         char jj[1024];

@@ -27,6 +27,7 @@
  */
 #include "cg_emit.h"
 
+#include "concat_in_place.h"
 #include "ops_util.h"
 
 #include <stdio.h>
@@ -38,6 +39,7 @@ typedef struct value_info {
     cg_access acc;
     int tuple_first;  /* multi-output region: its first element's buffer */
     int ntuple;
+    int root_buffer;  /* an in-place concat's root: its buffer + 1 once made */
 } value_info;
 
 typedef struct lower_state {
@@ -47,6 +49,7 @@ typedef struct lower_state {
     uint32_t ninfo;
     int kernels_cap;
     const char *idx;
+    concat_plan *homes; /* where in-place concats put values (ops/concat_in_place.h) */
     graft_error *err;
 } lower_state;
 
@@ -170,9 +173,35 @@ static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
     return true;
 }
 
+/* ---- values that live in an in-place concat's buffer ---- */
+
+/* When v lives in an in-place concat's buffer (its own, if it is that
+ * concat): that buffer, made at the first value written there, and v's
+ * access in it (v's own strides, which equal the root's on every axis
+ * longer than 1, from its offset). Returns -1 when v has no such home, -2
+ * when out of memory. */
+static int home_access(lower_state *s, const ins *v, cg_access *out)
+{
+    const ins *root;
+    int64_t offset;
+    if (!concat_plan_home(s->homes, v, &root, &offset))
+        return -1;
+    value_info *ri = &s->info[root->id];
+    if (!ri->root_buffer) {
+        int b = add_buffer(s->p, &s->p->buffers_cap, CG_TEMP, &root->sh, root, -1);
+        if (b < 0)
+            return -2;
+        ri->root_buffer = b + 1;
+    }
+    *out = cg_access_of_buffer(s->p, ri->root_buffer - 1);
+    set_level0(out, &v->sh, offset);
+    return ri->root_buffer - 1;
+}
+
 /* ---- kernels ---- */
 
-/* Whether a region's body is pointwise ops, views and reshapes,
+/* Whether a region's body is pointwise ops, views and reshapes, pads (read
+ * predicates, emit_pad.c),
  * reductions (counted in *nreds) and dots or convolutions (counted in
  * *nproducts). */
 static bool body_is_lowerable(const module *body, const char **bad, int *nreds, int *nproducts)
@@ -190,7 +219,7 @@ static bool body_is_lowerable(const module *body, const char **bad, int *nreds, 
             continue;
         }
         if ((b->op->classes & (OPC_POINTWISE | OPC_VIEW)) || ins_is(b, "reshape") ||
-            ins_is(b, "contiguous") || ins_is(b, "layout")) {
+            ins_is(b, "contiguous") || ins_is(b, "layout") || ins_is(b, "pad")) {
             if (ins_is(b, "get_tuple_elem")) {
                 *bad = b->opname;
                 return false;
@@ -385,7 +414,14 @@ static bool lower_kernel(lower_state *s, const ins *i)
     int nout = tuple ? i->sh.ntuple : 1;
     if (nout > 64)
         return error_set(s->err, "not lowered yet: a region with %d outputs", nout);
-    for (int k = 0; k < nout; k++) {
+    cg_access home;
+    int home_buffer = tuple ? -1 : home_access(s, i, &home);
+    if (home_buffer == -2)
+        return error_set(s->err, "out of memory");
+    if (home_buffer >= 0 && !cg_type_supported(i->sh.type))
+        return error_set(s->err, "not lowered yet: type %s (%s, op %s)", type_name(i->sh.type),
+                         i->name ? i->name : "?", i->opname);
+    for (int k = 0; k < nout && home_buffer < 0; k++) {
         const shape *sh = tuple ? &i->sh.tuple[k] : &i->sh;
         if (!cg_type_supported(sh->type))
             return error_set(s->err, "not lowered yet: type %s (%s, op %s)", type_name(sh->type),
@@ -398,8 +434,12 @@ static bool lower_kernel(lower_state *s, const ins *i)
     }
     vi->ntuple = tuple ? nout : 0;
     vi->known = true;
-    if (!tuple)
+    if (home_buffer >= 0) {
+        vi->tuple_first = home_buffer;
+        vi->acc = home;
+    } else if (!tuple) {
         vi->acc = cg_access_of_buffer(p, vi->tuple_first);
+    }
     cg_access in[64], out[64];
     if (i->nargs > 64)
         return error_set(s->err, "not lowered yet: op %s with %d operands", i->opname, i->nargs);
@@ -414,7 +454,7 @@ static bool lower_kernel(lower_state *s, const ins *i)
         in[k] = a->acc;
     }
     for (int k = 0; k < nout; k++)
-        out[k] = cg_access_of_buffer(p, vi->tuple_first + k);
+        out[k] = home_buffer >= 0 ? home : cg_access_of_buffer(p, vi->tuple_first + k);
     bool ok = true;
     int npasses = 1;
     for (int pass = 0; ok && pass < npasses; pass++) {
@@ -490,6 +530,13 @@ static bool lower_ins(lower_state *s, const ins *i)
     if (ins_is(i, "reshape")) {
         if (!reshape_access(s, i, &vi->acc))
             return false;
+        vi->known = true;
+        return true;
+    }
+    if (concat_plan_placed(s->homes, i)) {
+        /* an in-place concat: its operands' kernels wrote it */
+        if (home_access(s, i, &vi->acc) < 0)
+            return error_set(s->err, "out of memory");
         vi->known = true;
         return true;
     }
@@ -614,7 +661,9 @@ cg_program *cg_lower(const graph *g, graft_error *err)
         return NULL;
     }
     p->graph_name = g->source;
-    if (!label_graph(p, g, s.ninfo)) {
+    s.homes = concat_plan_build(m);
+    if (!s.homes || !label_graph(p, g, s.ninfo)) {
+        concat_plan_free(s.homes);
         free(s.info);
         cg_program_free(p);
         error_set(err, "out of memory");
@@ -641,6 +690,7 @@ cg_program *cg_lower(const graph *g, graft_error *err)
         }
     }
     free(s.info);
+    concat_plan_free(s.homes);
     if (!ok) {
         cg_program_free(p);
         return NULL;

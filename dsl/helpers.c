@@ -10,6 +10,7 @@
  */
 #include "helpers.h"
 #include "helpers_fuse.h"
+#include "helpers_layout.h"
 #include "helpers_reshape.h"
 #include "helpers_views.h"
 
@@ -489,6 +490,11 @@ static const rule_helper helper_table[] = {
      "recompute_flops(p): element operations computing p again would cost"},
     {"broadcast_factor", RV_INT, 1, {RV_INS}, false, helper_broadcast_factor,
      "broadcast_factor(x): how many times a broadcast view reads each element of its operand"},
+    /* dsl/helpers_layout.c: concats in place, pads as read predicates */
+    {"concat_in_place_possible", RV_BOOL, 1, {RV_INS}, false, helper_concat_in_place_possible,
+     "concat_in_place_possible(c): c's operands can be written into slices of its buffer"},
+    {"read_predicate", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_read_predicate,
+     "read_predicate(p, c): pad p, read only by c, can be a predicate on c's element reads"},
     {"never_negative", RV_BOOL, 1, {RV_INS}, false, helper_never_negative,
      "never_negative(x): x is computed by an op whose results are >= 0 (relu, abs, exp, ...)"},
     {"transparent", RV_BOOL, 1, {RV_INS}, false, helper_transparent,

@@ -2,6 +2,7 @@
  * helpers_fuse.h). They read the graph and return numbers or answers; the
  * decisions that use them are written in rules/fuse.rules. */
 #include "helpers_fuse.h"
+#include "helpers_layout.h"
 
 #include "ir.h"
 
@@ -19,7 +20,7 @@ bool helper_pointwise_kernel(arena *mem, const rule_value *a, int n, rule_value 
     if (is_region(x)) {
         ok = true;
         for (const ins *i = x->mods[0]->first; ok && i; i = i->next)
-            ok = (i->op->classes & (OPC_POINTWISE | OPC_BUILTIN)) && !i->nmods;
+            ok = ((i->op->classes & (OPC_POINTWISE | OPC_BUILTIN)) || body_index_only(i)) && !i->nmods;
     }
     *out = rule_bool(ok);
     return true;

@@ -20,6 +20,7 @@ static const char *const pad_sets[] = {"fold", "pad"};
 static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
 static const char *const fuse_sets[] = {"fold", "fuse"};
 static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"};
+static const char *const layout_sets[] = {"layout"};
 
 #define SETS(a) {a, (int)(sizeof a / sizeof a[0])}
 #define PHASES(a) a, (int)(sizeof a / sizeof a[0])
@@ -31,7 +32,11 @@ static const pipeline_phase fuse_phases[] = {SETS(fuse_sets)};
 static const pipeline_phase normalize_phases[] = {SETS(normalize_sets)};
 /* Fusion last: it must see GroupNorm in the common dims and the views in
  * their normal form, not take pointwise ops before reshape.rules moved them. */
-static const pipeline_phase default_phases[] = {SETS(normalize_sets), SETS(fuse_sets)};
+static const pipeline_phase layout_phases[] = {SETS(layout_sets)};
+/* Placement after fusion: which kernel writes where depends on the regions
+ * fusion made. */
+static const pipeline_phase default_phases[] = {SETS(normalize_sets), SETS(fuse_sets),
+                                                SETS(layout_sets)};
 
 static const pipeline pipelines[] = {
     {"fold", "no-op eliminations, transpose/reshape/broadcast composition, constant folding",
@@ -42,7 +47,8 @@ static const pipeline pipelines[] = {
     {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)",
      PHASES(fuse_phases)},
     {"normalize", "every non-fusion set: phase 1 of default", PHASES(normalize_phases)},
-    {"default", "normalize, then fuse as a second phase", PHASES(default_phases)},
+    {"layout", "concats written in place (rules/layout.rules)", PHASES(layout_phases)},
+    {"default", "normalize, then fuse as a second phase, then layout", PHASES(default_phases)},
 };
 
 const pipeline *pipeline_all(int *count)

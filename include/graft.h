@@ -94,8 +94,9 @@ GRAFT_API size_t graft_graph_instruction_count(const graft_graph *g);
 
 /* ---- optimising ----
  * Rewrites g in place with a named pipeline ("fold", "pad", "reshape",
- * "fuse", "normalize", "default": normalize, then fuse as a second phase;
- * NULL means "default") or with a user's rule file (compiled with the system
+ * "fuse", "normalize", "layout", "default": normalize, then fuse as a
+ * second phase, then layout (concats written in place) as a third; NULL
+ * means "default") or with a user's rule file (compiled with the system
  * C compiler and cached; see docs/rules.md). stats may be NULL. */
 typedef struct graft_opt_stats {
     size_t instructions_before, instructions_after; /* of the main graph: a fused

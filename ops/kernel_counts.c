@@ -2,6 +2,8 @@
  * kernel_counts.h). */
 #include "kernel_counts.h"
 
+#include "concat_in_place.h"
+
 #include <string.h>
 
 /* Element operations of one pointwise op or reduction; 0 for anything else. */
@@ -35,6 +37,8 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
     module *m = graph_main(g);
     if (!m)
         return;
+    /* in-place concats cost nothing: their operands' kernels write them */
+    concat_plan *placed = concat_plan_build(m);
     for (ins *i = m->first; i; i = i->next) {
         unsigned c = i->op->classes;
         if (i->nmods > 0)
@@ -44,6 +48,8 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
         else
             out->pointwise_flops += flops_of(i);
         if (!instruction_is_kernel(i))
+            continue;
+        if (concat_plan_placed(placed, i))
             continue;
         out->kernels++;
         if (i->nmods > 0 || (c & OPC_OPAQUE))
@@ -55,5 +61,6 @@ void graph_kernel_counts(const graph *g, kernel_counts *out)
         else if (c & OPC_COPY)
             out->copies++;
     }
+    concat_plan_free(placed);
     graph_kernel_traffic(g, &out->bytes_moved, &out->bytes_lower_bound);
 }

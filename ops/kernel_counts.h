@@ -6,8 +6,10 @@
  * the main module: a fused region or an opaque op is one kernel; a compute,
  * pointwise, reduce, move or fill op is one kernel of its own; a reshape-like
  * op (OPC_SHAPE) is a copying kernel only when its operand is not standard
- * (it must then copy); views, parameters, literals, the return and ops with
- * no class (pending_shape_change, which shape resolution removes) are none.
+ * (it must then copy); views, parameters, literals, the return, ops with
+ * no class (pending_shape_change, which shape resolution removes) and
+ * concats placed in place (ops/concat_in_place.h: their operands' kernels
+ * write them) are none.
  *
  * pointwise_flops counts the element operations of pointwise ops and
  * reductions (an output element each, an input element each), region

@@ -142,6 +142,12 @@ static const attr_spec pad_attrs[] = {
 static const attr_spec axis0_attrs[] = {
     {"axis", ATTR_INT, OPS_DFLT_INT(0), false, NULL},
 };
+/* in_place (graft extension, ops/concat_in_place.h): the operands are
+ * written into slices of the output by their producers; no copy kernel. */
+static const attr_spec concat_attrs[] = {
+    {"axis", ATTR_INT, OPS_DFLT_INT(0), false, NULL},
+    {"in_place", ATTR_BOOL, OPS_DFLT_BOOL(0), false, NULL},
+};
 
 op_def ops_move_table[] = {
     {.name = "contiguous", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = 1,
@@ -150,8 +156,8 @@ op_def ops_move_table[] = {
      .nattrs = 1, .compute_shape = layout_shape},
     {.name = "pad", .classes = OPC_MOVE | OPC_FILL, .min_args = 1, .max_args = 1, .attrs = pad_attrs,
      .nattrs = 3, .compute_shape = pad_shape},
-    {.name = "concat", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = -1, .attrs = axis0_attrs,
-     .nattrs = 1, .compute_shape = concat_shape},
+    {.name = "concat", .classes = OPC_MOVE | OPC_COPY, .min_args = 1, .max_args = -1, .attrs = concat_attrs,
+     .nattrs = 2, .compute_shape = concat_shape},
     {.name = "gather", .classes = OPC_MOVE, .min_args = 2, .max_args = 2, .attrs = axis0_attrs,
      .nattrs = 1, .compute_shape = gather_shape},
 };

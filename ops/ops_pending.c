@@ -69,6 +69,7 @@ static const struct {
 } extension_attrs[] = {
     {"dot", "output_permutation"},
     {"quant_dot", "output_permutation"},
+    {"concat", "in_place"},
 };
 
 bool op_attr_is_extension(const op_def *op, int k)

@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "codegen.h"
 #include "ir.h"
+#include "output_format.h"
 #include "pipeline.h"
 
 #include <stdio.h>
@@ -21,7 +22,7 @@
 
 static const char compile_help[] =
     "usage: graft compile GRAPH -o DIR [-p PIPELINE] [--arch LIST] [--jobs N]\n"
-    "                     [--no-code-objects] [--dim NAME=VALUE ...]\n"
+    "                     [--no-code-objects] [--output-format F] [--dim NAME=VALUE ...]\n"
     "\n"
     "Optimises GRAPH with PIPELINE (default: default; none: as it is), lowers every\n"
     "fused region and compute op to one HIP kernel, plans memory and writes DIR:\n"
@@ -37,6 +38,8 @@ static const char compile_help[] =
     "                    also gfx908, gfx906, gfx900)\n"
     "  --jobs N          hiprtc child processes at once (default 2)\n"
     "  --no-code-objects write the sources and the plan only\n"
+    "  --output-format F the outputs' memory format: standard or a permutation of\n"
+    "                    the axes, slowest first (0,2,3,1: NHWC), as graft opt takes\n"
     CLI_DIM_HELP
     "\n"
     "Code objects are cached under $XDG_CACHE_HOME/graft/hip (~/.cache/graft/hip).\n"
@@ -79,12 +82,13 @@ static int optimize_with(graph *g, const char *name)
 
 int cmd_compile(int argc, char **argv)
 {
-    const char *out = NULL, *pipe = NULL, *arch = NULL, *jobs = NULL;
+    const char *out = NULL, *pipe = NULL, *arch = NULL, *jobs = NULL, *format = NULL;
     bool no_co = false;
     const cli_option options[] = {
         {"output", 'o', &out, NULL},        {"pipeline", 'p', &pipe, NULL},
         {"arch", 0, &arch, NULL},           {"jobs", 0, &jobs, NULL},
         {"no-code-objects", 0, NULL, &no_co},
+        {"output-format", 0, &format, NULL},
     };
     cli_args args;
     cli_dims dims;
@@ -112,6 +116,17 @@ int cmd_compile(int argc, char **argv)
     graph *g = cli_load_graph_with("compile", path, &dims);
     if (!g)
         return EXIT_FAIL;
+    if (format) {
+        output_format f;
+        if (!output_format_parse(format, &f, &err)) {
+            graph_free(g);
+            return cli_usage_error("compile", "%s", err.message);
+        }
+        if (!graph_request_output_format(g, &f, NULL, &err)) {
+            graph_free(g);
+            return cli_report("compile", &err);
+        }
+    }
     st = optimize_with(g, pipe ? pipe : "default");
     cg_program *p = NULL;
     if (st == EXIT_OK && !(p = cg_lower(g, &err)))

@@ -22,6 +22,7 @@
 #include "exec.h"
 #include "kernel_counts.h"
 #include "load.h"
+#include "output_format.h"
 #include "pipeline.h"
 
 #include <math.h>
@@ -34,6 +35,7 @@ static const char opt_help[] =
     "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
     "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
     "                 [--allow-nonconvergence] [--explain RULE]\n"
+    "                 [--output-format standard|P0,P1,...]\n"
     "\n"
     "Rewrites GRAPH to a fixpoint with rule sets, then prints the optimised dump\n"
     "(to OUT with -o; to stdout unless --stats is given).\n"
@@ -71,6 +73,11 @@ static const char opt_help[] =
     "                       unbound symbolic dimensions are 1)\n"
     "  --seed-order N       visit instructions in a seeded random order (testing:\n"
     "                       the fold rules must reach the same graph)\n"
+    "  --output-format F    the memory format the graph's outputs must have:\n"
+    "                       standard (row-major) or a permutation of the axes from\n"
+    "                       slowest to fastest in memory (0,2,3,1: NHWC for NCHW\n"
+    "                       lens; outputs of other ranks keep theirs). Without it\n"
+    "                       outputs keep the format the inputs' layout propagates\n"
     "  --allow-nonconvergence\n"
     "                       a run that does not converge (a nonterminating rule\n"
     "                       used up its fire budget, e.g. two rules that undo each\n"
@@ -526,6 +533,7 @@ typedef struct opt_args {
     string_list rules_files, disabled;
     bool stats, stats_json;
     bool allow_nonconvergence;
+    const char *output_format; /* --output-format */
     char **rest;
     int nrest;
     cli_dims dims; /* --dim NAME=VALUE */
@@ -607,6 +615,7 @@ static int run(opt_args *a)
         {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
         {"verify", 0, NULL, &verify_flag},      {"explain", 0, &explain, NULL},
         {"allow-nonconvergence", 0, NULL, &a->allow_nonconvergence},
+        {"output-format", 0, &a->output_format, NULL},
     };
     cli_args args;
     int st = cli_parse("opt", a->nrest, a->rest, options, (int)(sizeof options / sizeof options[0]),
@@ -710,6 +719,18 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
     graph *g = cli_load_graph_with("opt", path, &a->dims);
     if (!g)
         return EXIT_FAIL;
+    if (a->output_format) {
+        output_format f;
+        graft_error ferr = {0};
+        if (!output_format_parse(a->output_format, &f, &ferr)) {
+            graph_free(g);
+            return cli_usage_error("opt", "%s", ferr.message);
+        }
+        if (!graph_request_output_format(g, &f, NULL, &ferr)) {
+            graph_free(g);
+            return cli_report("opt", &ferr);
+        }
+    }
     report r = {0};
     r.pipeline = label;
     /* Kernel counts are for --stats only: each is a walk over the graph. */

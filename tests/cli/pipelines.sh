@@ -239,7 +239,7 @@ if opt unet_default "$ex/unet_groupnorm.txt" default; then
     r=$(json_int "$tmp/unet_default.json" recomputed_flops)
     ph=$(json_int "$tmp/unet_default.json" phases)
     nf=$(grep -c '= fused(' "$tmp/unet_default.txt")
-    if [ "$k" = 8 ] && [ "$r" = 0 ] && [ "$ph" = 2 ] && [ "$nf" -ge 1 ] &&
+    if [ "$k" = 8 ] && [ "$r" = 0 ] && [ "$ph" = 3 ] && [ "$nf" -ge 1 ] &&
        ! grep -q "max abs error [^0]" "$tmp/unet_default.err"; then
         pass unet_default_fused
     else
@@ -268,13 +268,13 @@ x = @param:x -> float_type, {2, 3}, {3, 1}
 @6 = @return(@5)
 EOF
 # --stats json: one entry per rule (fold runs in both phases: summed),
-# "phases":2, converged, one kernel.
+# "phases":3 (normalize, fuse, layout), converged, one kernel.
 total=
 if "$GRAFT" opt "$tmp/ph.txt" -p default --stats json --verify > "$tmp/ph.json" 2> "$tmp/ph.err"; then
     keys=$(sed 's/.*"rules":{\([^}]*\)}.*/\1/' "$tmp/ph.json" | tr ',' '\n' | cut -d: -f1)
     dup=$(echo "$keys" | sort | uniq -d | tr '\n' ' ')
     total=$(json_int "$tmp/ph.json" rewrites)
-    if [ -z "$dup" ] && [ "$(json_int "$tmp/ph.json" phases)" = 2 ] &&
+    if [ -z "$dup" ] && [ "$(json_int "$tmp/ph.json" phases)" = 3 ] &&
        [ "$(json_int "$tmp/ph.json" kernels)" = 1 ] && grep -q '"converged":true' "$tmp/ph.json" &&
        grep -q '"transpose_of_transpose":1' "$tmp/ph.json"; then
         pass phases_stats
@@ -318,8 +318,9 @@ else fail phases_disable_unknown "status $st: $(cat "$tmp/d.err")"; fi
 # the fusion after.
 line() { grep -n "$1" "$tmp/tr" | head -1 | cut -d: -f1; }
 if "$GRAFT" opt "$tmp/ph.txt" -p default --trace > /dev/null 2> "$tmp/tr" &&
-   grep -q "^phase 1 of 2: fold, pending, pad, reshape$" "$tmp/tr" &&
-   grep -q "^phase 2 of 2: fold, fuse$" "$tmp/tr" &&
+   grep -q "^phase 1 of 3: fold, pending, pad, reshape$" "$tmp/tr" &&
+   grep -q "^phase 2 of 3: fold, fuse$" "$tmp/tr" &&
+   grep -q "^phase 3 of 3: layout$" "$tmp/tr" &&
    [ "$(line '^phase 2')" -lt "$(line '^fire fuse_')" ] &&
    [ "$(line '^phase 2')" -gt "$(line '^fire transpose_of_transpose')" ]; then
     pass phases_trace
@@ -354,7 +355,7 @@ fi
 # -p with graft test: an unknown pipeline is a usage error naming the known ones.
 "$GRAFT" test "$models/resnet50" -p nosuch > "$tmp/u.out" 2>&1
 st=$?
-if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, fuse, normalize, default)" "$tmp/u.out"; then
+if [ $st -eq 2 ] && grep -q "unknown pipeline 'nosuch' (pipelines: fold, pad, reshape, fuse, normalize, layout, default)" "$tmp/u.out"; then
     pass test_unknown_pipeline
 else
     fail test_unknown_pipeline "status $st: $(head -1 "$tmp/u.out")"
