@@ -46,6 +46,7 @@
  * So a partition that writes each crossing value once, reads it once, and
  * reads inputs and weights once has bytes_moved = bytes_lower_bound.
  */
+#include "concat_in_place.h"
 #include "kernel_counts.h"
 
 #include <stdlib.h>
@@ -261,9 +262,12 @@ void graph_kernel_traffic(const graph *g, int64_t *bytes_moved, int64_t *bytes_l
     const module *m = graph_main(g);
     if (!m)
         return;
+    /* An in-place concat is no kernel: its operands' kernels wrote it. */
+    concat_plan *placed = concat_plan_build(m);
     for (const ins *i = m->first; i; i = i->next)
-        if (instruction_is_kernel(i))
+        if (instruction_is_kernel(i) && !concat_plan_placed(placed, i))
             *bytes_moved += kernel_bytes(i);
+    concat_plan_free(placed);
 
     reach_pass p;
     p.reaches = calloc(g->next_id ? g->next_id : 1, 1);
