@@ -20,6 +20,10 @@ static const char *const pad_sets[] = {"fold", "pad"};
 static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
 static const char *const fuse_sets[] = {"fold", "fuse"};
 static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"};
+/* default's first phase also prepares for fusion (rules/prefuse.rules):
+ * its rewrites must happen before fuse.rules takes their operands apart. */
+static const char *const prepare_sets[] = {"fold", "pending", "pad", "reshape", "prefuse"};
+static const char *const prefuse_sets[] = {"fold", "prefuse"};
 
 #define SETS(a) {a, (int)(sizeof a / sizeof a[0])}
 #define PHASES(a) a, (int)(sizeof a / sizeof a[0])
@@ -27,11 +31,11 @@ static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"
 static const pipeline_phase fold_phases[] = {SETS(fold_sets)};
 static const pipeline_phase pad_phases[] = {SETS(pad_sets)};
 static const pipeline_phase reshape_phases[] = {SETS(reshape_sets)};
-static const pipeline_phase fuse_phases[] = {SETS(fuse_sets)};
+static const pipeline_phase fuse_phases[] = {SETS(prefuse_sets), SETS(fuse_sets)};
 static const pipeline_phase normalize_phases[] = {SETS(normalize_sets)};
 /* Fusion last: it must see GroupNorm in the common dims and the views in
  * their normal form, not take pointwise ops before reshape.rules moved them. */
-static const pipeline_phase default_phases[] = {SETS(normalize_sets), SETS(fuse_sets)};
+static const pipeline_phase default_phases[] = {SETS(prepare_sets), SETS(fuse_sets)};
 
 static const pipeline pipelines[] = {
     {"fold", "no-op eliminations, transpose/reshape/broadcast composition, constant folding",
