@@ -486,6 +486,8 @@ static const rule_helper helper_table[] = {
      "one_kernel(p, c): c reads p and both fit one pointwise, reduction or contraction kernel"},
     {"recomputed_in_kernel", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_recomputed_in_kernel,
      "recomputed_in_kernel(p, r): p joins contraction kernel r as a prologue computed again per read"},
+    {"recompute_cost", RV_INT, 2, {RV_INS, RV_INS}, false, helper_recompute_cost,
+     "recompute_cost(p, r): element operations recomputing p wherever r's contraction reads it costs"},
     {"contraction_flops", RV_INT, 1, {RV_INS}, false, helper_contraction_flops,
      "contraction_flops(x): operations of the convolutions and dots x is or holds"},
     {"after_contraction", RV_BOOL, 1, {RV_INS}, false, helper_after_contraction,

@@ -410,3 +410,21 @@ bool helper_after_contraction(arena *mem, const rule_value *a, int n, rule_value
     *out = rule_bool(elementwise_from_contraction(a[0].u.in, 0));
     return true;
 }
+
+bool helper_recompute_cost(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *p = a[0].u.in, *r = a[1].u.in;
+    part_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return false;
+    scan_part(s, r);
+    int64_t per = 1, have = elements(p);
+    if (s->contraction && have > 0)
+        per = (elements(s->contraction->args[0]) + have - 1) / have;
+    free(s);
+    rule_value flops;
+    helper_recompute_flops(mem, a, 1, &flops);
+    *out = rule_int(flops.u.i * (per > 1 ? per : 1));
+    return true;
+}

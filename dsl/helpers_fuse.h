@@ -41,6 +41,10 @@ bool helper_one_kernel(arena *mem, const rule_value *args, int nargs, rule_value
  * reads: each of p's values is computed again wherever r reads it (the
  * rule weighs the cost with recompute_flops and broadcast_factor). */
 bool helper_recomputed_in_kernel(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* recompute_cost(p, r): instruction, instruction -> int: recompute_flops(p)
+ * times how often r's contraction reads each of p's values (its input's
+ * elements over p's): the work recomputing p inside r adds. */
+bool helper_recompute_cost(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* contraction_flops(x): instruction -> int: the multiply-add operations (two
  * each) of the convolutions and dots x is or holds; 0 if none. */
 bool helper_contraction_flops(arena *mem, const rule_value *args, int nargs, rule_value *out);
