@@ -5,6 +5,7 @@
 
 #include "ir.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 static bool is_region(const ins *i) { return (i->op->classes & OPC_REGION) && i->nmods == 1; }
@@ -93,6 +94,64 @@ bool helper_broadcast_factor(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* A set of instructions for the graph walks below (each value is walked
+ * once, however many paths reach it: x * x chains read every value twice)
+ * and for the reduced values of a region body. Open addressing, growing;
+ * out of memory makes `failed` true and the callers answer cautiously. */
+typedef struct ins_set {
+    const ins **slot;
+    size_t cap, n;
+    bool failed;
+} ins_set;
+
+static size_t ins_hash(const ins *x) { return (size_t)(((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull); }
+
+static bool ins_set_has(const ins_set *s, const ins *x)
+{
+    if (!s->cap)
+        return false;
+    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
+        if (s->slot[h] == x)
+            return true;
+        if (!s->slot[h])
+            return false;
+    }
+}
+
+/* Adds x; false when it was there already or memory ran out. */
+static bool visit(ins_set *s, const ins *x)
+{
+    if (s->failed)
+        return false;
+    if (2 * (s->n + 1) > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        const ins **slot = calloc(cap, sizeof *slot);
+        if (!slot) {
+            s->failed = true;
+            return false;
+        }
+        for (size_t k = 0; k < s->cap; k++)
+            if (s->slot[k])
+                for (size_t h = ins_hash(s->slot[k]) & (cap - 1);; h = (h + 1) & (cap - 1))
+                    if (!slot[h]) {
+                        slot[h] = s->slot[k];
+                        break;
+                    }
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
+        if (s->slot[h] == x)
+            return false;
+        if (!s->slot[h]) {
+            s->slot[h] = x;
+            s->n++;
+            return true;
+        }
+    }
+}
+
 /* ---- kernel shapes: which parts fit one kernel (one_kernel) ----
  *
  * A part is a plain instruction or a region. The union of two parts fits
@@ -170,16 +229,24 @@ static const ins *body_value(const ins *r, const ins *v)
 }
 
 /* Whether body value b depends on a reduction of its body. */
-static bool body_depends_on_reduction(const ins *b, int depth)
+static bool depends_on_reduction_walk(const ins *b, ins_set *v)
 {
-    if (!b || depth > 64)
-        return false;
+    if (!b || !visit(v, b))
+        return v->failed;
     if (b->op->classes & OPC_REDUCE)
         return true;
     for (int a = 0; a < b->nargs; a++)
-        if (body_depends_on_reduction(b->args[a], depth + 1))
+        if (depends_on_reduction_walk(b->args[a], v))
             return true;
     return false;
+}
+
+static bool body_depends_on_reduction(const ins *b)
+{
+    ins_set v = {0};
+    bool r = depends_on_reduction_walk(b, &v) || v.failed;
+    free(v.slot);
+    return r;
 }
 
 /* Whether value v of the graph (seen through views) is a reduction's value:
@@ -190,7 +257,7 @@ static bool is_reduced_value(const ins *v)
     if (v->op->classes & OPC_REDUCE)
         return true;
     const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-    return is_region(r) && body_depends_on_reduction(body_value(r, v), 0);
+    return is_region(r) && body_depends_on_reduction(body_value(r, v));
 }
 
 static void scan_part(part_scan *s, const ins *x)
@@ -199,14 +266,19 @@ static void scan_part(part_scan *s, const ins *x)
         scan_op(s, x, false); /* what it reads from the other part: reads_reduced_of */
         return;
     }
+    /* the body's values that depend on a reduction, in one pass */
+    ins_set reduced = {0};
     for (const ins *i = x->mods[0]->first; i; i = i->next) {
         if (ins_is(i, "@return"))
             continue;
-        bool reduced = false;
-        for (int a = 0; !reduced && a < i->nargs; a++)
-            reduced = body_depends_on_reduction(i->args[a], 0);
-        scan_op(s, i, reduced);
+        bool reads = false;
+        for (int a = 0; !reads && a < i->nargs; a++)
+            reads = ins_set_has(&reduced, i->args[a]);
+        if (reads || (i->op->classes & OPC_REDUCE))
+            visit(&reduced, i);
+        scan_op(s, i, reads || reduced.failed);
     }
+    free(reduced.slot);
 }
 
 /* Whether part p's value v (v == p, a get_tuple_elem of p, or a view of
@@ -253,11 +325,11 @@ static bool read_only_by(const ins *x, const ins *c, int depth)
 /* Whether value v is computed from a contraction's output by pointwise ops
  * and views alone (no reduction on the way): its reductions belong in the
  * contraction's kernel as extra outputs. */
-static bool elementwise_from_contraction(const ins *v, int depth)
+static bool elementwise_from_contraction_walk(const ins *v, ins_set *seen)
 {
-    if (depth > 32)
-        return false;
     v = under_views(v);
+    if (!visit(seen, v))
+        return false;
     if (is_contraction(v))
         return true;
     if (v->op->classes & OPC_REDUCE)
@@ -265,40 +337,56 @@ static bool elementwise_from_contraction(const ins *v, int depth)
     const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
     if (is_region(r)) {
         const ins *b = body_value(r, v);
-        if (!b || body_depends_on_reduction(b, 0))
+        if (!b || body_depends_on_reduction(b))
             return false;
         for (const ins *i = r->mods[0]->first; i; i = i->next)
             if (is_contraction(i))
                 return true;
         for (int a = 0; a < r->nargs; a++)
-            if (elementwise_from_contraction(r->args[a], depth + 1))
+            if (elementwise_from_contraction_walk(r->args[a], seen))
                 return true;
         return false;
     }
     if (!(v->op->classes & OPC_POINTWISE))
         return false;
     for (int a = 0; a < v->nargs; a++)
-        if (elementwise_from_contraction(v->args[a], depth + 1))
+        if (elementwise_from_contraction_walk(v->args[a], seen))
             return true;
     return false;
 }
 
+static bool elementwise_from_contraction(const ins *v)
+{
+    ins_set seen = {0};
+    bool r = elementwise_from_contraction_walk(v, &seen);
+    free(seen.slot);
+    return r;
+}
+
 /* Whether body value b, without passing a reduction, reads a parameter of
  * region r whose operand is computed elementwise from a contraction. */
-static bool body_elementwise_from_contraction(const ins *r, const ins *b, int depth)
+static bool body_from_contraction_walk(const ins *r, const ins *b, ins_set *seen)
 {
-    if (!b || depth > 64 || (b->op->classes & OPC_REDUCE))
+    if (!b || !visit(seen, b) || (b->op->classes & OPC_REDUCE))
         return false;
     if (is_contraction(b))
         return true;
     if (b->param) {
         int k = b->param[0] == 'x' ? atoi(b->param + 1) : -1;
-        return k >= 0 && k < r->nargs && elementwise_from_contraction(r->args[k], 0);
+        return k >= 0 && k < r->nargs && elementwise_from_contraction(r->args[k]);
     }
     for (int a = 0; a < b->nargs; a++)
-        if (body_elementwise_from_contraction(r, b->args[a], depth + 1))
+        if (body_from_contraction_walk(r, b->args[a], seen))
             return true;
     return false;
+}
+
+static bool body_elementwise_from_contraction(const ins *r, const ins *b)
+{
+    ins_set seen = {0};
+    bool found = body_from_contraction_walk(r, b, &seen);
+    free(seen.slot);
+    return found;
 }
 
 /* Whether a reduction of the part (plain or in its body) reduces a value
@@ -306,9 +394,9 @@ static bool body_elementwise_from_contraction(const ins *r, const ins *b, int de
 static bool has_reduction_of_contraction(const ins *x)
 {
     if (!is_region(x))
-        return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0], 0);
+        return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0]);
     for (const ins *i = x->mods[0]->first; i; i = i->next)
-        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0], 0))
+        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0]))
             return true;
     return false;
 }
@@ -407,7 +495,7 @@ bool helper_contraction_flops(arena *mem, const rule_value *a, int n, rule_value
 bool helper_after_contraction(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(elementwise_from_contraction(a[0].u.in, 0));
+    *out = rule_bool(elementwise_from_contraction(a[0].u.in));
     return true;
 }
 

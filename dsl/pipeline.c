@@ -31,6 +31,7 @@ static const char *const prefuse_sets[] = {"fold", "prefuse"};
 static const pipeline_phase fold_phases[] = {SETS(fold_sets)};
 static const pipeline_phase pad_phases[] = {SETS(pad_sets)};
 static const pipeline_phase reshape_phases[] = {SETS(reshape_sets)};
+static const pipeline_phase prefuse_phases[] = {SETS(prefuse_sets)};
 static const pipeline_phase fuse_phases[] = {SETS(prefuse_sets), SETS(fuse_sets)};
 static const pipeline_phase normalize_phases[] = {SETS(normalize_sets)};
 /* Fusion last: it must see GroupNorm in the common dims and the views in
@@ -43,10 +44,13 @@ static const pipeline pipelines[] = {
     {"pad", "fold, then zero pads folded into convolution and pooling", PHASES(pad_phases)},
     {"reshape", "fold, then reshapes/transposes moved through pointwise ops and reductions",
      PHASES(reshape_phases)},
-    {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)",
+    {"prefuse", "fold, then the rewrites that prepare fusion (rules/prefuse.rules)",
+     PHASES(prefuse_phases)},
+    {"fuse", "prefuse; then fold and regions grown (rules/fuse.rules): pointwise chains, "
+             "reductions, convolution and dot with prologue and epilogue",
      PHASES(fuse_phases)},
     {"normalize", "every non-fusion set: phase 1 of default", PHASES(normalize_phases)},
-    {"default", "normalize, then fuse as a second phase", PHASES(default_phases)},
+    {"default", "normalize and prefuse, then fuse as a second phase", PHASES(default_phases)},
 };
 
 const pipeline *pipeline_all(int *count)

@@ -7,25 +7,30 @@
 tmp=$t
 ex="$TOP/examples"
 
-# check NAME GRAPH "KERNELS LINE": -p fuse gives exactly that kernels line,
-# recomputes nothing and verifies.
+# check NAME GRAPH "KERNELS LINE" RECOMPUTED EXACT: -p fuse gives exactly
+# that kernels line and recomputed_flops, and --verify passes; EXACT=exact
+# also wants bit-equal numbers (the variance rewrite of prefuse.rules, which
+# the UNet block takes, rounds differently).
 check() {
     if "$GRAFT" opt "$2" -p fuse --stats --verify > "$tmp/out" 2> "$tmp/err" &&
        grep -q "^kernels  *$3 (fills 0, copies 0)$" "$tmp/out" &&
-       grep -q "^recomputed_flops  *0 " "$tmp/out" &&
-       ! grep -q "max abs error [^0]" "$tmp/out"; then
+       grep -q "^recomputed_flops  *$4 " "$tmp/out" &&
+       { [ "$5" != exact ] || ! grep -q "max abs error [^0]" "$tmp/err"; }; then
         pass "$1"
     else
         fail "$1" "$(grep -E '^kernels|^recomputed|verify' "$tmp/out" "$tmp/err" | tr '\n' ' ')"
     fi
 }
-check fuse_unet "$ex/unet_groupnorm.txt" "16 -> 9"
-check fuse_layernorm "$ex/layernorm.txt" "9 -> 5"
-check fuse_softmax "$ex/softmax.txt" "5 -> 4"
+# UNet: seed 000's two kernels (convolution, bias and the GroupNorm sums;
+# GroupNorm apply and SiLU as the second convolution's prologue, the
+# per-group rsqrt recomputed there: 192 element ops).
+check fuse_unet "$ex/unet_groupnorm.txt" "16 -> 2" 192 approx
+check fuse_layernorm "$ex/layernorm.txt" "9 -> 1" 0 exact
+check fuse_softmax "$ex/softmax.txt" "5 -> 1" 0 exact
 
-# After -p reshape the GroupNorm ops meet in the common dims: one fewer.
+# After -p reshape (the GroupNorm ops in the common dims) the same.
 if "$GRAFT" opt "$ex/unet_groupnorm.txt" -p reshape -o "$tmp/unet_r.txt" > /dev/null 2>&1; then
-    check fuse_unet_after_reshape "$tmp/unet_r.txt" "14 -> 8"
+    check fuse_unet_after_reshape "$tmp/unet_r.txt" "14 -> 2" 192 approx
 else fail fuse_unet_after_reshape "-p reshape failed"; fi
 
 # Every visiting order reaches the same count.
@@ -34,7 +39,7 @@ for s in 1 2 3 4 5 6; do
     for g in unet_groupnorm layernorm softmax; do
         "$GRAFT" opt "$ex/$g.txt" -p fuse --seed-order $s --stats json > "$tmp/j" 2>&1
         k=$(sed -n 's/.*"kernels":\([0-9]*\).*/\1/p' "$tmp/j")
-        case $g in unet_groupnorm) want=9 ;; layernorm) want=5 ;; softmax) want=4 ;; esac
+        case $g in unet_groupnorm) want=2 ;; layernorm) want=1 ;; softmax) want=1 ;; esac
         [ "$k" = "$want" ] || bad="$bad $g/$s:$k"
     done
 done
