@@ -179,7 +179,10 @@ typedef struct part_scan {
     int nops;
 } part_scan;
 
-static bool is_contraction(const ins *i) { return ins_is(i, "convolution") || ins_is(i, "dot"); }
+static bool is_contraction(const ins *i)
+{
+    return (i->op->classes & OPC_COMPUTE) && (ins_is(i, "convolution") || ins_is(i, "dot"));
+}
 
 static bool same_reduction(const ins *a, const ins *b)
 {
