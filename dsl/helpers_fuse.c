@@ -1,6 +1,9 @@
 /* helpers_fuse.c: cost and policy helpers of the fusion rules (see
  * helpers_fuse.h). They read the graph and return numbers or answers; the
- * decisions that use them are written in rules/fuse.rules. */
+ * decisions that use them are written in rules/fuse.rules. one_kernel
+ * holds the kernel shapes a region may take (pointwise, reduction,
+ * contraction: docs/rules.md, "Region shapes"), so that the rules grow only
+ * regions codegen lowers as one kernel. */
 #include "helpers_fuse.h"
 
 #include "ir.h"
@@ -166,7 +169,10 @@ static bool visit(ins_set *s, const ins *x)
  *    terminal: nothing in the kernel reads them, since every block of the
  *    contraction would have to wait for all the others. */
 
-#define SCAN_MAX 512
+/* Distinct element counts a kernel's pointwise ops may have: one for a
+ * pointwise kernel, two (per element, per row) for a reduction, a few for
+ * a contraction's prologue and epilogue. */
+#define SCAN_COUNTS 8
 
 typedef struct part_scan {
     int contractions;
@@ -175,7 +181,7 @@ typedef struct part_scan {
     bool other;                /* an op no kernel shape holds */
     bool mixed_reductions;     /* reductions over different lens */
     bool reads_reduced;        /* an op reads a reduction's value */
-    int64_t op_elements[SCAN_MAX]; /* elements of each pointwise op */
+    int64_t op_elements[SCAN_COUNTS]; /* the distinct element counts of its pointwise ops */
     int nops;
 } part_scan;
 
@@ -209,10 +215,14 @@ static void scan_op(part_scan *s, const ins *i, bool reduced)
         s->reads_reduced |= reduced;
     } else if (c & OPC_POINTWISE) {
         s->reads_reduced |= reduced;
-        if (s->nops < SCAN_MAX)
-            s->op_elements[s->nops++] = elements(i);
-        else
-            s->other = true;
+        int64_t e = elements(i);
+        bool seen = false;
+        for (int k = 0; k < s->nops && !seen; k++)
+            seen = s->op_elements[k] == e;
+        if (!seen && s->nops < SCAN_COUNTS)
+            s->op_elements[s->nops++] = e;
+        else if (!seen)
+            s->other = true; /* no kernel shape has that many */
     } else if (!(c & (OPC_VIEW | OPC_SHAPE)) || i->nmods) {
         s->other = true;
     }
@@ -406,6 +416,17 @@ static bool has_reduction_of_contraction(const ins *x)
 
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute);
 
+/* Whether x is a convolution or dot, or a region whose body holds one. */
+static bool holds_contraction(const ins *x)
+{
+    if (!is_region(x))
+        return is_contraction(x);
+    for (const ins *i = x->mods[0]->first; i; i = i->next)
+        if (is_contraction(i))
+            return true;
+    return false;
+}
+
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
 {
     part_scan *s = calloc(1, sizeof *s), *sp = calloc(1, sizeof *sp), *sc = calloc(1, sizeof *sc);
@@ -441,7 +462,7 @@ static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
             for (int a = 0; ok && a < p->nargs; a++) {
                 const ins *v = under_views(p->args[a]);
                 const ins *k = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-                if (k != c && (is_contraction(k) || is_region(k)) && fits_one_kernel(k, p, false))
+                if (k != c && holds_contraction(k) && fits_one_kernel(k, p, false))
                     ok = false;
             }
         }
