@@ -282,8 +282,8 @@ static void scan_part(part_scan *s, const ins *x)
     /* the body's values that depend on a reduction, in one pass */
     ins_set reduced = {0};
     for (const ins *i = x->mods[0]->first; i; i = i->next) {
-        if (ins_is(i, "@return"))
-            continue;
+        if (i->op->classes & OPC_BUILTIN)
+            continue; /* parameters, literals, the return */
         bool reads = false;
         for (int a = 0; !reads && a < i->nargs; a++)
             reads = ins_set_has(&reduced, i->args[a]);
