@@ -287,6 +287,13 @@ static bool helper_is_scalar(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+static bool helper_is_float(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(type_is_float(a[0].u.in->sh.type));
+    return true;
+}
+
 static bool helper_same_shape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -476,6 +483,8 @@ static const rule_helper helper_table[] = {
      "is_standard(x): x's shape is standard (row-major, packed)"},
     {"is_scalar", RV_BOOL, 1, {RV_INS}, false, helper_is_scalar,
      "is_scalar(x): x's shape is MIGraphX's scalar"},
+    {"is_float", RV_BOOL, 1, {RV_INS}, false, helper_is_float,
+     "is_float(x): x's type is a floating type (half, bf16, float, double)"},
     {"same_shape", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_shape,
      "same_shape(a, b): equal type, lens and strides"},
     {"same_lens", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_lens,
@@ -484,6 +493,16 @@ static const rule_helper helper_table[] = {
     /* dsl/helpers_fuse.c: cost and policy of the fusion rules */
     {"pointwise_kernel", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_kernel,
      "pointwise_kernel(x): x is a pointwise op, or a region of pointwise ops and literals"},
+    {"one_kernel", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_one_kernel,
+     "one_kernel(p, c): c reads p and both fit one pointwise, reduction or contraction kernel"},
+    {"recomputed_in_kernel", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_recomputed_in_kernel,
+     "recomputed_in_kernel(p, r): p joins contraction kernel r as a prologue computed again per read"},
+    {"recompute_cost", RV_INT, 2, {RV_INS, RV_INS}, false, helper_recompute_cost,
+     "recompute_cost(p, r): element operations recomputing p wherever r's contraction reads it costs"},
+    {"contraction_flops", RV_INT, 1, {RV_INS}, false, helper_contraction_flops,
+     "contraction_flops(x): operations of the convolutions and dots x is or holds"},
+    {"after_contraction", RV_BOOL, 1, {RV_INS}, false, helper_after_contraction,
+     "after_contraction(x): x is computed from a convolution or dot by pointwise ops and views"},
     {"bytes_saved", RV_INT, 2, {RV_INS, RV_INS}, false, helper_bytes_saved,
      "bytes_saved(p, c): memory traffic saved by computing c in p's kernel"},
     {"recompute_flops", RV_INT, 1, {RV_INS}, false, helper_recompute_flops,

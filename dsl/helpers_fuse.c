@@ -1,10 +1,16 @@
 /* helpers_fuse.c: cost and policy helpers of the fusion rules (see
  * helpers_fuse.h). They read the graph and return numbers or answers; the
- * decisions that use them are written in rules/fuse.rules. */
+ * decisions that use them are written in rules/fuse.rules. one_kernel
+ * holds the kernel shapes a region may take (pointwise, reduction,
+ * contraction: docs/rules.md, "Region shapes"), so that the rules grow only
+ * regions codegen lowers as one kernel. */
 #include "helpers_fuse.h"
 #include "helpers_layout.h"
 
 #include "ir.h"
+
+#include <stdint.h>
+#include <stdlib.h>
 
 static bool is_region(const ins *i) { return (i->op->classes & OPC_REGION) && i->nmods == 1; }
 
@@ -26,6 +32,15 @@ bool helper_pointwise_kernel(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* Strips views and reshapes off v. */
+static const ins *under_views(const ins *v)
+{
+    while ((v->op->classes & (OPC_VIEW | OPC_SHAPE)) && v->nargs == 1 && !ins_is(v, "get_tuple_elem") &&
+           !(v->op->classes & OPC_BUILTIN))
+        v = v->args[0];
+    return v;
+}
+
 /* Whether every use of v is by c. */
 static bool only_read_by(const ins *v, const ins *c)
 {
@@ -41,11 +56,11 @@ bool helper_bytes_saved(arena *mem, const rule_value *a, int n, rule_value *out)
     const ins *p = a[0].u.in, *c = a[1].u.in;
     int64_t saved = 0;
     for (int k = 0; k < c->nargs; k++) {
-        const ins *v = c->args[k];
+        const ins *v = under_views(c->args[k]);
         bool of_p = v == p || (ins_is(v, "get_tuple_elem") && v->nargs == 1 && v->args[0] == p);
         bool first = true; /* count each value once, however often c reads it */
         for (int j = 0; j < k; j++)
-            first = first && c->args[j] != v;
+            first = first && under_views(c->args[j]) != v;
         if (!of_p || !first)
             continue;
         saved += bytes(v);
@@ -80,5 +95,449 @@ bool helper_broadcast_factor(arena *mem, const rule_value *a, int n, rule_value 
     if ((ins_is(x, "broadcast") || ins_is(x, "multibroadcast")) && x->nargs >= 1 && elements(x->args[0]) > 0)
         factor = elements(x) / elements(x->args[0]);
     *out = rule_int(factor);
+    return true;
+}
+
+/* A set of instructions for the graph walks below (each value is walked
+ * once, however many paths reach it: x * x chains read every value twice)
+ * and for the reduced values of a region body. Open addressing, growing;
+ * out of memory makes `failed` true and the callers answer cautiously. */
+typedef struct ins_set {
+    const ins **slot;
+    size_t cap, n;
+    bool failed;
+} ins_set;
+
+static size_t ins_hash(const ins *x) { return (size_t)(((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull); }
+
+static bool ins_set_has(const ins_set *s, const ins *x)
+{
+    if (!s->cap)
+        return false;
+    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
+        if (s->slot[h] == x)
+            return true;
+        if (!s->slot[h])
+            return false;
+    }
+}
+
+/* Adds x; false when it was there already or memory ran out. */
+static bool visit(ins_set *s, const ins *x)
+{
+    if (s->failed)
+        return false;
+    if (2 * (s->n + 1) > s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 64;
+        const ins **slot = calloc(cap, sizeof *slot);
+        if (!slot) {
+            s->failed = true;
+            return false;
+        }
+        for (size_t k = 0; k < s->cap; k++)
+            if (s->slot[k])
+                for (size_t h = ins_hash(s->slot[k]) & (cap - 1);; h = (h + 1) & (cap - 1))
+                    if (!slot[h]) {
+                        slot[h] = s->slot[k];
+                        break;
+                    }
+        free(s->slot);
+        s->slot = slot;
+        s->cap = cap;
+    }
+    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
+        if (s->slot[h] == x)
+            return false;
+        if (!s->slot[h]) {
+            s->slot[h] = x;
+            s->n++;
+            return true;
+        }
+    }
+}
+
+/* ---- kernel shapes: which parts fit one kernel (one_kernel) ----
+ *
+ * A part is a plain instruction or a region. The union of two parts fits
+ * one kernel when it is one of the shapes codegen lowers as one kernel
+ * (docs/rules.md, "Regions with reductions and contractions"):
+ *  - pointwise: pointwise ops and views over one element count;
+ *  - reduction: reductions over one input lens and one reduced lens, with
+ *    pointwise ops per element of that input or per row of the result;
+ *  - contraction: one convolution or dot, a pointwise prologue on its
+ *    inputs (read by nothing else), a pointwise epilogue over its output,
+ *    and reductions of the epilogue as extra outputs. Those reductions are
+ *    terminal: nothing in the kernel reads them, since every block of the
+ *    contraction would have to wait for all the others. */
+
+/* Distinct element counts a kernel's pointwise ops may have: one for a
+ * pointwise kernel, two (per element, per row) for a reduction, a few for
+ * a contraction's prologue and epilogue. */
+#define SCAN_COUNTS 8
+
+typedef struct part_scan {
+    int contractions;
+    const ins *contraction;
+    const ins *reduction;      /* the first reduction */
+    bool other;                /* an op no kernel shape holds */
+    bool mixed_reductions;     /* reductions over different lens */
+    bool reads_reduced;        /* an op reads a reduction's value */
+    int64_t op_elements[SCAN_COUNTS]; /* the distinct element counts of its pointwise ops */
+    int nops;
+} part_scan;
+
+static bool is_contraction(const ins *i)
+{
+    return (i->op->classes & OPC_COMPUTE) && (ins_is(i, "convolution") || ins_is(i, "dot"));
+}
+
+static bool same_reduction(const ins *a, const ins *b)
+{
+    return a->nargs && b->nargs && shape_same_lens(&a->args[0]->sh, &b->args[0]->sh) &&
+           shape_same_lens(&a->sh, &b->sh);
+}
+
+/* Adds one op (plain or of a body) to the scan; `reduced` says whether it
+ * reads a value that depends on a reduction. */
+static void scan_op(part_scan *s, const ins *i, bool reduced)
+{
+    unsigned c = i->op->classes;
+    if (c & OPC_BUILTIN)
+        return;
+    if (is_contraction(i)) {
+        s->contractions++;
+        s->contraction = i;
+        s->reads_reduced |= reduced;
+    } else if (c & OPC_REDUCE) {
+        if (!s->reduction)
+            s->reduction = i;
+        else if (!same_reduction(s->reduction, i))
+            s->mixed_reductions = true;
+        s->reads_reduced |= reduced;
+    } else if (c & OPC_POINTWISE) {
+        s->reads_reduced |= reduced;
+        int64_t e = elements(i);
+        bool seen = false;
+        for (int k = 0; k < s->nops && !seen; k++)
+            seen = s->op_elements[k] == e;
+        if (!seen && s->nops < SCAN_COUNTS)
+            s->op_elements[s->nops++] = e;
+        else if (!seen)
+            s->other = true; /* no kernel shape has that many */
+    } else if (!(c & (OPC_VIEW | OPC_SHAPE)) || i->nmods) {
+        s->other = true;
+    }
+}
+
+/* The body instruction a region's output value v (the region or one of its
+ * get_tuple_elem) stands for. */
+static const ins *body_value(const ins *r, const ins *v)
+{
+    const ins *ret = module_return(r->mods[0]);
+    if (!ret || ret->nargs < 1)
+        return NULL;
+    if (v == r)
+        return ret->args[0];
+    const attr_value *idx = ins_attr(v, "index");
+    return idx && idx->kind == ATTR_INT && idx->u.i >= 0 && idx->u.i < ret->nargs ? ret->args[idx->u.i] : NULL;
+}
+
+/* Whether body value b depends on a reduction of its body. */
+static bool depends_on_reduction_walk(const ins *b, ins_set *v)
+{
+    if (!b || !visit(v, b))
+        return v->failed;
+    if (b->op->classes & OPC_REDUCE)
+        return true;
+    for (int a = 0; a < b->nargs; a++)
+        if (depends_on_reduction_walk(b->args[a], v))
+            return true;
+    return false;
+}
+
+static bool body_depends_on_reduction(const ins *b)
+{
+    ins_set v = {0};
+    bool r = depends_on_reduction_walk(b, &v) || v.failed;
+    free(v.slot);
+    return r;
+}
+
+/* Whether value v of the graph (seen through views) is a reduction's value:
+ * a reduction, or an output of a region that depends on one. */
+static bool is_reduced_value(const ins *v)
+{
+    v = under_views(v);
+    if (v->op->classes & OPC_REDUCE)
+        return true;
+    const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
+    return is_region(r) && body_depends_on_reduction(body_value(r, v));
+}
+
+static void scan_part(part_scan *s, const ins *x)
+{
+    if (!is_region(x)) {
+        scan_op(s, x, false); /* what it reads from the other part: reads_reduced_of */
+        return;
+    }
+    /* the body's values that depend on a reduction, in one pass */
+    ins_set reduced = {0};
+    for (const ins *i = x->mods[0]->first; i; i = i->next) {
+        if (i->op->classes & OPC_BUILTIN)
+            continue; /* parameters, literals, the return */
+        bool reads = false;
+        for (int a = 0; !reads && a < i->nargs; a++)
+            reads = ins_set_has(&reduced, i->args[a]);
+        if (reads || (i->op->classes & OPC_REDUCE))
+            visit(&reduced, i);
+        scan_op(s, i, reads || reduced.failed);
+    }
+    free(reduced.slot);
+}
+
+/* Whether part p's value v (v == p, a get_tuple_elem of p, or a view of
+ * either) is one c reads. */
+static bool reads_part(const ins *c, const ins *p)
+{
+    for (int a = 0; a < c->nargs; a++) {
+        const ins *v = under_views(c->args[a]);
+        if (v == p || (ins_is(v, "get_tuple_elem") && v->nargs == 1 && v->args[0] == p))
+            return true;
+    }
+    return false;
+}
+
+/* Whether c reads a value of p that depends on a reduction. */
+static bool reads_reduced_of(const ins *c, const ins *p)
+{
+    for (int a = 0; a < c->nargs; a++) {
+        const ins *v = under_views(c->args[a]);
+        bool of_p = v == p || (ins_is(v, "get_tuple_elem") && v->nargs == 1 && v->args[0] == p);
+        if (of_p && is_reduced_value(v))
+            return true;
+    }
+    return false;
+}
+
+/* Whether every user of x (through views and get_tuple_elem) is c. */
+static bool read_only_by(const ins *x, const ins *c, int depth)
+{
+    if (depth > 16)
+        return false;
+    for (int u = 0; u < x->nusers; u++) {
+        const ins *user = x->users[u];
+        if (user == c)
+            continue;
+        bool through = ins_is(user, "get_tuple_elem") ||
+                       ((user->op->classes & (OPC_VIEW | OPC_SHAPE)) && !(user->op->classes & OPC_BUILTIN));
+        if (!through || !read_only_by(user, c, depth + 1))
+            return false;
+    }
+    return x->nusers > 0;
+}
+
+/* Whether value v is computed from a contraction's output by pointwise ops
+ * and views alone (no reduction on the way): its reductions belong in the
+ * contraction's kernel as extra outputs. */
+static bool elementwise_from_contraction_walk(const ins *v, ins_set *seen)
+{
+    v = under_views(v);
+    if (!visit(seen, v))
+        return false;
+    if (is_contraction(v))
+        return true;
+    if (v->op->classes & OPC_REDUCE)
+        return false;
+    const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
+    if (is_region(r)) {
+        const ins *b = body_value(r, v);
+        if (!b || body_depends_on_reduction(b))
+            return false;
+        for (const ins *i = r->mods[0]->first; i; i = i->next)
+            if (is_contraction(i))
+                return true;
+        for (int a = 0; a < r->nargs; a++)
+            if (elementwise_from_contraction_walk(r->args[a], seen))
+                return true;
+        return false;
+    }
+    if (!(v->op->classes & OPC_POINTWISE))
+        return false;
+    for (int a = 0; a < v->nargs; a++)
+        if (elementwise_from_contraction_walk(v->args[a], seen))
+            return true;
+    return false;
+}
+
+static bool elementwise_from_contraction(const ins *v)
+{
+    ins_set seen = {0};
+    bool r = elementwise_from_contraction_walk(v, &seen);
+    free(seen.slot);
+    return r;
+}
+
+/* Whether body value b, without passing a reduction, reads a parameter of
+ * region r whose operand is computed elementwise from a contraction. */
+static bool body_from_contraction_walk(const ins *r, const ins *b, ins_set *seen)
+{
+    if (!b || !visit(seen, b) || (b->op->classes & OPC_REDUCE))
+        return false;
+    if (is_contraction(b))
+        return true;
+    if (b->param) {
+        int k = b->param[0] == 'x' ? atoi(b->param + 1) : -1;
+        return k >= 0 && k < r->nargs && elementwise_from_contraction(r->args[k]);
+    }
+    for (int a = 0; a < b->nargs; a++)
+        if (body_from_contraction_walk(r, b->args[a], seen))
+            return true;
+    return false;
+}
+
+static bool body_elementwise_from_contraction(const ins *r, const ins *b)
+{
+    ins_set seen = {0};
+    bool found = body_from_contraction_walk(r, b, &seen);
+    free(seen.slot);
+    return found;
+}
+
+/* Whether a reduction of the part (plain or in its body) reduces a value
+ * computed elementwise from a contraction. */
+static bool has_reduction_of_contraction(const ins *x)
+{
+    if (!is_region(x))
+        return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0]);
+    for (const ins *i = x->mods[0]->first; i; i = i->next)
+        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0]))
+            return true;
+    return false;
+}
+
+static bool fits_one_kernel(const ins *p, const ins *c, bool recompute);
+
+/* Whether x is a convolution or dot, or a region whose body holds one. */
+static bool holds_contraction(const ins *x)
+{
+    if (!is_region(x))
+        return is_contraction(x);
+    for (const ins *i = x->mods[0]->first; i; i = i->next)
+        if (is_contraction(i))
+            return true;
+    return false;
+}
+
+static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
+{
+    part_scan *s = calloc(1, sizeof *s), *sp = calloc(1, sizeof *sp), *sc = calloc(1, sizeof *sc);
+    bool ok = s && sp && sc && p != c;
+    if (ok) {
+        scan_part(sp, p);
+        scan_part(sc, c);
+        scan_part(s, p);
+        scan_part(s, c);
+        ok = !s->other && !s->mixed_reductions && s->contractions <= 1;
+    }
+    bool reduced_read = ok && reads_reduced_of(c, p);
+    if (ok && s->contractions == 1) {
+        /* reductions are terminal next to a contraction */
+        ok = !s->reads_reduced && !reduced_read;
+        int64_t e = elements(s->contraction);
+        if (ok && sp->contractions == 1) {
+            /* epilogue: c's ops run over the contraction's output */
+            for (int k = 0; ok && k < sc->nops; k++)
+                ok = sc->op_elements[k] == e;
+            if (ok && sc->reduction)
+                ok = elements(sc->reduction->args[0]) == e;
+        } else if (ok) {
+            /* prologue: p feeds only c, has no reductions, and is not an
+             * epilogue of a contraction it could join instead */
+            ok = !sp->reduction && read_only_by(p, c, 0);
+            /* over the contraction's input element by element, unless the
+             * caller asks for recomputation (fewer elements, each read
+             * many times) */
+            int64_t in = elements(s->contraction->args[0]);
+            for (int k = 0; ok && k < sp->nops; k++)
+                ok = recompute ? sp->op_elements[k] < in : sp->op_elements[k] == in;
+            for (int a = 0; ok && a < p->nargs; a++) {
+                const ins *v = under_views(p->args[a]);
+                const ins *k = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
+                if (k != c && holds_contraction(k) && fits_one_kernel(k, p, false))
+                    ok = false;
+            }
+        }
+    } else if (ok && s->reduction) {
+        const ins *red = s->reduction;
+        int64_t n = elements(red->args[0]), rows = elements(red);
+        for (int k = 0; ok && k < s->nops; k++)
+            ok = s->op_elements[k] == n || s->op_elements[k] == rows;
+        /* a reduction of a contraction's epilogue waits for that kernel */
+        if (ok && (s->reads_reduced || reduced_read))
+            ok = !has_reduction_of_contraction(p) && !has_reduction_of_contraction(c);
+    } else if (ok) {
+        for (int k = 1; ok && k < s->nops; k++)
+            ok = s->op_elements[k] == s->op_elements[0];
+    }
+    free(s);
+    free(sp);
+    free(sc);
+    return ok;
+}
+
+bool helper_one_kernel(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(fits_one_kernel(a[0].u.in, a[1].u.in, false) && reads_part(a[1].u.in, a[0].u.in));
+    return true;
+}
+
+bool helper_recomputed_in_kernel(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(fits_one_kernel(a[0].u.in, a[1].u.in, true) && reads_part(a[1].u.in, a[0].u.in));
+    return true;
+}
+
+bool helper_contraction_flops(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    int64_t flops = 0;
+    for (const ins *i = is_region(x) ? x->mods[0]->first : x; i; i = is_region(x) ? i->next : NULL) {
+        if (!is_contraction(i) || i->nargs < 2)
+            continue;
+        /* two operations per multiply-add; the reduction length is the
+         * weight's (convolution) or the shared axis's (dot) */
+        int64_t per = ins_is(i, "convolution") ? elements(i->args[1]) / (i->args[1]->sh.lens[0] ? i->args[1]->sh.lens[0] : 1)
+                                              : i->args[0]->sh.lens[i->args[0]->sh.rank - 1];
+        flops += 2 * per * elements(i);
+    }
+    *out = rule_int(flops);
+    return true;
+}
+
+bool helper_after_contraction(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(elementwise_from_contraction(a[0].u.in));
+    return true;
+}
+
+bool helper_recompute_cost(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *p = a[0].u.in, *r = a[1].u.in;
+    part_scan *s = calloc(1, sizeof *s);
+    if (!s)
+        return false;
+    scan_part(s, r);
+    int64_t per = 1, have = elements(p);
+    if (s->contraction && have > 0)
+        per = (elements(s->contraction->args[0]) + have - 1) / have;
+    free(s);
+    rule_value flops;
+    helper_recompute_flops(mem, a, 1, &flops);
+    *out = rule_int(flops.u.i * (per > 1 ? per : 1));
     return true;
 }

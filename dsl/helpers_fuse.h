@@ -26,4 +26,30 @@ bool helper_recompute_flops(arena *mem, const rule_value *args, int nargs, rule_
  * read: elements of x over elements of its operand; 1 otherwise. */
 bool helper_broadcast_factor(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* one_kernel(p, c): instruction, instruction -> bool: c reads p (directly,
+ * through get_tuple_elem or views) and the two, plain instructions or
+ * regions, fit one kernel of the shapes codegen lowers: pointwise (one
+ * element count); reduction (one reduction lens, ops per element or per
+ * row); contraction (one convolution or dot, a prologue only it reads, an
+ * epilogue over its output, terminal reductions of the epilogue). A
+ * reduction of a contraction's epilogue never takes consumers of its
+ * value: it is an extra output of the contraction's kernel. */
+bool helper_one_kernel(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* recomputed_in_kernel(p, r): instruction, instruction -> bool: r holds a
+ * convolution or dot and p, a pointwise part only r reads, fits r's
+ * kernel as a prologue computed over fewer elements than the contraction
+ * reads: each of p's values is computed again wherever r reads it (the
+ * rule weighs the cost with recompute_flops and broadcast_factor). */
+bool helper_recomputed_in_kernel(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* recompute_cost(p, r): instruction, instruction -> int: recompute_flops(p)
+ * times how often r's contraction reads each of p's values (its input's
+ * elements over p's): the work recomputing p inside r adds. */
+bool helper_recompute_cost(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* contraction_flops(x): instruction -> int: the multiply-add operations (two
+ * each) of the convolutions and dots x is or holds; 0 if none. */
+bool helper_contraction_flops(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* after_contraction(x): instruction -> bool: x is computed from a
+ * convolution's or dot's output by pointwise ops and views alone. */
+bool helper_after_contraction(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 #endif

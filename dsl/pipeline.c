@@ -20,6 +20,10 @@ static const char *const pad_sets[] = {"fold", "pad"};
 static const char *const reshape_sets[] = {"fold", "reshape", "pending"};
 static const char *const fuse_sets[] = {"fold", "fuse"};
 static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"};
+/* default's first phase also prepares for fusion (rules/prefuse.rules):
+ * its rewrites must happen before fuse.rules takes their operands apart. */
+static const char *const prepare_sets[] = {"fold", "pending", "pad", "reshape", "prefuse"};
+static const char *const prefuse_sets[] = {"fold", "prefuse"};
 static const char *const layout_sets[] = {"layout"};
 
 #define SETS(a) {a, (int)(sizeof a / sizeof a[0])}
@@ -28,14 +32,15 @@ static const char *const layout_sets[] = {"layout"};
 static const pipeline_phase fold_phases[] = {SETS(fold_sets)};
 static const pipeline_phase pad_phases[] = {SETS(pad_sets)};
 static const pipeline_phase reshape_phases[] = {SETS(reshape_sets)};
-static const pipeline_phase fuse_phases[] = {SETS(fuse_sets)};
+static const pipeline_phase prefuse_phases[] = {SETS(prefuse_sets)};
+static const pipeline_phase fuse_phases[] = {SETS(prefuse_sets), SETS(fuse_sets)};
 static const pipeline_phase normalize_phases[] = {SETS(normalize_sets)};
 /* Fusion last: it must see GroupNorm in the common dims and the views in
  * their normal form, not take pointwise ops before reshape.rules moved them. */
 static const pipeline_phase layout_phases[] = {SETS(layout_sets)};
 /* Placement after fusion: which kernel writes where depends on the regions
  * fusion made. */
-static const pipeline_phase default_phases[] = {SETS(normalize_sets), SETS(fuse_sets),
+static const pipeline_phase default_phases[] = {SETS(prepare_sets), SETS(fuse_sets),
                                                 SETS(layout_sets)};
 
 static const pipeline pipelines[] = {
@@ -44,11 +49,15 @@ static const pipeline pipelines[] = {
     {"pad", "fold, then zero pads folded into convolution and pooling", PHASES(pad_phases)},
     {"reshape", "fold, then reshapes/transposes moved through pointwise ops and reductions",
      PHASES(reshape_phases)},
-    {"fuse", "fold, then pointwise chains fused into regions (rules/fuse.rules)",
+    {"prefuse", "fold, then the rewrites that prepare fusion (rules/prefuse.rules)",
+     PHASES(prefuse_phases)},
+    {"fuse", "prefuse; then fold and regions grown (rules/fuse.rules): pointwise chains, "
+             "reductions, convolution and dot with prologue and epilogue",
      PHASES(fuse_phases)},
     {"normalize", "every non-fusion set: phase 1 of default", PHASES(normalize_phases)},
     {"layout", "concats written in place (rules/layout.rules)", PHASES(layout_phases)},
-    {"default", "normalize, then fuse as a second phase, then layout", PHASES(default_phases)},
+    {"default", "normalize and prefuse, then fuse as a second phase, then layout",
+     PHASES(default_phases)},
 };
 
 const pipeline *pipeline_all(int *count)

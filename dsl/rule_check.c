@@ -199,15 +199,16 @@ static ins *make_leaf(build_ctx *c, const lens_want *l, int kind);
 
 /* A leaf computed from a parameter or literal, so that guards about what
  * produced a value (never_negative, is_constant, settled, clusters) see
- * more than parameters: a unary op, a binary op, a broadcast, a transpose
- * or a reshape whose value has lens l. */
+ * more than parameters: a unary op, a binary op, a broadcast, a transpose,
+ * a reshape or a matrix product (for guards about contractions:
+ * after_contraction, one_kernel) whose value has lens l. */
 static ins *make_computed_leaf(build_ctx *c, const lens_want *l)
 {
     static const char *const unary[] = {"relu", "exp", "neg", "sigmoid", "abs", "tanh"};
     static const char *const binary[] = {"add", "mul", "sub", "max"};
     graft_error err = {0};
     lens_want in = *l;
-    switch (pick(c, 5)) {
+    switch (pick(c, 6)) {
     case 0: {
         ins *x = make_leaf(c, l, LEAF_ANY);
         return x ? module_add_op(c->m, unary[pick(c, 6)], NULL, 0, &x, 1, &err) : NULL;
@@ -232,6 +233,14 @@ static ins *make_computed_leaf(build_ctx *c, const lens_want *l)
         ins *x = make_leaf(c, &in, LEAF_ANY);
         attr a = {"permutation", attr_ints(perm, l->rank)};
         return x ? module_add_op(c->m, "transpose", &a, 1, &x, 1, &err) : NULL;
+    }
+    case 4: {
+        if (l->rank < 2) /* a vector is no product's result */
+            return make_leaf(c, l, LEAF_ANY);
+        lens_want a = *l, b = *l; /* dot of {..., M, K} and {..., K, N} */
+        a.d[l->rank - 1] = b.d[l->rank - 2] = 1 + pick(c, 4);
+        ins *x[2] = {make_leaf(c, &a, LEAF_ANY), make_leaf(c, &b, LEAF_ANY)};
+        return x[0] && x[1] ? module_add_op(c->m, "dot", NULL, 0, x, 2, &err) : NULL;
     }
     default: {
         in = regroup(c, lens_elements(l));

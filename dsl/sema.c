@@ -738,12 +738,28 @@ static int grow_kind(const char *name)
     return 0;
 }
 
+/* Whether a is a one-operand view or reshape pattern (an op of class view
+ * or shape, or the class itself), which the engine takes into the region
+ * when it lies between two parts (engine/region_merge.c). */
+static bool is_view_pattern(const dsl_pattern *a)
+{
+    unsigned views = OPC_VIEW | OPC_SHAPE;
+    if (a->negated || a->nargs != 1)
+        return false;
+    if (a->kind == PAT_OP && a->op)
+        return (a->op->classes & views) && strcmp(a->op->name, "get_tuple_elem") != 0;
+    return a->kind == PAT_CLASS && a->classes && !(a->classes & ~views);
+}
+
 /* Whether operand pattern a is the instruction named `name`: bound to it,
- * a repeated use of it, or a get_tuple_elem of it (one output of a region). */
+ * a repeated use of it, a get_tuple_elem of it (one output of a region), or
+ * either of those seen through a chain of views and reshapes. */
 static bool reads_capture(const dsl_pattern *a, const char *name, bool through_tuple)
 {
     if ((a->bind && strcmp(a->bind, name) == 0) || (a->kind == PAT_CAPTURE && strcmp(a->name, name) == 0))
         return true;
+    if (through_tuple && is_view_pattern(a))
+        return reads_capture(a->args[0], name, true);
     return through_tuple && a->kind == PAT_OP && !a->negated && a->op &&
            strcmp(a->op->name, "get_tuple_elem") == 0 && a->nargs == 1 &&
            reads_capture(a->args[0], name, false);

@@ -108,8 +108,8 @@ struct rewriter {
      * not run inside them, so a rule that fused a pattern does not find it
      * again in the body it just made. Collected at each sweep; rw_region
      * adds the bodies it makes. */
-    module **bodies;
-    int nbodies, bodies_cap;
+    module **bodies;      /* a set: see driver_is_region_body */
+    int nbodies, bodies_cap, bodies_used; /* live bodies, slots, slots not empty */
     bool region_died;     /* a region was erased: prune unreferenced modules at the end */
     int next_region;       /* the N of the next "<parent>:fusedN" to try */
 
@@ -145,9 +145,10 @@ char *driver_trace_before(const ins *root);
 /* Emits the trace record of the committed match (when tracing). */
 void driver_trace_commit(rewriter *rw, ins *old, ins *rep);
 
-/* Region bodies: whether m is one, and remembering a new one. */
+/* Region bodies: whether m is one, remembering a new one, forgetting one. */
 bool driver_is_region_body(const rewriter *rw, const module *m);
 bool driver_add_region_body(rewriter *rw, module *m);
+void driver_forget_region_body(rewriter *rw, const module *m);
 /* Takes module m out of the graph's module list (its memory stays in the
  * arena); m->next is left alone so that a walk standing on m goes on. */
 

@@ -179,6 +179,65 @@ bool region_merge_cycle(ins *const *inside, int ninside, ins *const *inputs, int
 
 /* ---- planning ---- */
 
+/* A view (or reshape) that moves no data: one operand, not a tuple read. */
+static bool is_bridge_view(const ins *v)
+{
+    return (v->op->classes & (OPC_VIEW | OPC_SHAPE)) && !(v->op->classes & OPC_BUILTIN) && v->nargs == 1 &&
+           !v->nmods && !ins_is(v, "get_tuple_elem") && !shape_is_tuple(&v->sh);
+}
+
+/* Whether x is a part or reads one (a get_tuple_elem of a region part). */
+static bool is_of_parts(const region_merge_plan *q, const ins *x)
+{
+    if (is_tuple_read(x))
+        x = x->args[0];
+    return index_of(q->parts, q->nparts, x) >= 0;
+}
+
+/* Views between two parts join the parts: when a part reads a chain of
+ * views whose bottom is a part (or one of its outputs), the chain's views
+ * become parts too. Left outside, such a view would read an output of the
+ * region and feed one of its inputs: a cycle. A view costs nothing inside a
+ * kernel (index arithmetic); one that something outside still reads becomes
+ * an output like any member. q->parts has room for nparts entries; it grows
+ * here as needed. */
+static bool add_bridging_views(region_merge_plan *q, int nparts)
+{
+    int cap = nparts;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int k = 0; k < q->nparts; k++) {
+            ins *x = q->parts[k];
+            for (int a = 0; a < x->nargs; a++) {
+                ins *chain[16];
+                int n = 0;
+                ins *v = x->args[a];
+                while (n < 16 && is_bridge_view(v) && !is_of_parts(q, v)) {
+                    chain[n++] = v;
+                    v = v->args[0];
+                }
+                if (!n || !is_of_parts(q, v))
+                    continue;
+                for (int j = 0; j < n; j++) {
+                    if (q->nparts == cap) {
+                        cap = 2 * cap + 4;
+                        ins **more = realloc(q->parts, (size_t)cap * sizeof *more);
+                        if (!more)
+                            return false;
+                        q->parts = more;
+                    }
+                    add_ordered(q->parts, &q->nparts, chain[j]);
+                }
+                grew = true;
+                break;
+            }
+            if (grew)
+                break;
+        }
+    }
+    return true;
+}
+
 region_merge_status region_merge_plan_make(region_merge_plan *p, ins *const *parts, int nparts)
 {
     memset(p, 0, sizeof *p);
@@ -204,6 +263,10 @@ region_merge_status region_merge_plan_make(region_merge_plan *p, ins *const *par
         ins *x = is_tuple_read(parts[k]) ? parts[k]->args[0] : parts[k];
         add_ordered(q.parts, &q.nparts, x);
     }
+    if (!add_bridging_views(&q, nparts)) {
+        region_merge_plan_free(&q);
+        return MERGE_NO_MEMORY;
+    }
     /* Parts that are all one instruction (a binary op reading one region
      * twice, `mul(r, r)`) merge nothing: rebuilding the region would change
      * nothing and the rule would fire again on its own result. */
@@ -211,6 +274,13 @@ region_merge_status region_merge_plan_make(region_merge_plan *p, ins *const *par
         region_merge_plan_free(&q);
         return MERGE_ONE_PART;
     }
+    cap_inside += q.nparts;
+    ins **inside = realloc(q.inside, (size_t)cap_inside * sizeof *inside);
+    if (!inside) {
+        region_merge_plan_free(&q);
+        return MERGE_NO_MEMORY;
+    }
+    q.inside = inside;
     for (int k = 0; k < q.nparts; k++) {
         ins *x = q.parts[k];
         add_ordered(q.inside, &q.ninside, x);

@@ -196,9 +196,7 @@ static void undo(rewriter *rw)
     for (int k = rw->ntxn_modules - 1; k >= 0; k--) {
         module *m = rw->txn_modules[k];
         graph_remove_module(rw->g, m);
-        for (int b = 0; b < rw->nbodies; b++)
-            if (rw->bodies[b] == m)
-                rw->bodies[b--] = rw->bodies[--rw->nbodies];
+        driver_forget_region_body(rw, m);
     }
     clear_logs(rw);
 }

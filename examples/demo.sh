@@ -45,8 +45,9 @@ printf 'rules that fired:\n'
 awk 'NR > 10 && $4 + 0 > 0 { printf "  %-32s %3d x  %s\n", $1, $4, $6 }' "$tmp.out"
 cat "$tmp.err"
 
-step "6. GroupNorm in the common dims {2, 32, 10, 64, 64}, no reshape inside; its pointwise
-   chains are two fused regions, each body printed as a module \"main:fusedN\"" \
+step "6. GroupNorm in the common dims {2, 32, 10, 64, 64}; the block is two fused regions
+   (seed 000's two kernels: convolution + bias + the GroupNorm sums; GroupNorm apply + SiLU +
+   convolution), each body printed as a module \"main:fusedN\"" \
     "grep -E '^module|reshape|reduce_mean|fused|rsqrt|sigmoid' unet_opt.txt"
 grep -E '^module|^[^ ]* = (reshape|reduce_mean|fused|rsqrt|sigmoid)[[(]' "$tmp.opt" | shorten
 

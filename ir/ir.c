@@ -27,14 +27,65 @@ void graph_free(graph *g)
     if (!g)
         return;
     arena_free(&g->mem);
+    free(g->name_buckets);
     free(g);
 }
 
 void graft_graph_free(graft_graph *g) { graph_free(g); }
 
+/* The name index: every module in the list is in exactly one bucket.
+ * Fusion creates and drops region bodies by the hundred thousand on large
+ * graphs, so finding a name must not walk the list. */
+static size_t name_hash(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Rebuilds the buckets for at least 2 * nmodules slots; false when out of
+ * memory (the old index stays). */
+static bool name_index_grow(graph *g, size_t want)
+{
+    size_t n = 64;
+    while (n < 2 * want)
+        n *= 2;
+    module **b = calloc(n, sizeof *b);
+    if (!b)
+        return false;
+    for (module *m = g->first_module; m; m = m->next) {
+        size_t h = name_hash(m->name) & (n - 1);
+        m->name_next = b[h];
+        b[h] = m;
+    }
+    free(g->name_buckets);
+    g->name_buckets = b;
+    g->nbuckets = n;
+    return true;
+}
+
+static void name_index_remove(graph *g, module *m)
+{
+    if (!g->nbuckets)
+        return;
+    module **at = &g->name_buckets[name_hash(m->name) & (g->nbuckets - 1)];
+    while (*at && *at != m)
+        at = &(*at)->name_next;
+    if (*at)
+        *at = m->name_next;
+    m->name_next = NULL;
+}
+
 module *graph_find_module(const graph *g, const char *name)
 {
-    for (module *m = g->first_module; m; m = m->next)
+    if (!g->nbuckets) {
+        for (module *m = g->first_module; m; m = m->next)
+            if (strcmp(m->name, name) == 0)
+                return m;
+        return NULL;
+    }
+    for (module *m = g->name_buckets[name_hash(name) & (g->nbuckets - 1)]; m; m = m->name_next)
         if (strcmp(m->name, name) == 0)
             return m;
     return NULL;
@@ -44,6 +95,10 @@ module *graph_add_module(graph *g, const char *name, graft_error *err)
 {
     if (graph_find_module(g, name)) {
         error_set(err, "module \"%s\" is defined twice", name);
+        return NULL;
+    }
+    if ((size_t)(g->nmodules + 1) * 2 > g->nbuckets && !name_index_grow(g, (size_t)g->nmodules + 1)) {
+        error_set(err, "out of memory");
         return NULL;
     }
     module *m = arena_alloc(&g->mem, sizeof *m);
@@ -58,8 +113,12 @@ module *graph_add_module(graph *g, const char *name, graft_error *err)
         g->first_module = m;
     g->last_module = m;
     g->nmodules++;
+    size_t h = name_hash(m->name) & (g->nbuckets - 1);
+    m->name_next = g->name_buckets[h];
+    g->name_buckets[h] = m;
     return m;
 }
+
 
 module *graph_main(const graph *g)
 {
@@ -82,6 +141,7 @@ void graph_remove_module(graph *g, module *m)
         g->last_module = prev;
     m->next = NULL;
     g->nmodules--;
+    name_index_remove(g, m);
 }
 
 int graph_prune_modules(graph *g)
@@ -91,29 +151,42 @@ int graph_prune_modules(graph *g)
     module **reached = malloc((size_t)g->nmodules * sizeof *reached);
     if (!reached)
         return 0; /* keeping modules is always safe */
+    /* reached modules are marked by a count of -1 - count while walking
+     * (restored below): no search of the list per module */
     int nreached = 0, scanned = 0;
-    reached[nreached++] = graph_main(g);
+    module *main_m = graph_main(g);
+    reached[nreached++] = main_m;
+    main_m->count = -1 - main_m->count;
     while (scanned < nreached) {
         for (ins *i = reached[scanned++]->first; i; i = i->next) {
             for (int k = 0; k < i->nmods; k++) {
-                bool seen = false;
-                for (int r = 0; r < nreached && !seen; r++)
-                    seen = reached[r] == i->mods[k];
-                if (!seen && nreached < g->nmodules)
-                    reached[nreached++] = i->mods[k];
+                module *sub = i->mods[k];
+                if (sub->count >= 0 && nreached < g->nmodules) {
+                    sub->count = -1 - sub->count;
+                    reached[nreached++] = sub;
+                }
             }
         }
     }
     int removed = 0;
+    module *prev = NULL;
     for (module *m = g->first_module, *next; m; m = next) {
         next = m->next;
-        bool keep = false;
-        for (int r = 0; r < nreached && !keep; r++)
-            keep = reached[r] == m;
-        if (!keep) {
-            graph_remove_module(g, m);
-            removed++;
+        if (m->count < 0) {
+            m->count = -1 - m->count;
+            prev = m;
+            continue;
         }
+        if (prev)
+            prev->next = next;
+        else
+            g->first_module = next;
+        if (g->last_module == m)
+            g->last_module = prev;
+        m->next = NULL;
+        g->nmodules--;
+        name_index_remove(g, m);
+        removed++;
     }
     free(reached);
     return removed;

@@ -81,12 +81,15 @@ struct module {
     ins *first, *last;
     int count;            /* live instructions */
     module *next;         /* graph's module list, in creation order */
+    module *name_next;    /* the graph's name index: next in this bucket */
 };
 
 struct graph {
     arena mem;
     module *first_module, *last_module;
     int nmodules;
+    module **name_buckets; /* name index (graph_find_module): chained hash */
+    size_t nbuckets;
     uint32_t next_id;
     const char *source;   /* file it was read from, or NULL */
     uint64_t shape_calls; /* shape rules run for this graph's instructions

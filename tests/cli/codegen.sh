@@ -33,10 +33,18 @@ else
         fail compile_unet_files "$n .hip files; $(ls "$t/dir" | tr '\n' ' ')"
     has compile_unet_memory "$t/out.txt" 'memory: arena .*peak live .*arena/peak'
     has compile_unet_plan_memory "$t/dir/plan.json" '"arena_bytes": [0-9]+, "sum_bytes": [0-9]+, "peak_live_bytes"'
-    has compile_unet_plan_kernels "$t/dir/plan.json" '"name": "convolution_k0", "kind": "gemm"'
-    grep -q '^#include "graft_kernel.h"' "$t/dir/convolution_k0.hip" &&
-        grep -q '^ \*   @7 = convolution(sample, @6)' "$t/dir/convolution_k0.hip" &&
-        pass compile_unet_source_cites || fail compile_unet_source_cites "$(head -5 "$t/dir/convolution_k0.hip")"
+    # Issue 8/9's target: the fused block is 2 kernels, the first convolution
+    # with bias and the GroupNorm sums, and the GroupNorm apply + SiLU as the
+    # second convolution's prologue.
+    nk=$(grep -c '"name": "[a-z_0-9]*_k[0-9]*", "kind": "' "$t/dir/plan.json")
+    [ "$nk" = 2 ] && pass compile_unet_two_kernels ||
+        fail compile_unet_two_kernels "$nk kernels in plan.json"
+    has compile_unet_plan_kernels "$t/dir/plan.json" '"name": "convolution_add_reduce_mean_mul_reduce_mean_k0", "kind": "gemm_reduce_block"'
+    has compile_unet_plan_prologue "$t/dir/plan.json" '"name": "[a-z_]*sigmoid_mul_convolution_k1", "kind": "gemm"'
+    k0="$t/dir/convolution_add_reduce_mean_mul_reduce_mean_k0.hip"
+    grep -q '^#include "graft_kernel.h"' "$k0" &&
+        grep -q '^ \*   main:fused[0-9]*:@[0-9]* = convolution(x0, x1)' "$k0" &&
+        pass compile_unet_source_cites || fail compile_unet_source_cites "$(head -5 "$k0")"
     if [ "$compiled" = yes ]; then
         for arch in gfx90a gfx1030; do
             co=$(ls "$t/dir/$arch"/*.co 2>/dev/null | wc -l)
