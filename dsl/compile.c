@@ -1,10 +1,11 @@
 /* compile.c: the rule compiler's pipeline, one phase after another.
  *
  * Reading this file should tell a newcomer the whole shape of the compiler:
- * text -> parse -> sema -> termination -> overlap -> trees -> C. Each phase
- * reports its first error with a file:line:col and the pipeline stops there,
- * except sema, which goes on with the next rule (dsl_check_all collects
- * every rule's error, up to DSL_MAX_ERRORS).
+ * text -> parse -> sema -> termination -> overlap -> trees -> C. Each error
+ * has a file:line:col. A syntax error stops the pipeline at once; the
+ * checking phases (sema, then termination and overlap together, which need
+ * a file sema accepted) go on with the next rule, so that dsl_check_all
+ * collects every rule's error, up to DSL_MAX_ERRORS, as ISLE does.
  * The same pipeline serves the build (build/graftc compiling rules/NAME.rules),
  * `graft rules` and `graft opt -r` (dsl/load.c).
  */
@@ -20,14 +21,17 @@ dsl_file *dsl_check(const char *path, const char *text, size_t len, graft_error 
     return dsl_check_all(path, text, len, NULL, err);
 }
 
-/* One error of a phase that stops at its first: recorded in diags too. */
-static void record(dsl_diags *d, const graft_error *err)
+bool dsl_diags_note(dsl_diags *d, const graft_error *e, graft_error *err, int *nerrors)
 {
+    if (*nerrors == 0 && err && err != e)
+        *err = *e;
+    (*nerrors)++;
     if (!d)
-        return;
+        return false;
     if (d->n < DSL_MAX_ERRORS)
-        d->items[d->n++] = *err;
+        d->items[d->n++] = *e;
     d->total++;
+    return d->total < DSL_MAX_ERRORS;
 }
 
 dsl_file *dsl_check_all(const char *path, const char *text, size_t len, dsl_diags *diags,
@@ -41,18 +45,22 @@ dsl_file *dsl_check_all(const char *path, const char *text, size_t len, dsl_diag
         error_set(err, "out of memory");
         return NULL;
     }
+    int nerrors = 0;
     if (strlen(f->text) != len) {
         error_at(err, f->path, 0, 0, "rule files are text: found a NUL byte");
-        record(diags, err);
+        dsl_diags_note(diags, err, err, &nerrors);
         dsl_file_free(f);
         return NULL;
     }
-    if (!dsl_parse(f, err))
-        record(diags, err);
-    else if (dsl_sema_all(f, diags, err)) {
-        if (dsl_check_termination(f, err) && dsl_check_overlap(f, err))
+    if (!dsl_parse(f, err)) {
+        dsl_diags_note(diags, err, err, &nerrors);
+    } else if (dsl_sema_all(f, diags, err)) {
+        /* With diags, overlap runs even after a termination error, so that
+         * one run reports both; err keeps the first. */
+        bool terminates = dsl_check_termination(f, diags, err);
+        if ((terminates || diags) && dsl_check_overlap(f, diags, terminates ? err : NULL) &&
+            terminates)
             return f;
-        record(diags, err);
     }
     dsl_file_free(f);
     return NULL;

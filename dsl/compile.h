@@ -28,6 +28,12 @@ typedef struct dsl_diags {
     int total; /* errors found */
 } dsl_diags;
 
+/* Records one error e of a checking phase: the file's first error also in
+ * err (when err is not NULL and *nerrors is 0), every one in d (may be NULL),
+ * counted in *nerrors. Returns whether the phase may go on to its next rule:
+ * without d it stops at its first error, with d at DSL_MAX_ERRORS. */
+bool dsl_diags_note(dsl_diags *d, const graft_error *e, graft_error *err, int *nerrors);
+
 /* dsl_sema recording every rule's first error in diags (may be NULL); err
  * gets the file's first error. */
 bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err);
@@ -42,10 +48,14 @@ enum { DSL_MEASURE_PENDING, DSL_MEASURE_VIEWS, DSL_MEASURE_INSTRUCTIONS, DSL_MEA
  * replacement's highest, after the class nodes common to both cancel (0 -> 1,
  * an increase, when it cannot be bounded). */
 void dsl_rule_measure(const dsl_rule *r, int lhs[DSL_MEASURE_COUNT], int rhs[DSL_MEASURE_COUNT]);
-bool dsl_check_termination(dsl_file *f, graft_error *err);
+/* Every rule not marked nonterminating must decrease the measure: each one
+ * that does not is an error, recorded as dsl_diags_note says. */
+bool dsl_check_termination(dsl_file *f, dsl_diags *diags, graft_error *err);
 
 /* ---- overlap.c ---- */
-bool dsl_check_overlap(dsl_file *f, graft_error *err);
+/* A rule that duplicates an earlier one or can never fire after it is an
+ * error, recorded as dsl_diags_note says. */
+bool dsl_check_overlap(dsl_file *f, dsl_diags *diags, graft_error *err);
 
 /* ---- undo_pairs.c ---- */
 /* Two unguarded `nonterminating` rules, first before second, each of whose

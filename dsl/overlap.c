@@ -117,8 +117,9 @@ static bool roots_may_overlap(const dsl_pattern *a, const dsl_pattern *b)
     return true;
 }
 
-bool dsl_check_overlap(dsl_file *f, graft_error *err)
+bool dsl_check_overlap(dsl_file *f, dsl_diags *diags, graft_error *err)
 {
+    int nerrors = 0;
     for (int j = 0; j < f->nrules; j++) {
         const dsl_rule *later = f->rules[j];
         for (int i = 0; i < j; i++) {
@@ -128,14 +129,19 @@ bool dsl_check_overlap(dsl_file *f, graft_error *err)
             if (!subsumes(earlier->pattern, earlier->pattern, later->pattern))
                 continue;
             bool same = !later->fallible && subsumes(later->pattern, later->pattern, earlier->pattern);
+            graft_error e = {0};
             if (same)
-                return dsl_error(err, f, later->loc, "rule '%s' duplicates rule '%s' (%s:%d:%d)",
-                                 later->name, earlier->name, f->path, earlier->loc.line, earlier->loc.col);
-            return dsl_error(err, f, later->loc,
-                             "rule '%s' can never fire: rule '%s' (%s:%d:%d) comes first, matches "
-                             "everything it matches and has no guard",
-                             later->name, earlier->name, f->path, earlier->loc.line, earlier->loc.col);
+                dsl_error(&e, f, later->loc, "rule '%s' duplicates rule '%s' (%s:%d:%d)",
+                          later->name, earlier->name, f->path, earlier->loc.line, earlier->loc.col);
+            else
+                dsl_error(&e, f, later->loc,
+                          "rule '%s' can never fire: rule '%s' (%s:%d:%d) comes first, matches "
+                          "everything it matches and has no guard",
+                          later->name, earlier->name, f->path, earlier->loc.line, earlier->loc.col);
+            if (!dsl_diags_note(diags, &e, err, &nerrors))
+                return false;
+            break; /* one error per rule: the first rule it loses to */
         }
     }
-    return true;
+    return nerrors == 0;
 }

@@ -1133,19 +1133,6 @@ bool dsl_sema(dsl_file *f, graft_error *err)
     return dsl_sema_all(f, NULL, err);
 }
 
-/* Records a rule's error: the first one also in err. */
-static void note_error(dsl_diags *d, const graft_error *e, graft_error *err, int *nerrors)
-{
-    if (*nerrors == 0 && err)
-        *err = *e;
-    (*nerrors)++;
-    if (!d)
-        return;
-    if (d->n < DSL_MAX_ERRORS)
-        d->items[d->n++] = *e;
-    d->total++;
-}
-
 /* A rule's error leaves only that rule half annotated; the rules after it
  * are checked on their own, so the checks go on with the next rule, up to
  * DSL_MAX_ERRORS errors (without diags, the first error ends the check). */
@@ -1169,8 +1156,7 @@ bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err)
         if (ok)
             ok = check_rule(&s, r);
         if (!ok) {
-            note_error(diags, &e, err, &nerrors);
-            if (!diags || nerrors >= DSL_MAX_ERRORS)
+            if (!dsl_diags_note(diags, &e, err, &nerrors))
                 return false;
         }
     }

@@ -238,8 +238,9 @@ void dsl_rule_measure(const dsl_rule *r, int lhs[DSL_MEASURE_COUNT], int rhs[DSL
     memcpy(rhs, rs.m, sizeof rs.m);
 }
 
-bool dsl_check_termination(dsl_file *f, graft_error *err)
+bool dsl_check_termination(dsl_file *f, dsl_diags *diags, graft_error *err)
 {
+    int nerrors = 0;
     for (int i = 0; i < f->nrules; i++) {
         const dsl_rule *r = f->rules[i];
         if (r->flags & DSL_RULE_NONTERMINATING)
@@ -253,8 +254,10 @@ bool dsl_check_termination(dsl_file *f, graft_error *err)
                 break;
             }
         }
-        if (!decreases)
-            return dsl_error(err, f, r->loc,
+        if (decreases)
+            continue;
+        graft_error e = {0};
+        dsl_error(&e, f, r->loc,
                              "rule '%s' does not decrease the termination measure (pending_shape_change "
                              "%d -> %d, pads and views %d -> %d, instructions %d -> %d, op ranks %d -> %d, misordered "
                              "operands %d -> %d); mark it 'rule %s nonterminating' to let the engine bound it",
@@ -263,6 +266,8 @@ bool dsl_check_termination(dsl_file *f, graft_error *err)
                              lhs[DSL_MEASURE_INSTRUCTIONS], rhs[DSL_MEASURE_INSTRUCTIONS],
                              lhs[DSL_MEASURE_RANK], rhs[DSL_MEASURE_RANK],
                              lhs[DSL_MEASURE_ORDER], rhs[DSL_MEASURE_ORDER], r->name);
+        if (!dsl_diags_note(diags, &e, err, &nerrors))
+            return false;
     }
-    return true;
+    return nerrors == 0;
 }
