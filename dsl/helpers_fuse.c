@@ -5,9 +5,11 @@
  * contraction: docs/rules.md, "Region shapes"), so that the rules grow only
  * regions codegen lowers as one kernel. */
 #include "helpers_fuse.h"
+
 #include "helpers_layout.h"
 
 #include "ir.h"
+#include "ptr_set.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,6 +20,16 @@ static int64_t elements(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int
 
 static int64_t bytes(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int64_t)shape_bytes(&i->sh); }
 
+/* The most ops one kernel takes (fits_one_kernel, pointwise_kernel). A region grows one
+ * absorbed part at a time and each step builds the merged body afresh, so
+ * without a bound the cost of growing a region is quadratic in its size
+ * (a chain of 200 softmax-like blocks, 1400 ops, would become one region
+ * in 17 s and 400 MB); a kernel that long also costs hiprtc time and
+ * registers for nothing more saved. The largest region of the shipped
+ * examples, the nine onnx-light models and the expanded ONNX node tests
+ * has 15 ops, so the bound changes none of them. */
+enum { KERNEL_MAX_OPS = 64 };
+
 bool helper_pointwise_kernel(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -25,8 +37,13 @@ bool helper_pointwise_kernel(arena *mem, const rule_value *a, int n, rule_value 
     bool ok = (x->op->classes & OPC_POINTWISE) && !x->nmods;
     if (is_region(x)) {
         ok = true;
-        for (const ins *i = x->mods[0]->first; ok && i; i = i->next)
+        int ops = 0;
+        for (const ins *i = x->mods[0]->first; ok && i; i = i->next) {
             ok = ((i->op->classes & (OPC_POINTWISE | OPC_BUILTIN)) || body_index_only(i)) && !i->nmods;
+            ops += !(i->op->classes & OPC_BUILTIN);
+        }
+        /* a region at the bound takes nothing more (KERNEL_MAX_OPS) */
+        ok = ok && ops < KERNEL_MAX_OPS;
     }
     *out = rule_bool(ok);
     return true;
@@ -98,63 +115,9 @@ bool helper_broadcast_factor(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
-/* A set of instructions for the graph walks below (each value is walked
- * once, however many paths reach it: x * x chains read every value twice)
- * and for the reduced values of a region body. Open addressing, growing;
- * out of memory makes `failed` true and the callers answer cautiously. */
-typedef struct ins_set {
-    const ins **slot;
-    size_t cap, n;
-    bool failed;
-} ins_set;
-
-static size_t ins_hash(const ins *x) { return (size_t)(((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull); }
-
-static bool ins_set_has(const ins_set *s, const ins *x)
-{
-    if (!s->cap)
-        return false;
-    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
-        if (s->slot[h] == x)
-            return true;
-        if (!s->slot[h])
-            return false;
-    }
-}
-
-/* Adds x; false when it was there already or memory ran out. */
-static bool visit(ins_set *s, const ins *x)
-{
-    if (s->failed)
-        return false;
-    if (2 * (s->n + 1) > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        const ins **slot = calloc(cap, sizeof *slot);
-        if (!slot) {
-            s->failed = true;
-            return false;
-        }
-        for (size_t k = 0; k < s->cap; k++)
-            if (s->slot[k])
-                for (size_t h = ins_hash(s->slot[k]) & (cap - 1);; h = (h + 1) & (cap - 1))
-                    if (!slot[h]) {
-                        slot[h] = s->slot[k];
-                        break;
-                    }
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-    }
-    for (size_t h = ins_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
-        if (s->slot[h] == x)
-            return false;
-        if (!s->slot[h]) {
-            s->slot[h] = x;
-            s->n++;
-            return true;
-        }
-    }
-}
+/* The graph walks below visit each value once (ptr_set), however many
+ * paths reach it: x * x chains read every value twice. Out of memory makes
+ * the set's `failed` true and the callers answer cautiously. */
 
 /* ---- kernel shapes: which parts fit one kernel (one_kernel) ----
  *
@@ -184,7 +147,9 @@ typedef struct part_scan {
     bool reads_reduced;        /* an op reads a reduction's value */
     int64_t op_elements[SCAN_COUNTS]; /* the distinct element counts of its pointwise ops */
     int nops;
+    int ops;                   /* ops scanned (builtins aside) */
 } part_scan;
+
 
 static bool is_contraction(const ins *i)
 {
@@ -204,6 +169,7 @@ static void scan_op(part_scan *s, const ins *i, bool reduced)
     unsigned c = i->op->classes;
     if (c & OPC_BUILTIN)
         return;
+    s->ops++;
     if (is_contraction(i)) {
         s->contractions++;
         s->contraction = i;
@@ -243,9 +209,9 @@ static const ins *body_value(const ins *r, const ins *v)
 }
 
 /* Whether body value b depends on a reduction of its body. */
-static bool depends_on_reduction_walk(const ins *b, ins_set *v)
+static bool depends_on_reduction_walk(const ins *b, ptr_set *v)
 {
-    if (!b || !visit(v, b))
+    if (!b || !ptr_set_add(v, b))
         return v->failed;
     if (b->op->classes & OPC_REDUCE)
         return true;
@@ -257,9 +223,9 @@ static bool depends_on_reduction_walk(const ins *b, ins_set *v)
 
 static bool body_depends_on_reduction(const ins *b)
 {
-    ins_set v = {0};
+    ptr_set v = {0};
     bool r = depends_on_reduction_walk(b, &v) || v.failed;
-    free(v.slot);
+    ptr_set_free(&v);
     return r;
 }
 
@@ -281,18 +247,18 @@ static void scan_part(part_scan *s, const ins *x)
         return;
     }
     /* the body's values that depend on a reduction, in one pass */
-    ins_set reduced = {0};
+    ptr_set reduced = {0};
     for (const ins *i = x->mods[0]->first; i; i = i->next) {
         if (i->op->classes & OPC_BUILTIN)
             continue; /* parameters, literals, the return */
         bool reads = false;
         for (int a = 0; !reads && a < i->nargs; a++)
-            reads = ins_set_has(&reduced, i->args[a]);
+            reads = ptr_set_has(&reduced, i->args[a]);
         if (reads || (i->op->classes & OPC_REDUCE))
-            visit(&reduced, i);
+            ptr_set_add(&reduced, i);
         scan_op(s, i, reads || reduced.failed);
     }
-    free(reduced.slot);
+    ptr_set_free(&reduced);
 }
 
 /* Whether part p's value v (v == p, a get_tuple_elem of p, or a view of
@@ -339,10 +305,10 @@ static bool read_only_by(const ins *x, const ins *c, int depth)
 /* Whether value v is computed from a contraction's output by pointwise ops
  * and views alone (no reduction on the way): its reductions belong in the
  * contraction's kernel as extra outputs. */
-static bool elementwise_from_contraction_walk(const ins *v, ins_set *seen)
+static bool elementwise_from_contraction_walk(const ins *v, ptr_set *seen)
 {
     v = under_views(v);
-    if (!visit(seen, v))
+    if (!ptr_set_add(seen, v))
         return false;
     if (is_contraction(v))
         return true;
@@ -371,17 +337,17 @@ static bool elementwise_from_contraction_walk(const ins *v, ins_set *seen)
 
 static bool elementwise_from_contraction(const ins *v)
 {
-    ins_set seen = {0};
+    ptr_set seen = {0};
     bool r = elementwise_from_contraction_walk(v, &seen);
-    free(seen.slot);
+    ptr_set_free(&seen);
     return r;
 }
 
 /* Whether body value b, without passing a reduction, reads a parameter of
  * region r whose operand is computed elementwise from a contraction. */
-static bool body_from_contraction_walk(const ins *r, const ins *b, ins_set *seen)
+static bool body_from_contraction_walk(const ins *r, const ins *b, ptr_set *seen)
 {
-    if (!b || !visit(seen, b) || (b->op->classes & OPC_REDUCE))
+    if (!b || !ptr_set_add(seen, b) || (b->op->classes & OPC_REDUCE))
         return false;
     if (is_contraction(b))
         return true;
@@ -397,9 +363,9 @@ static bool body_from_contraction_walk(const ins *r, const ins *b, ins_set *seen
 
 static bool body_elementwise_from_contraction(const ins *r, const ins *b)
 {
-    ins_set seen = {0};
+    ptr_set seen = {0};
     bool found = body_from_contraction_walk(r, b, &seen);
-    free(seen.slot);
+    ptr_set_free(&seen);
     return found;
 }
 
@@ -437,7 +403,8 @@ static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
         scan_part(sc, c);
         scan_part(s, p);
         scan_part(s, c);
-        ok = !s->other && !s->mixed_reductions && s->contractions <= 1;
+        ok = !s->other && !s->mixed_reductions && s->contractions <= 1 &&
+             s->ops <= KERNEL_MAX_OPS;
     }
     bool reduced_read = ok && reads_reduced_of(c, p);
     if (ok && s->contractions == 1) {

@@ -139,81 +139,22 @@ static bool push_dead(rewriter *rw, ins *i)
     return true;
 }
 
-/* The region bodies are a set (open addressing; a forgotten body leaves a
- * tombstone): fusion makes hundreds of thousands of them on large graphs,
- * and every sweep asks about every module. */
-static module region_body_tombstone;
-
-static size_t body_slot(const module *m, int cap)
-{
-    return (size_t)((((uintptr_t)m >> 4) * 0x9E3779B97F4A7C15ull) & (uint64_t)(cap - 1));
-}
-
+/* The region bodies are a set (ir/ptr_set.h): fusion makes hundreds of
+ * thousands of them on large graphs, and every sweep asks about every
+ * module. */
 bool driver_is_region_body(const rewriter *rw, const module *m)
 {
-    if (!rw->bodies_cap)
-        return false;
-    for (size_t h = body_slot(m, rw->bodies_cap);; h = (h + 1) & (size_t)(rw->bodies_cap - 1)) {
-        if (rw->bodies[h] == m)
-            return true;
-        if (!rw->bodies[h])
-            return false;
-    }
-}
-
-/* Re-inserts every live body into a table of cap slots. */
-static bool bodies_rehash(rewriter *rw, int cap)
-{
-    module **slot = calloc((size_t)cap, sizeof *slot);
-    if (!slot)
-        return false;
-    for (int k = 0; k < rw->bodies_cap; k++) {
-        module *m = rw->bodies[k];
-        if (!m || m == &region_body_tombstone)
-            continue;
-        size_t h = body_slot(m, cap);
-        while (slot[h])
-            h = (h + 1) & (size_t)(cap - 1);
-        slot[h] = m;
-    }
-    free(rw->bodies);
-    rw->bodies = slot;
-    rw->bodies_cap = cap;
-    rw->bodies_used = rw->nbodies;
-    return true;
+    return ptr_set_has(&rw->bodies, m);
 }
 
 bool driver_add_region_body(rewriter *rw, module *m)
 {
-    if (driver_is_region_body(rw, m))
-        return true;
-    if (2 * (rw->bodies_used + 1) > rw->bodies_cap &&
-        !bodies_rehash(rw, rw->bodies_cap && 4 * rw->nbodies < rw->bodies_cap ? rw->bodies_cap
-                                                                                : (rw->bodies_cap ? 2 * rw->bodies_cap : 64)))
-        return false;
-    size_t h = body_slot(m, rw->bodies_cap);
-    while (rw->bodies[h] && rw->bodies[h] != &region_body_tombstone)
-        h = (h + 1) & (size_t)(rw->bodies_cap - 1);
-    if (!rw->bodies[h])
-        rw->bodies_used++;
-    rw->bodies[h] = m;
-    rw->nbodies++;
-    return true;
+    return ptr_set_add(&rw->bodies, m) || !rw->bodies.failed;
 }
 
 void driver_forget_region_body(rewriter *rw, const module *m)
 {
-    if (!rw->bodies_cap)
-        return;
-    for (size_t h = body_slot(m, rw->bodies_cap);; h = (h + 1) & (size_t)(rw->bodies_cap - 1)) {
-        if (!rw->bodies[h])
-            return;
-        if (rw->bodies[h] == m) {
-            rw->bodies[h] = &region_body_tombstone;
-            rw->nbodies--;
-            return;
-        }
-    }
+    ptr_set_remove(&rw->bodies, m);
 }
 
 void driver_erase(rewriter *rw, ins *i)
@@ -616,10 +557,7 @@ static void sweep_in_order(rewriter *rw)
 /* The bodies of the graph's `fused` instructions, which no sweep enters. */
 static void collect_region_bodies(rewriter *rw)
 {
-    rw->nbodies = 0;
-    rw->bodies_used = 0;
-    if (rw->bodies_cap)
-        memset(rw->bodies, 0, (size_t)rw->bodies_cap * sizeof *rw->bodies);
+    ptr_set_clear(&rw->bodies);
     /* A graph of one module has no region bodies: skip the walk, which
      * would otherwise touch every instruction on every sweep. */
     if (rw->g->nmodules <= 1)
@@ -704,7 +642,7 @@ static void teardown(rewriter *rw)
     free(rw->trace_before);
     free(rw->dead);
     free(rw->txn_modules);
-    free(rw->bodies);
+    ptr_set_free(&rw->bodies);
     /* stats are handed to the result */
 }
 

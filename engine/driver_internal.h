@@ -18,6 +18,7 @@
 #define GRAFT_DRIVER_INTERNAL_H
 
 #include "driver.h"
+#include "ptr_set.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -108,8 +109,7 @@ struct rewriter {
      * not run inside them, so a rule that fused a pattern does not find it
      * again in the body it just made. Collected at each sweep; rw_region
      * adds the bodies it makes. */
-    module **bodies;      /* a set: see driver_is_region_body */
-    int nbodies, bodies_cap, bodies_used; /* live bodies, slots, slots not empty */
+    ptr_set bodies;       /* of modules: see driver_is_region_body */
     bool region_died;     /* a region was erased: prune unreferenced modules at the end */
     int next_region;       /* the N of the next "<parent>:fusedN" to try */
 

@@ -6,6 +6,7 @@
  */
 #include "region_merge.h"
 
+#include "ptr_set.h"
 #include "region.h"
 
 #include <stdint.h>
@@ -83,45 +84,6 @@ const char *region_merge_status_name(region_merge_status s)
 
 /* ---- the cycle check ---- */
 
-typedef struct ptr_set {
-    const ins **slot;
-    size_t cap, n;
-} ptr_set;
-
-static size_t ptr_hash(const ins *x) { return (size_t)(((uintptr_t)x >> 4) * 0x9E3779B97F4A7C15ull); }
-
-/* Adds x; false when it was there already or memory ran out (*oom set). */
-static bool ptr_set_add(ptr_set *s, const ins *x, bool *oom)
-{
-    if (2 * (s->n + 1) > s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        const ins **slot = calloc(cap, sizeof *slot);
-        if (!slot) {
-            *oom = true;
-            return false;
-        }
-        for (size_t k = 0; k < s->cap; k++)
-            if (s->slot[k])
-                for (size_t h = ptr_hash(s->slot[k]) & (cap - 1);; h = (h + 1) & (cap - 1))
-                    if (!slot[h]) {
-                        slot[h] = s->slot[k];
-                        break;
-                    }
-        free(s->slot);
-        s->slot = slot;
-        s->cap = cap;
-    }
-    for (size_t h = ptr_hash(x) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
-        if (s->slot[h] == x)
-            return false;
-        if (!s->slot[h]) {
-            s->slot[h] = x;
-            s->n++;
-            return true;
-        }
-    }
-}
-
 typedef struct walk {
     ins *const *inside;
     int ninside;
@@ -139,8 +101,10 @@ static void push_users(walk *w, const ins *x)
     for (int u = 0; u < x->nusers && !w->oom; u++) {
         ins *user = x->users[u];
         if (index_of(w->inside, w->ninside, user) >= 0 || ins_before(w->last, user) ||
-            !ptr_set_add(&w->seen, user, &w->oom))
+            !ptr_set_add(&w->seen, user)) {
+            w->oom = w->seen.failed;
             continue;
+        }
         if (w->n == w->cap) {
             size_t cap = w->cap ? 2 * w->cap : 64;
             ins **more = realloc(w->stack, cap * sizeof *more);
@@ -173,7 +137,7 @@ bool region_merge_cycle(ins *const *inside, int ninside, ins *const *inputs, int
         push_users(&w, x);
     }
     free(w.stack);
-    free(w.seen.slot);
+    ptr_set_free(&w.seen);
     return cycle || w.oom; /* out of memory: refuse rather than guess */
 }
 
