@@ -878,24 +878,64 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
     return true;
 }
 
+/* A value that is, or may still become, a broadcast when the broadcasts
+ * below it sink: a broadcast shape now; u itself (the op whose broadcast
+ * is about to sink, seen from a value that reads it); a transpose or shape
+ * op of such a value; a pointwise op whose operands all are (a broadcast
+ * below a unary op may sink through it, two below a binary op may merge;
+ * constant operands count, since a folded broadcast literal merges too).
+ * The answer does not change when a broadcast moves within such a value,
+ * so a guard asking it gives the same answer in every visiting order. */
+static bool broadcast_bound(const ins *v, const ins *u, int depth)
+{
+    if (v == u || shape_broadcasted_p(&v->sh))
+        return true;
+    if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
+        return false;
+    unsigned c = v->op->classes;
+    if ((((c & OPC_UNARY) && v->nargs == 1) || is_reshape(v) || is_op(v, "transpose")) && v->nargs == 1)
+        return broadcast_bound(v->args[0], u, depth + 1);
+    if ((c & OPC_BINARY) && v->nargs == 2) {
+        bool a = view_is_constant(v->args[0]), b = view_is_constant(v->args[1]);
+        if (a && b)
+            return false;
+        return (a || broadcast_bound(v->args[0], u, depth + 1)) &&
+               (b || v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
+    }
+    return false;
+}
+
+/* Every reader of v (u's value, possibly through broadcasts that stretch
+ * nothing) has the same layout whether v is standard or a broadcast. */
+static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
+{
+    bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *r = v->users[k];
+        unsigned c = r->op->classes;
+        if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
+            /* a broadcast that stretches nothing goes, composes or becomes a
+             * reshape: what counts is what reads it */
+            ok = shape_elements(&r->sh) > shape_elements(&v->sh) || readers_take_broadcast(r, u, depth + 1);
+            continue;
+        }
+        ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
+        if (ok) {
+            const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, u, 0);
+        }
+    }
+    return ok;
+}
+
 /* takes_broadcast_layout(u): see helpers_views.h. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *u = a[0].u.in;
-    bool ok = u->nusers > 0;
-    for (int k = 0; k < u->nusers && ok; k++) {
-        const ins *r = u->users[k];
-        unsigned c = r->op->classes;
-        if (((c & OPC_UNARY) && r->nargs == 1) || is_op(r, "multibroadcast") || is_op(r, "broadcast"))
-            continue;
-        ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
-        if (ok) {
-            const ins *other = r->args[0] == u ? r->args[1] : r->args[0];
-            ok = shape_standard_p(&other->sh) && !shape_broadcasted_p(&other->sh);
-        }
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(readers_take_broadcast(u, u, 0));
     return true;
 }
 
