@@ -980,3 +980,18 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_va
     *out = rule_int(axis);
     return true;
 }
+
+/* broadcasts_to(a, b): see helpers_views.h. */
+bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const int64_t *x = a[0].u.ints, *y = a[1].u.ints;
+    int nx = a[0].n, ny = a[1].n;
+    bool ok = nx <= ny;
+    for (int i = 0; ok && i < nx; i++) {
+        int64_t want = y[ny - nx + i];
+        ok = x[i] == want || x[i] == 1;
+    }
+    *out = rule_bool(ok);
+    return true;
+}

@@ -182,4 +182,8 @@ bool helper_duplicated_transpose(arena *mem, const rule_value *args, int nargs, 
  * otherwise. */
 bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
+ * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
+bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 #endif
