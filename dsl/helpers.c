@@ -278,6 +278,13 @@ static bool helper_is_standard(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+static bool helper_is_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_broadcasted_p(&a[0].u.in->sh));
+    return true;
+}
+
 static bool helper_is_scalar(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -472,6 +479,8 @@ static const rule_helper helper_table[] = {
     {"is_literal", RV_BOOL, 1, {RV_INS}, false, helper_is_literal, "is_literal(x): x is a @literal"},
     {"is_standard", RV_BOOL, 1, {RV_INS}, false, helper_is_standard,
      "is_standard(x): x's shape is standard (row-major, packed)"},
+    {"is_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_is_broadcast,
+     "is_broadcast(x): x's shape has a stride-0 axis longer than 1 (a broadcast view)"},
     {"is_scalar", RV_BOOL, 1, {RV_INS}, false, helper_is_scalar,
      "is_scalar(x): x's shape is MIGraphX's scalar"},
     {"same_shape", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_shape,

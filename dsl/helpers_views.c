@@ -515,8 +515,13 @@ static bool is_cluster_op(const ins *x)
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
-/* A shape op (reshape, squeeze, ...: they all compose into reshapes). */
-static bool is_reshape(const ins *x) { return (x->op->classes & OPC_SHAPE) && x->nargs == 1; }
+/* A shape op (reshape, squeeze, ...: they all compose into reshapes) of a
+ * standard value: a free view. (Of another layout it would copy: the
+ * cluster takes it as a leaf.) */
+static bool is_reshape(const ins *x)
+{
+    return (x->op->classes & OPC_SHAPE) && x->nargs == 1 && shape_standard_p(&x->args[0]->sh);
+}
 
 /* Every reader of shape op r is a cluster op or a shape op inside too: the
  * reshape is inside the cluster (its operand is what the cluster reads). */
@@ -893,7 +898,7 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
         return false;
     unsigned c = v->op->classes;
-    if ((((c & OPC_UNARY) && v->nargs == 1) || is_reshape(v) || is_op(v, "transpose")) && v->nargs == 1)
+    if ((((c & OPC_UNARY) && v->nargs == 1) || (c & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
         bool a = view_is_constant(v->args[0]), b = view_is_constant(v->args[1]);
