@@ -544,6 +544,22 @@ static bool reshape_inside_at(const ins *r, int depth)
 
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 
+/* Pointwise op x reads a broadcast (through shape ops), or a literal that
+ * constant folding made from one: the common-dims rules move it
+ * (GroupNorm), so it bounds the clusters around it. */
+static bool reads_broadcast(const ins *x)
+{
+    for (int k = 0; k < x->nargs; k++) {
+        const ins *a = x->args[k];
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && (a->op->classes & OPC_SHAPE) && a->nargs == 1; depth++)
+            a = a->args[0];
+        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal")) &&
+            shape_broadcasted_p(&a->sh))
+            return true;
+    }
+    return false;
+}
+
 typedef struct cluster {
     const ins *ops[VIEW_CLUSTER_MAX];
     int nops;
@@ -575,7 +591,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     }
     while (reshape_inside(x))
         x = x->args[0];
-    if (is_cluster_op(x) && one_reader(x)) {
+    if (is_cluster_op(x) && one_reader(x) && !reads_broadcast(x)) {
         if (cluster_has(c->ops, c->nops, x))
             return;
         if (c->nops == VIEW_CLUSTER_MAX) {
@@ -612,14 +628,16 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
 static bool cluster_of(const ins *v, cluster *c)
 {
     memset(c, 0, sizeof *c);
-    c->ok = true;
+    c->ok = !reads_broadcast(v);
+    if (!c->ok)
+        return false;
     const ins *root = v;
     for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
         const ins *x = root, *w = NULL;
         /* through reshapes of one reader */
         while (one_reader(x) && is_reshape(x->users[0]) && x->users[0] != x)
             x = x->users[0];
-        if (one_reader(x) && is_cluster_op(x->users[0]))
+        if (one_reader(x) && is_cluster_op(x->users[0]) && !reads_broadcast(x->users[0]))
             w = x->users[0];
         if (!w)
             break;
