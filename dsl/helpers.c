@@ -280,6 +280,13 @@ static bool helper_is_standard(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+static bool helper_is_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_broadcasted_p(&a[0].u.in->sh));
+    return true;
+}
+
 static bool helper_is_scalar(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -481,6 +488,8 @@ static const rule_helper helper_table[] = {
     {"is_literal", RV_BOOL, 1, {RV_INS}, false, helper_is_literal, "is_literal(x): x is a @literal"},
     {"is_standard", RV_BOOL, 1, {RV_INS}, false, helper_is_standard,
      "is_standard(x): x's shape is standard (row-major, packed)"},
+    {"is_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_is_broadcast,
+     "is_broadcast(x): x's shape has a stride-0 axis longer than 1 (a broadcast view)"},
     {"is_scalar", RV_BOOL, 1, {RV_INS}, false, helper_is_scalar,
      "is_scalar(x): x's shape is MIGraphX's scalar"},
     {"is_float", RV_BOOL, 1, {RV_INS}, false, helper_is_float,
@@ -574,6 +583,8 @@ static const rule_helper helper_table[] = {
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,
      "broadcast_axis_after(b, lens): the axis of one broadcast[axis, lens] equal to multibroadcast[lens](b) for b a broadcast; fails when none"},
+    {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,
+     "broadcasts_to(a, b): a multibroadcast takes lens a to lens b (aligned to the last axes, each axis equal or 1)"},
     {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,
      "is_constant(x): x is a literal or an op of at most 4096 elements computed from literals only (constant folding turns it into one literal)"},
     {"broadcast_axes", RV_INTS, 3, {RV_INS, RV_INTS, RV_INT}, true, helper_broadcast_axes,

@@ -515,8 +515,13 @@ static bool is_cluster_op(const ins *x)
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
-/* A shape op (reshape, squeeze, ...: they all compose into reshapes). */
-static bool is_reshape(const ins *x) { return (x->op->classes & OPC_SHAPE) && x->nargs == 1; }
+/* A shape op (reshape, squeeze, ...: they all compose into reshapes) of a
+ * standard value: a free view. (Of another layout it would copy: the
+ * cluster takes it as a leaf.) */
+static bool is_reshape(const ins *x)
+{
+    return (x->op->classes & OPC_SHAPE) && x->nargs == 1 && shape_standard_p(&x->args[0]->sh);
+}
 
 /* Every reader of shape op r is a cluster op or a shape op inside too: the
  * reshape is inside the cluster (its operand is what the cluster reads). */
@@ -538,6 +543,22 @@ static bool reshape_inside_at(const ins *r, int depth)
 }
 
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
+
+/* Pointwise op x reads a broadcast (through shape ops), or a literal that
+ * constant folding made from one: the common-dims rules move it
+ * (GroupNorm), so it bounds the clusters around it. */
+static bool reads_broadcast(const ins *x)
+{
+    for (int k = 0; k < x->nargs; k++) {
+        const ins *a = x->args[k];
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && (a->op->classes & OPC_SHAPE) && a->nargs == 1; depth++)
+            a = a->args[0];
+        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal")) &&
+            shape_broadcasted_p(&a->sh))
+            return true;
+    }
+    return false;
+}
 
 typedef struct cluster {
     const ins *ops[VIEW_CLUSTER_MAX];
@@ -570,7 +591,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     }
     while (reshape_inside(x))
         x = x->args[0];
-    if (is_cluster_op(x) && one_reader(x)) {
+    if (is_cluster_op(x) && one_reader(x) && !reads_broadcast(x)) {
         if (cluster_has(c->ops, c->nops, x))
             return;
         if (c->nops == VIEW_CLUSTER_MAX) {
@@ -607,14 +628,16 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
 static bool cluster_of(const ins *v, cluster *c)
 {
     memset(c, 0, sizeof *c);
-    c->ok = true;
+    c->ok = !reads_broadcast(v);
+    if (!c->ok)
+        return false;
     const ins *root = v;
     for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
         const ins *x = root, *w = NULL;
         /* through reshapes of one reader */
         while (one_reader(x) && is_reshape(x->users[0]) && x->users[0] != x)
             x = x->users[0];
-        if (one_reader(x) && is_cluster_op(x->users[0]))
+        if (one_reader(x) && is_cluster_op(x->users[0]) && !reads_broadcast(x->users[0]))
             w = x->users[0];
         if (!w)
             break;
@@ -878,24 +901,64 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
     return true;
 }
 
+/* A value that is, or may still become, a broadcast when the broadcasts
+ * below it sink: a broadcast shape now; u itself (the op whose broadcast
+ * is about to sink, seen from a value that reads it); a transpose or shape
+ * op of such a value; a pointwise op whose operands all are (a broadcast
+ * below a unary op may sink through it, two below a binary op may merge;
+ * constant operands count, since a folded broadcast literal merges too).
+ * The answer does not change when a broadcast moves within such a value,
+ * so a guard asking it gives the same answer in every visiting order. */
+static bool broadcast_bound(const ins *v, const ins *u, int depth)
+{
+    if (v == u || shape_broadcasted_p(&v->sh))
+        return true;
+    if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
+        return false;
+    unsigned c = v->op->classes;
+    if ((((c & OPC_UNARY) && v->nargs == 1) || (c & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1)
+        return broadcast_bound(v->args[0], u, depth + 1);
+    if ((c & OPC_BINARY) && v->nargs == 2) {
+        bool a = view_is_constant(v->args[0]), b = view_is_constant(v->args[1]);
+        if (a && b)
+            return false;
+        return (a || broadcast_bound(v->args[0], u, depth + 1)) &&
+               (b || v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
+    }
+    return false;
+}
+
+/* Every reader of v (u's value, possibly through broadcasts that stretch
+ * nothing) has the same layout whether v is standard or a broadcast. */
+static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
+{
+    bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *r = v->users[k];
+        unsigned c = r->op->classes;
+        if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
+            /* a broadcast that stretches nothing goes, composes or becomes a
+             * reshape: what counts is what reads it */
+            ok = shape_elements(&r->sh) > shape_elements(&v->sh) || readers_take_broadcast(r, u, depth + 1);
+            continue;
+        }
+        ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
+        if (ok) {
+            const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, u, 0);
+        }
+    }
+    return ok;
+}
+
 /* takes_broadcast_layout(u): see helpers_views.h. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *u = a[0].u.in;
-    bool ok = u->nusers > 0;
-    for (int k = 0; k < u->nusers && ok; k++) {
-        const ins *r = u->users[k];
-        unsigned c = r->op->classes;
-        if (((c & OPC_UNARY) && r->nargs == 1) || is_op(r, "multibroadcast") || is_op(r, "broadcast"))
-            continue;
-        ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
-        if (ok) {
-            const ins *other = r->args[0] == u ? r->args[1] : r->args[0];
-            ok = shape_standard_p(&other->sh) && !shape_broadcasted_p(&other->sh);
-        }
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(readers_take_broadcast(u, u, 0));
     return true;
 }
 
@@ -938,5 +1001,20 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_va
         if (l[axis + i] != x->sh.lens[i] || b->sh.lens[axv->u.i + i] != x->sh.lens[i])
             return false;
     *out = rule_int(axis);
+    return true;
+}
+
+/* broadcasts_to(a, b): see helpers_views.h. */
+bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const int64_t *x = a[0].u.ints, *y = a[1].u.ints;
+    int nx = a[0].n, ny = a[1].n;
+    bool ok = nx <= ny;
+    for (int i = 0; ok && i < nx; i++) {
+        int64_t want = y[ny - nx + i];
+        ok = x[i] == want || x[i] == 1;
+    }
+    *out = rule_bool(ok);
     return true;
 }

@@ -165,10 +165,14 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
 bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
- * one-operand pointwise op, or a two-operand one whose other operand is
- * standard: their results have the same layout whether u's value is
- * standard or broadcast, so a broadcast may move below u without changing
- * any layout downstream (an output keeps its layout; a copy would follow). */
+ * one-operand pointwise op, a broadcast that stretches (one that does not
+ * counts by its own readers), or a two-operand op whose other operand is
+ * standard and cannot still become a broadcast (a broadcast sinking into it,
+ * or two merging; u itself counts as one): their results have the same
+ * layout whether u's value is standard or broadcast, so a broadcast may move
+ * below u without changing any layout downstream (an output keeps its
+ * layout; a copy would follow). Asking what the other operand may become,
+ * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
@@ -181,5 +185,9 @@ bool helper_duplicated_transpose(arena *mem, const rule_value *args, int nargs, 
  * were (aligned to the last axes), which must not be stretched. Fails
  * otherwise. */
 bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
+ * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
+bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif

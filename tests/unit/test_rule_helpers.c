@@ -149,6 +149,20 @@ static void test_view_helpers(void)
     args[0] = ints(c2, 3);
     CHECK(call("splits_axes", args, 2, &out) && out.u.i == 0);
     CHECK(call("unit_axes_only", args, 2, &out) && out.u.i == 1);
+    /* broadcasts_to: {3} and {1, 3} go to {2, 1, 3}; {2, 1, 3} not to {1, 3},
+     * {2, 3} not to {2, 1, 3} (aligned last: 2 against 1) */
+    static const int64_t b3[] = {3}, b13[] = {1, 3}, b213[] = {2, 1, 3}, b23[] = {2, 3};
+    args[0] = ints(b3, 1);
+    args[1] = ints(b213, 3);
+    CHECK(call("broadcasts_to", args, 2, &out) && out.u.i == 1);
+    args[0] = ints(b13, 2);
+    CHECK(call("broadcasts_to", args, 2, &out) && out.u.i == 1);
+    args[0] = ints(b213, 3);
+    args[1] = ints(b13, 2);
+    CHECK(call("broadcasts_to", args, 2, &out) && out.u.i == 0);
+    args[0] = ints(b23, 2);
+    args[1] = ints(b213, 3);
+    CHECK(call("broadcasts_to", args, 2, &out) && out.u.i == 0);
     /* reshape[w](reduce[2](reshape[z](y))) with w only adding a 1 */
     static const int64_t z[] = {2, 3, 4}, dl[] = {2, 3, 1}, w[] = {2, 1, 3, 1}, ax[] = {2};
     static const int64_t z2[] = {2, 1, 3, 4}, a3[] = {3};
