@@ -667,6 +667,196 @@ static bool emit_vector(pw_ctx *c, const ins *const *values, int nout, const cg_
     return ok;
 }
 
+/* ---- the tile path ---- */
+
+enum { PW_TILE = 32, PW_TILE_ROWS = 8 }; /* 32 x 32 tiles, 256 threads: 8 rows at a time */
+
+/* The chain levels lv[0..nlv) as one strided map of the output's
+ * multi-index over lens[0..rank): strides and offset. False when the
+ * composition is not such a map: each level must take its index as digits
+ * over its own lens (every stride of the index so far is the row-major
+ * stride of one distinct dimension of the level, whose range holds the
+ * digits), which views, slices, broadcasts and reshapes that only split or
+ * merge unit dimensions satisfy. */
+static bool chain_affine(const cg_level *lv, int nlv, int rank, const int64_t *lens,
+                         int64_t *strides, int64_t *offset)
+{
+    int64_t a[SHAPE_MAX_RANK], a0 = 0;
+    cg_standard_strides(rank, lens, a);
+    for (int k = 0; k < nlv; k++) {
+        const cg_level *l = &lv[k];
+        int64_t sm[SHAPE_MAX_RANK], digit[SHAPE_MAX_RANK];
+        cg_standard_strides(l->rank, l->lens, sm);
+        int64_t rest = a0;
+        for (int q = 0; q < l->rank; q++) {
+            digit[q] = l->lens[q] > 0 ? rest / sm[q] : 0;
+            rest -= digit[q] * sm[q];
+        }
+        bool used[SHAPE_MAX_RANK] = {false};
+        int64_t na[SHAPE_MAX_RANK], na0 = l->offset;
+        for (int d = 0; d < rank; d++) {
+            na[d] = 0;
+            if (lens[d] == 1 || a[d] == 0)
+                continue;
+            int q = 0;
+            while (q < l->rank && !(l->lens[q] > 1 && sm[q] == a[d]))
+                q++;
+            if (q == l->rank || used[q] || digit[q] + lens[d] - 1 >= l->lens[q])
+                return false;
+            used[q] = true;
+            na[d] = l->strides[q];
+        }
+        for (int q = 0; q < l->rank; q++)
+            na0 += digit[q] * l->strides[q];
+        memcpy(a, na, sizeof a);
+        a0 = na0;
+    }
+    memcpy(strides, a, (size_t)rank * sizeof *strides);
+    *offset = a0;
+    return true;
+}
+
+/* A shared tile when some leaf is transposed relative to the outputs: the
+ * outputs are contiguous along output dimension `fast`, the leaf along
+ * `across`. Each 32 x 32 tile of (across, fast) is read from the leaf along
+ * `across` (neighbouring threads, neighbouring addresses) into shared
+ * memory (+1 column against bank conflicts), and after a barrier every
+ * thread computes and stores along `fast`, reading the tile transposed.
+ * Blocks loop over tiles, so every thread reaches every barrier. */
+static bool emit_tiled(pw_ctx *c, const ins *const *values, int nout, const cg_access *out,
+                       int64_t n)
+{
+    cg_kgen *g = c->g;
+    const shape *os = &values[0]->sh;
+    int rank = os->rank;
+    for (int k = 1; k < nout; k++)
+        if (values[k]->sh.rank != rank ||
+            memcmp(values[k]->sh.lens, os->lens, (size_t)rank * sizeof *os->lens) != 0)
+            return false;
+    /* the outputs' fast dimension */
+    int fast = -1;
+    for (int d = rank - 1; d >= 0 && fast < 0; d--) {
+        if (os->lens[d] == 1)
+            continue;
+        bool unit = true;
+        for (int k = 0; unit && k < nout; k++) {
+            int64_t st[SHAPE_MAX_RANK], o;
+            unit = chain_affine(out[k].lv, out[k].nlevels, rank, os->lens, st, &o) && st[d] == 1;
+        }
+        fast = unit ? d : -2;
+    }
+    if (fast < 0)
+        return false;
+    /* the transposed leaves */
+    int across = -1;
+    int64_t cs[PW_MAX_CHAINS][SHAPE_MAX_RANK], co[PW_MAX_CHAINS];
+    bool tiled[PW_MAX_CHAINS] = {false};
+    for (int q = 0; q < c->nchains; q++) {
+        if (!chain_affine(c->chains[q].lv, c->chains[q].nlv, rank, os->lens, cs[q], &co[q]) ||
+            cs[q][fast] == 1 || cs[q][fast] == 0)
+            continue;
+        for (int d = 0; d < rank && across < 0; d++)
+            if (d != fast && os->lens[d] > 1 && cs[q][d] == 1)
+                across = d;
+        tiled[q] = across >= 0 && cs[q][across] == 1;
+    }
+    if (across < 0)
+        return false;
+    const char *u = index_suffix(g);
+    const char *ix = g->idx;
+    int64_t lf = os->lens[fast], la = os->lens[across];
+    int64_t tf = (lf + PW_TILE - 1) / PW_TILE, ta = (la + PW_TILE - 1) / PW_TILE;
+    int64_t batches = n / (lf * la), ntiles = batches * tf * ta;
+    int64_t ostd[SHAPE_MAX_RANK];
+    cg_standard_strides(rank, os->lens, ostd);
+    g->kind = "pointwise_tile";
+    g->block = PW_TILE * PW_TILE_ROWS;
+    g->grid = ntiles > CG_MAX_GRID ? CG_MAX_GRID : (unsigned)ntiles;
+    g->barriers = true;
+    for (int q = 0; q < c->nchains; q++)
+        if (tiled[q])
+            cg_printf(&g->body, "    __shared__ %s tile%d[%d][%d];\n",
+                      cg_compute_type(c->chains[q].acc.type), q, PW_TILE, PW_TILE + 1);
+    cg_printf(&g->body,
+              "    const %s tx = threadIdx.x %% %d%s, ty = threadIdx.x / %d%s;\n"
+              "    for (%s tile = blockIdx.x; tile < %lld%s; tile += gridDim.x) {\n"
+              "        const %s f0 = tile %% %lld%s * %d%s, a0 = tile / %lld%s %% %lld%s * %d%s, "
+              "bt = tile / %lld%s;\n        (void)bt;\n",
+              ix, PW_TILE, u, PW_TILE, u, ix, (long long)ntiles, u, ix, (long long)tf, u,
+              PW_TILE, u, (long long)tf, u, (long long)ta, u, PW_TILE, u,
+              (long long)(tf * ta), u);
+    /* the other dimensions come from bt: the output's index base, each
+     * tiled leaf's offset base */
+    char ib[1024];
+    size_t used = (size_t)snprintf(ib, sizeof ib, "0%s", u);
+    char qb[PW_MAX_CHAINS][1024];
+    for (int q = 0; q < c->nchains; q++)
+        if (tiled[q])
+            snprintf(qb[q], sizeof qb[q], "%lld%s", (long long)co[q], u);
+    int64_t inner = 1;
+    for (int d = rank - 1; d >= 0; d--) {
+        if (d == fast || d == across || os->lens[d] == 1)
+            continue;
+        char m[128];
+        snprintf(m, sizeof m, "(bt / %lld%s %% %lld%s)", (long long)inner, u,
+                 (long long)os->lens[d], u);
+        used += (size_t)snprintf(ib + used, sizeof ib - used > used ? sizeof ib - used : 0,
+                                 " + %s * %lld%s", m, (long long)ostd[d], u);
+        for (int q = 0; q < c->nchains; q++)
+            if (tiled[q] && cs[q][d] != 0) {
+                size_t l = strlen(qb[q]);
+                snprintf(qb[q] + l, sizeof qb[q] - l, " + %s * %lld%s", m, (long long)cs[q][d], u);
+            }
+        inner *= os->lens[d];
+    }
+    if (used >= sizeof ib)
+        return cg_fail(g, "kernel %s: index expression too long", g->name);
+    cg_printf(&g->body, "        const %s ib = %s;\n", ix, ib);
+    /* load: along `across`, the leaf's contiguous dimension */
+    cg_printf(&g->body,
+              "        for (%s r = 0%s; r < %d%s; r += %d%s) {\n"
+              "            const %s xa = a0 + tx, xf = f0 + ty + r;\n"
+              "            if (xa < %lld%s && xf < %lld%s) {\n",
+              ix, u, PW_TILE, u, PW_TILE_ROWS, u, ix, (long long)la, u, (long long)lf, u);
+    for (int q = 0; q < c->nchains; q++) {
+        if (!tiled[q])
+            continue;
+        const pw_chain *h = &c->chains[q];
+        char off[1300], el[1400];
+        snprintf(off, sizeof off, "%s + xa + xf * %lld%s", qb[q], (long long)cs[q][fast], u);
+        cg_element(g, &h->acc, off, el, sizeof el);
+        const char *ct = cg_compute_type(h->acc.type);
+        cg_printf(&g->body, "                tile%d[ty + r][tx] = (%s)%s;\n", q, ct, el);
+    }
+    cg_puts(&g->body, "            }\n        }\n        __syncthreads();\n");
+    /* compute and store: along `fast` */
+    cg_printf(&g->body,
+              "        for (%s r = 0%s; r < %d%s; r += %d%s) {\n"
+              "            const %s xf = f0 + tx, xa = a0 + ty + r;\n"
+              "            if (xa < %lld%s && xf < %lld%s) {\n"
+              "                const %s i = ib + xa * %lld%s + xf * %lld%s;\n",
+              ix, u, PW_TILE, u, PW_TILE_ROWS, u, ix, (long long)la, u, (long long)lf, u, ix,
+              (long long)ostd[across], u, (long long)ostd[fast], u);
+    for (int q = 0; q < c->nchains; q++) {
+        pw_chain *h = &c->chains[q];
+        memset(h->var, 0, sizeof h->var);
+        if (!tiled[q])
+            continue;
+        h->ctype = cg_compute_type(h->acc.type);
+        cg_fresh(g, h->var[0], sizeof h->var[0]);
+        cg_printf(&g->body, "                const %s %s = tile%d[tx][ty + r];\n", h->ctype,
+                  h->var[0], q);
+    }
+    cg_pw_enter(c, 16);
+    c->overriding = true;
+    c->lane = 0;
+    bool ok = values_stored(c, values, nout, out);
+    c->overriding = false;
+    cg_pw_leave(c, 8);
+    cg_puts(&g->body, "            }\n        }\n        __syncthreads();\n    }\n");
+    return ok;
+}
+
 /* ---- the evaluator, for other emitters (reduction regions) ---- */
 
 cg_pw *cg_pw_new(cg_kgen *g, const ins *root, const cg_access *in)
@@ -792,6 +982,8 @@ bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_a
     if (w) {
         g->kind = w == 2 ? "pointwise_vec2" : w == 4 ? "pointwise_vec4" : "pointwise_vec8";
         ok = emit_vector(c, values, nout, out, n, w);
+    } else if (chained && emit_tiled(c, values, nout, out, n)) {
+        ok = !g->failed;
     } else {
         open_loop(g, n);
         ok = values_stored(c, values, nout, out);
