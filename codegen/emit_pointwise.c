@@ -11,6 +11,14 @@
  * strides into the index of the value they view. Each value gets one C
  * variable per index it is needed at (a small memo), so a value used twice
  * is computed once.
+ *
+ * Before emitting, the strided maps from the output index to each buffer
+ * load (its chain) choose one of three loops: vectors of 2 to 8 elements
+ * when every load is contiguous and aligned or uniform over the group,
+ * a shared 32x32 tile when a load is transposed relative to the outputs,
+ * else one element per iteration. The first two replace a load's scalar
+ * reads by a vector's or a tile's elements (overrides) and leave the rest of
+ * the evaluator unchanged.
  */
 #include "cg_emit.h"
 
