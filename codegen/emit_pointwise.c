@@ -737,6 +737,8 @@ static bool emit_tiled(pw_ctx *c, const ins *const *values, int nout, const cg_a
     cg_kgen *g = c->g;
     const shape *os = &values[0]->sh;
     int rank = os->rank;
+    if (n == 0)
+        return false;
     for (int k = 1; k < nout; k++)
         if (values[k]->sh.rank != rank ||
             memcmp(values[k]->sh.lens, os->lens, (size_t)rank * sizeof *os->lens) != 0)
