@@ -585,7 +585,7 @@ static bool values_stored(pw_ctx *c, const ins *const *values, int nout, const c
  * every output is stored as one vector; the last n % w elements are a
  * scalar tail. */
 static bool emit_vector(pw_ctx *c, const ins *const *values, int nout, const cg_access *out,
-                        int64_t n, int w)
+                        const cg_access *out_vec, const cg_level *logical, int64_t n, int w)
 {
     cg_kgen *g = c->g;
     const char *u = index_suffix(g);
@@ -640,8 +640,14 @@ static bool emit_vector(pw_ctx *c, const ins *const *values, int nout, const cg_
     c->overriding = true;
     for (int l = 0; ok && l < w; l++) {
         cg_pw_enter(c, 12);
-        cg_printf(&g->body, "        {\n            const %s i = i0 + %d%s;\n            (void)i;\n",
-                  g->idx, l, u);
+        char m[64], li[1100];
+        snprintf(m, sizeof m, "i0 + %d%s", l, u);
+        if (logical)
+            cg_level_linear(logical, m, g->idx, li, sizeof li);
+        else
+            snprintf(li, sizeof li, "%s", m);
+        cg_printf(&g->body, "        {\n            const %s i = %s;\n            (void)i;\n",
+                  g->idx, li);
         c->lane = l;
         for (int k = 0; ok && k < nout; k++) {
             char var[32], conv[1400];
@@ -657,7 +663,7 @@ static bool emit_vector(pw_ctx *c, const ins *const *values, int nout, const cg_
     c->overriding = false;
     for (int k = 0; ok && k < nout; k++) {
         char off[1100];
-        cg_offset_linear(g, &out[k], "i0", 8, off, sizeof off);
+        cg_offset_linear(g, &out_vec[k], "i0", 8, off, sizeof off);
         cg_printf(&g->body, "        *(%s *)(p%d + (%s)) = o%d;\n", otype[k],
                   output_param(g, out[k].buffer), off, k);
     }
@@ -665,14 +671,108 @@ static bool emit_vector(pw_ctx *c, const ins *const *values, int nout, const cg_
     if (ok && n % w != 0) {
         cg_pw_enter(c, 8);
         cg_printf(&g->body,
-                  "    for (%s i = %lld%s + (%s)blockIdx.x * blockDim.x + threadIdx.x; i < %lld%s;\n"
-                  "         i += (%s)gridDim.x * blockDim.x) {\n",
+                  "    for (%s m = %lld%s + (%s)blockIdx.x * blockDim.x + threadIdx.x; m < %lld%s;\n"
+                  "         m += (%s)gridDim.x * blockDim.x) {\n",
                   g->idx, (long long)(nv * w), u, g->idx, (long long)n, u, g->idx);
+        char li[1100];
+        if (logical)
+            cg_level_linear(logical, "m", g->idx, li, sizeof li);
+        else
+            snprintf(li, sizeof li, "m");
+        cg_printf(&g->body, "        const %s i = %s;\n", g->idx, li);
         ok = values_stored(c, values, nout, out);
         close_loop(g);
         cg_pw_leave(c, 8);
     }
     return ok;
+}
+
+/* ---- vectors in the outputs' memory order ---- */
+
+static bool chain_affine(const cg_level *lv, int nlv, int rank, const int64_t *lens,
+                         int64_t *strides, int64_t *offset);
+
+/* When the outputs are not in standard layout but every load is a strided
+ * map of the output's multi-index (chain_affine), the loop can walk the
+ * output's memory order instead: each chain becomes one level over the
+ * output's dimensions sorted by the first output's strides (outermost
+ * first), and an output shared layout is linear again. Tries the vector
+ * path that way; on success the kernel is emitted and *done is set; the
+ * chains are left as they were otherwise. */
+static bool vector_in_memory_order(pw_ctx *c, const ins *const *values, int nout,
+                                   const cg_access *out, int64_t n, bool *done)
+{
+    *done = false;
+    const shape *os = &values[0]->sh;
+    int rank = os->rank;
+    for (int k = 1; k < nout; k++)
+        if (values[k]->sh.rank != rank ||
+            memcmp(values[k]->sh.lens, os->lens, (size_t)rank * sizeof *os->lens) != 0)
+            return true;
+    int64_t ostr[SHAPE_MAX_RANK], oo;
+    if (n == 0 || !chain_affine(out[0].lv, out[0].nlevels, rank, os->lens, ostr, &oo))
+        return true;
+    /* the order: decreasing output stride, ties in logical order */
+    int perm[SHAPE_MAX_RANK];
+    for (int d = 0; d < rank; d++)
+        perm[d] = d;
+    for (int a = 1; a < rank; a++)
+        for (int b = a; b > 0 && ostr[perm[b]] > ostr[perm[b - 1]]; b--) {
+            int t = perm[b];
+            perm[b] = perm[b - 1];
+            perm[b - 1] = t;
+        }
+    bool identity = true;
+    for (int d = 0; d < rank; d++)
+        identity = identity && (perm[d] == d || os->lens[perm[d]] == 1);
+    if (identity)
+        return true; /* already the logical order: nothing to gain */
+    int64_t std[SHAPE_MAX_RANK];
+    cg_standard_strides(rank, os->lens, std);
+    cg_level logical;
+    memset(&logical, 0, sizeof logical);
+    logical.rank = rank;
+    for (int p = 0; p < rank; p++) {
+        logical.lens[p] = os->lens[perm[p]];
+        logical.strides[p] = std[perm[p]];
+    }
+    cg_access ov[64];
+    for (int k = 0; k < nout; k++) {
+        int64_t st[SHAPE_MAX_RANK], o;
+        if (!chain_affine(out[k].lv, out[k].nlevels, rank, os->lens, st, &o))
+            return true;
+        ov[k] = out[k];
+        ov[k].nlevels = 1;
+        ov[k].lv[0] = logical;
+        ov[k].lv[0].offset = o;
+        for (int p = 0; p < rank; p++)
+            ov[k].lv[0].strides[p] = st[perm[p]];
+    }
+    pw_chain *saved = malloc((size_t)c->nchains * sizeof *saved + 1);
+    if (!saved)
+        return cg_fail(c->g, "out of memory");
+    memcpy(saved, c->chains, (size_t)c->nchains * sizeof *saved);
+    bool affine = true;
+    for (int q = 0; affine && q < c->nchains; q++) {
+        pw_chain *h = &c->chains[q];
+        int64_t st[SHAPE_MAX_RANK], o;
+        affine = chain_affine(h->lv, h->nlv, rank, os->lens, st, &o);
+        h->nlv = 1;
+        h->lv[0] = logical;
+        h->lv[0].offset = o;
+        for (int p = 0; p < rank; p++)
+            h->lv[0].strides[p] = st[perm[p]];
+    }
+    int w = affine ? vector_width(c, ov, nout, n) : 0;
+    if (w) {
+        c->g->kind = w == 2 ? "pointwise_vec2" : w == 4 ? "pointwise_vec4" : "pointwise_vec8";
+        *done = true;
+        free(saved);
+        return emit_vector(c, values, nout, out, ov, &logical, n, w);
+    }
+    memcpy(c->chains, saved, (size_t)c->nchains * sizeof *saved);
+    free(saved);
+    return true;
 }
 
 /* ---- the tile path ---- */
@@ -988,10 +1088,12 @@ bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_a
         return false;
     }
     int w = chained ? vector_width(c, out, nout, n) : 0;
-    bool ok;
+    bool ok, done = false;
     if (w) {
         g->kind = w == 2 ? "pointwise_vec2" : w == 4 ? "pointwise_vec4" : "pointwise_vec8";
-        ok = emit_vector(c, values, nout, out, n, w);
+        ok = emit_vector(c, values, nout, out, out, NULL, n, w);
+    } else if (chained && (!vector_in_memory_order(c, values, nout, out, n, &done) || done)) {
+        ok = done && !g->failed;
     } else if (chained && emit_tiled(c, values, nout, out, n)) {
         ok = !g->failed;
     } else {

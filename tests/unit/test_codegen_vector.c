@@ -3,7 +3,8 @@
  * both wave sizes against the reference executor:
  *  - vector loads and stores (pointwise_vec2/4/8): contiguous, aligned
  *    operands and outputs, operands uniform over a group of lanes, with a
- *    scalar tail, odd inner lengths, half and double, inside regions;
+ *    scalar tail, odd inner lengths, half and double, inside regions, and
+ *    in the outputs' memory order when that is not the standard one;
  *  - a shared 32x32 tile (pointwise_tile) when an operand is transposed
  *    relative to the output, with odd sizes, half, a broadcast operand
  *    beside it and a transpose inside a region's body;
@@ -102,23 +103,43 @@ static const char vec_region[] =
     "@5 = convert[target_type=half_type](@4)\n"
     "@6 = @return(@4,@5)\n";
 
+/* every value in NHWC (the outputs' layout follows x's): the loop walks the
+ * outputs' memory order, where a per-channel bias is contiguous */
+static const char vec_memory_order[] =
+    "module: \"main\"\n"
+    "x = @param:x -> half_type, {2, 9, 7, 40}, {2520, 280, 40, 1}\n"
+    "b = @param:b -> half_type, {40}, {1}\n"
+    "@2 = transpose[permutation={0, 3, 1, 2}](x)\n"
+    "@3 = broadcast[axis=1,out_lens={2, 40, 9, 7}](b)\n"
+    "@4 = add(@2,@3)\n@5 = relu(@4)\n@6 = @return(@5)\n";
+
+/* the same order with 90 elements: 22 vectors of 4 and a tail of 2 */
+static const char vec_memory_order_tail[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {1, 5, 3, 6}, {90, 18, 6, 1}\n"
+    "@1 = transpose[permutation={0, 3, 1, 2}](x)\n"
+    "@2 = neg(@1)\n@3 = @return(@2)\n";
+
 static void test_vector_paths(void)
 {
     check_emu(vec4_exact, "pointwise_vec4", "*(const graft_v4_float *)(p", 1e-6);
-    check_emu(vec4_tail, "pointwise_vec4", "i = 1048u +", 1e-6);
+    check_emu(vec4_tail, "pointwise_vec4", "m = 1048u +", 1e-6);
     check_emu(vec2_odd_rows, "pointwise_vec2", "graft_v2_float", 1e-6);
     check_emu(vec4_uniform_bias, "pointwise_vec4", "/ 144u % 6u", 1e-6);
     check_emu(vec8_half, "pointwise_vec8", "aligned(16))) { __half e[8]; }", 2e-3);
-    check_emu(vec2_double, "pointwise_vec2", "i = 14u +", 1e-12);
+    check_emu(vec2_double, "pointwise_vec2", "m = 14u +", 1e-12);
     /* the half operand and output at 4 lanes (8 bytes), the float ones 16 bytes */
     check_emu(vec_region, "pointwise_vec4", "graft_v4___half", 2e-3);
+    check_emu(vec_memory_order, "pointwise_vec8", "const unsigned i = ((i0 + 3u)", 2e-3);
+    check_emu(vec_memory_order_tail, "pointwise_vec4", "m = 88u +", 1e-6);
     char kinds[256];
+    CHECK_STR(kinds_of(vec_memory_order, kinds, sizeof kinds), "pointwise_vec8 pointwise_vec8");
     CHECK_STR(kinds_of(vec4_exact, kinds, sizeof kinds), "pointwise_vec4 pointwise_vec4");
     /* no tail loop when the vectors cover everything */
     graph *g = parse(vec4_exact);
     graft_error err = {0};
     cg_program *p = g ? cg_lower(g, &err) : NULL;
-    CHECK(p && strstr(p->kernels[0].source, "i = 256u +") == NULL);
+    CHECK(p && strstr(p->kernels[0].source, "m = 256u +") == NULL);
     cg_program_free(p);
     graph_free(g);
 }
@@ -221,8 +242,8 @@ static void test_hiprtc_compiles_vector_and_tile_kernels(void)
                err.message);
         return;
     }
-    const char *texts[] = {vec4_tail, vec8_half, vec2_double, vec_region, tile_bias_half,
-                           tile_region};
+    const char *texts[] = {vec4_tail, vec8_half, vec2_double, vec_region, vec_memory_order,
+                           tile_bias_half, tile_region};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         graph *g = parse(texts[t]);
         cg_program *p = g ? cg_lower(g, &err) : NULL;
