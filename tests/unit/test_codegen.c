@@ -30,7 +30,7 @@ static void test_pointwise_standard(void)
               "x = @param:x -> float_type, {3, 50, 7}, {350, 7, 1}\n"
               "y = @param:y -> float_type, {3, 50, 7}, {350, 7, 1}\n"
               "@2 = add(x,y)\n@3 = relu(@2)\n@4 = @return(@3)\n",
-              "pointwise", "p0[(i)]", 1e-6);
+              "pointwise_vec4", "(p0 + ((i0)))", 1e-6);
 }
 
 static void test_pointwise_transposed_input(void)
@@ -40,7 +40,7 @@ static void test_pointwise_transposed_input(void)
               "y = @param:y -> float_type, {5, 4, 33}, {132, 33, 1}\n"
               "@2 = transpose[permutation={1, 2, 0}](y)\n"
               "@3 = mul(x,@2)\n@4 = sigmoid(@3)\n@5 = @return(@4)\n",
-              "pointwise", "% 5u", 1e-6);
+              "pointwise_tile", "__syncthreads", 1e-6);
 }
 
 static void test_pointwise_broadcast_input(void)
@@ -71,23 +71,23 @@ static void test_pointwise_half_and_double(void)
               "x = @param:x -> half_type, {300}, {1}\n"
               "y = @param:y -> half_type, {300}, {1}\n"
               "@2 = mul(x,y)\n@3 = tanh(@2)\n@4 = @return(@3)\n",
-              "pointwise", "__half", 2e-3);
+              "pointwise_vec8", "__half", 2e-3);
     check_emu("module: \"main\"\n"
               "x = @param:x -> double_type, {300}, {1}\n"
               "@1 = exp(x)\n@2 = sqrt(@1)\n@3 = @return(@2)\n",
-              "pointwise", "exp(", 1e-12);
+              "pointwise_vec2", "exp(", 1e-12);
     check_emu("module: \"main\"\n"
               "x = @param:x -> bf16_type, {300}, {1}\n"
               "y = @param:y -> float_type, {300}, {1}\n"
               "@2 = mul(x,x)\n@3 = exp(@2)\n@4 = convert[target_type=bf16_type](y)\n"
               "@5 = @return(@3, @4)\n",
-              "pointwise", "graft_bf16_to_f", 1e-2);
+              "pointwise_vec8", "graft_bf16_to_f", 1e-2);
     check_emu("module: \"main\"\n"
               "x = @param:x -> int32_type, {100}, {1}\n"
               "y = @param:y -> int32_type, {100}, {1}\n"
               "@2 = sub(x,y)\n@3 = mul(@2,@2)\n@4 = convert[target_type=float_type](@3)\n"
               "@5 = @return(@4, @3)\n",
-              "pointwise", NULL, 0);
+              "pointwise_vec4", NULL, 0);
 }
 
 /* integer shifts: logical, as the reference (nothing left by 64 or more) */
@@ -97,7 +97,7 @@ static void test_pointwise_shifts(void)
               "x = @param:x -> uint32_type, {100}, {1}\n"
               "y = @param:y -> uint32_type, {100}, {1}\n"
               "@2 = shift_left(x,y)\n@3 = shift_right(@2,y)\n@4 = @return(@2, @3)\n",
-              "pointwise", "(unsigned long long)", 0);
+              "pointwise_vec4", "(unsigned long long)", 0);
 }
 
 static void test_fused_region(void)
@@ -120,7 +120,7 @@ static void test_fused_region(void)
               "@3 = sigmoid(@2)\n"
               "@4 = mul(@2,@3)\n"
               "@5 = @return(@2,@4)\n",
-              "pointwise", "add_sigmoid_mul_k0", 1e-6);
+              "pointwise_vec4", "add_sigmoid_mul_k0", 1e-6);
 }
 
 /* A region with two reductions (GroupNorm's mean and variance), pointwise
