@@ -75,6 +75,8 @@ typedef struct cg_kernel {
     int *args;            /* buffer per kernel parameter, in order */
     bool *writes;         /* the parameter is written */
     char *origin;         /* "@7 @8 @9": the instructions it came from */
+    const ins *ins;       /* the main-module instruction it lowers (a region,
+                           * or an op outside any region) */
 } cg_kernel;
 
 typedef struct cg_output {
@@ -110,6 +112,28 @@ typedef struct cg_program {
  * ("not lowered yet: op X ...") or the graph cannot be. */
 cg_program *cg_lower(const graph *g, graft_error *err);
 void cg_program_free(cg_program *p);
+
+/* What a lowered program launches and moves (codegen/plan_counts.c): the
+ * `kernels`, `fills`, `copies` and `bytes_moved` of `graft opt --stats`
+ * when the graph lowers. A kernel is a fill when it lowers a standalone
+ * fill op (pad) and a copy when it lowers a standalone copy op (concat not
+ * placed in place, contiguous, layout), as the op classes say. bytes_moved
+ * sums, over the kernels, the bytes of each distinct buffer the kernel
+ * reads or writes (once per kernel, however many parameters or views reach
+ * it); flops is what cg_kernel_flops gives, summed. */
+typedef struct cg_counts {
+    int kernels, fills, copies;
+    int64_t bytes_moved;
+    int64_t gemm_flops;   /* multiply-adds x 2 of the dot and convolution kernels */
+    int64_t gemm_bytes;   /* bytes_moved of those kernels alone */
+    int gemm_kernels;
+} cg_counts;
+void cg_program_counts(const cg_program *p, cg_counts *out);
+/* Bytes kernel k of p reads and writes: each distinct buffer once. */
+int64_t cg_kernel_bytes(const cg_program *p, const cg_kernel *k);
+/* 2 x the multiply-adds of the dot or convolution kernel k lowers (its
+ * region's product when it is a region), else 0. */
+int64_t cg_kernel_flops(const cg_kernel *k);
 
 /* Memory planning (codegen/plan.c): assigns every buffer an offset; temps
  * share arena space when their live ranges (first..last kernel) do not

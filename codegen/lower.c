@@ -471,6 +471,8 @@ static bool lower_kernel(lower_state *s, const ins *i)
             npasses = g.npasses;
         if (ok)
             ok = finish_kernel(s, &g);
+        if (ok)
+            p->kernels[p->nkernels - 1].ins = i;
         else if (!g.failed)
             error_set(s->err, "%s: kernel generation failed", g.name);
         if (!ok && i->name)
