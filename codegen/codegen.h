@@ -106,11 +106,17 @@ typedef struct cg_program {
     int buffers_cap;      /* room in buffers (lowering) */
     char **labels;        /* by instruction id: the name a dump prints, for comments */
     uint32_t nlabels;
+    bool sourceless;      /* lowered by cg_lower_sourceless: no kernel source */
 } cg_program;
 
 /* Lowers g's main module. NULL with err set when an op is not lowered yet
  * ("not lowered yet: op X ...") or the graph cannot be. */
 cg_program *cg_lower(const graph *g, graft_error *err);
+/* As cg_lower, with every kernel, buffer, argument and launch the same, but
+ * no kernel source (each kernel's source is NULL): for counting
+ * (cg_program_counts), at a fraction of the cost. Not for writing,
+ * compiling or running. */
+cg_program *cg_lower_sourceless(const graph *g, graft_error *err);
 void cg_program_free(cg_program *p);
 
 /* What a lowered program launches and moves (codegen/plan_counts.c): the

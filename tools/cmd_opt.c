@@ -132,6 +132,7 @@ static void json_string(FILE *f, const char *s)
  * (ops/kernel_counts.c) with the reason it did not lower. */
 typedef struct kernel_side {
     kernel_counts kc;
+    cg_counts plan; /* when from_plan */
     bool from_plan;
     char why[256]; /* why the plan was not used */
 } kernel_side;
@@ -164,7 +165,7 @@ static void count_kernels(const graph *g, kernel_side *side)
         return;
     }
     graft_error err = {0};
-    cg_program *p = cg_lower(g, &err);
+    cg_program *p = cg_lower_sourceless(g, &err);
     if (!p) {
         snprintf(side->why, sizeof side->why, "%.250s", err.message);
         return;
@@ -172,6 +173,7 @@ static void count_kernels(const graph *g, kernel_side *side)
     cg_counts c;
     cg_program_counts(p, &c);
     cg_program_free(p);
+    side->plan = c;
     side->kc.kernels = c.kernels;
     side->kc.fills = c.fills;
     side->kc.copies = c.copies;
@@ -262,6 +264,10 @@ static void print_json(const report *r)
         fputs("null", f);
     else
         json_string(f, r->after_side.why);
+    if (r->after_side.from_plan)
+        fprintf(f, ",\"gemm_kernels\":%d,\"gemm_flops\":%lld,\"gemm_bytes_moved\":%lld",
+                r->after_side.plan.gemm_kernels, (long long)r->after_side.plan.gemm_flops,
+                (long long)r->after_side.plan.gemm_bytes);
     fprintf(f, ",\"ms\":%.3f}\n", o->ms);
 }
 
