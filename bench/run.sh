@@ -122,3 +122,43 @@ for g in unet_groupnorm transformer_layer; do
         echo "bytes_moved / bytes_lower_bound, $g: graft opt failed"
     fi
 done
+
+# ---- launch-plan rows (issue 9): per model after -p default, from the
+# kernels as generated (graft opt --stats json, whose kernels and bytes_moved
+# come from the launch plan when the graph lowers; docs/codegen.md): kernels,
+# bytes_moved, bytes_lower_bound and their ratio, and the arithmetic intensity
+# of the convolution and dot kernels (their flops over the bytes they move).
+models=${GRAFT_ONNX_LIGHT:-../shared/models/onnx-light}
+field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2"; }
+plan_row() {
+    name=$1
+    shift
+    if ! "$GRAFT" opt "$@" -p default --stats json > "$scratch/p" 2>/dev/null; then
+        echo "launch plan, $name: graft opt failed"
+        return
+    fi
+    if ! grep -q '"kernels_from":"plan"' "$scratch/p"; then
+        why=$(sed -n 's/.*"not_lowered":"\([^"]*\)".*/\1/p' "$scratch/p")
+        echo "launch plan, $name: not lowered ($why)"
+        return
+    fi
+    awk -v n="$name" -v k="$(field kernels "$scratch/p")" -v m="$(field bytes_moved "$scratch/p")" \
+        -v b="$(field bytes_lower_bound "$scratch/p")" -v gk="$(field gemm_kernels "$scratch/p")" \
+        -v gf="$(field gemm_flops "$scratch/p")" -v gb="$(field gemm_bytes_moved "$scratch/p")" 'BEGIN {
+        printf "launch plan, %s, -p default: %d kernels, bytes_moved %d, bytes_lower_bound %d, " \
+               "ratio %.2f", n, k, m, b, (b > 0 ? m / b : 0)
+        if (gk > 0)
+            printf "; %d conv/dot kernels: %.3g flops / %d bytes = %.1f flops/byte", gk, gf, gb,
+                   (gb > 0 ? gf / gb : 0)
+        printf "\n" }'
+}
+for g in unet_groupnorm transformer_layer; do
+    plan_row "$g" "examples/$g.txt"
+done
+if [ -d "$models" ]; then
+    for d in "$models"/*/; do
+        [ -f "$d/model.onnx" ] && plan_row "$(basename "$d")" "$d/model.onnx"
+    done
+else
+    echo "launch plan rows for onnx-light: skipped ($models not found)"
+fi
