@@ -674,7 +674,8 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     p->graph_name = g->source;
     p->sourceless = sourceless;
     s.homes = concat_plan_build(m);
-    if (!s.homes || !label_graph(p, g, s.ninfo)) {
+    /* labels name instructions in kernel comments and plan.json only */
+    if (!s.homes || (!sourceless && !label_graph(p, g, s.ninfo))) {
         concat_plan_free(s.homes);
         free(s.info);
         cg_program_free(p);
