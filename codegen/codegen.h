@@ -135,6 +135,13 @@ typedef struct cg_counts {
     int gemm_kernels;
 } cg_counts;
 void cg_program_counts(const cg_program *p, cg_counts *out);
+/* Lowers g without source (cg_lower_sourceless) and counts its plan. False
+ * with the reason in err when g does not lower, or when its main module has
+ * more than CG_COUNTS_MAX_INSTRUCTIONS instructions: counting stays cheap
+ * (lowering costs a few microseconds and about 1 KB per instruction), and
+ * callers fall back to the op-class counts (ops/kernel_counts.h). */
+enum { CG_COUNTS_MAX_INSTRUCTIONS = 200000 };
+bool cg_graph_counts(const graph *g, cg_counts *out, graft_error *err);
 /* Bytes kernel k of p reads and writes: each distinct buffer once. */
 int64_t cg_kernel_bytes(const cg_program *p, const cg_kernel *k);
 /* 2 x the multiply-adds of the dot or convolution kernel k lowers (its

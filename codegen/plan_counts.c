@@ -80,3 +80,21 @@ void cg_program_counts(const cg_program *p, cg_counts *out)
         }
     }
 }
+
+bool cg_graph_counts(const graph *g, cg_counts *out, graft_error *err)
+{
+    memset(out, 0, sizeof *out);
+    const module *m = g ? graph_main(g) : NULL;
+    size_t n = 0;
+    for (const ins *i = m ? m->first : NULL; i; i = i->next)
+        n++;
+    if (n > CG_COUNTS_MAX_INSTRUCTIONS)
+        return error_set(err, "%zu instructions, over the %d lowered for counting", n,
+                         CG_COUNTS_MAX_INSTRUCTIONS);
+    cg_program *p = cg_lower_sourceless(g, err);
+    if (!p)
+        return false;
+    cg_program_counts(p, out);
+    cg_program_free(p);
+    return true;
+}

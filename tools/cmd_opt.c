@@ -147,35 +147,17 @@ typedef struct report {
     const char *pipeline;
 } report;
 
-/* Graphs above this many main-module instructions are not lowered for
- * --stats: lowering writes every kernel's source, about 1.5 us and 1-2 KiB
- * per kernel, which on the 1M-instruction bench graph would double the time
- * and memory of `graft opt --stats` (docs/codegen.md). */
-enum { STATS_LOWER_LIMIT = 200000 };
-
 /* Fills side from g: the op-class counts, then the plan's when g lowers. */
 static void count_kernels(const graph *g, kernel_side *side)
 {
     graph_kernel_counts(g, &side->kc);
     side->from_plan = false;
-    const module *m = graph_main(g);
-    size_t n = 0;
-    for (const ins *i = m ? m->first : NULL; i; i = i->next)
-        n++;
-    if (n > STATS_LOWER_LIMIT) {
-        snprintf(side->why, sizeof side->why, "%zu instructions, over the %d lowered for --stats",
-                 n, STATS_LOWER_LIMIT);
-        return;
-    }
     graft_error err = {0};
-    cg_program *p = cg_lower_sourceless(g, &err);
-    if (!p) {
+    cg_counts c;
+    if (!cg_graph_counts(g, &c, &err)) {
         snprintf(side->why, sizeof side->why, "%.250s", err.message);
         return;
     }
-    cg_counts c;
-    cg_program_counts(p, &c);
-    cg_program_free(p);
     side->plan = c;
     side->kc.kernels = c.kernels;
     side->kc.fills = c.fills;
