@@ -45,13 +45,22 @@ typedef struct value_info {
 typedef struct lower_state {
     cg_program *p;
     const graph *g;
-    value_info *info;  /* by instruction id */
-    uint32_t ninfo;
+    value_info *info;  /* by main-module position + 1; info[0] stays unknown */
+    uint32_t *slot;    /* by instruction id: its index into info, 0 for none */
+    uint32_t ninfo;    /* ids covered by slot */
     int kernels_cap;
     const char *idx;
     concat_plan *homes; /* where in-place concats put values (ops/concat_in_place.h) */
     graft_error *err;
 } lower_state;
+
+/* The value_info of i, a main-module instruction (an unknown one for any
+ * other): dense by position, so a graph whose ids are spread by rewriting
+ * and region bodies costs memory for its main module only. */
+static value_info *info_of(const lower_state *s, const ins *i)
+{
+    return &s->info[i->id < s->ninfo ? s->slot[i->id] : 0];
+}
 
 /* ---- buffers ---- */
 
@@ -137,7 +146,7 @@ static void set_level0(cg_access *a, const shape *sh, int64_t offset)
 
 static bool view_access(lower_state *s, const ins *i, cg_access *out)
 {
-    const value_info *src = &s->info[i->args[0]->id];
+    const value_info *src = info_of(s, i->args[0]);
     if (ins_is(i, "get_tuple_elem")) {
         int64_t k = ins_attr(i, "index")->u.i;
         if (src->ntuple == 0 || k < 0 || k >= src->ntuple)
@@ -157,7 +166,7 @@ static bool view_access(lower_state *s, const ins *i, cg_access *out)
 static bool reshape_access(lower_state *s, const ins *i, cg_access *out)
 {
     const ins *a = i->args[0];
-    *out = s->info[a->id].acc;
+    *out = info_of(s, a)->acc;
     if (out->nlevels == 1 && shape_standard_p(&a->sh)) {
         set_level0(out, &i->sh, out->lv[0].offset);
         return true;
@@ -186,7 +195,7 @@ static int home_access(lower_state *s, const ins *v, cg_access *out)
     int64_t offset;
     if (!concat_plan_home(s->homes, v, &root, &offset))
         return -1;
-    value_info *ri = &s->info[root->id];
+    value_info *ri = info_of(s, root);
     if (!ri->root_buffer) {
         int b = add_buffer(s->p, &s->p->buffers_cap, CG_TEMP, &root->sh, root, -1);
         if (b < 0)
@@ -411,7 +420,7 @@ static bool emit_kernel(lower_state *s, const ins *i, cg_kgen *g, const cg_acces
 static bool lower_kernel(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
-    value_info *vi = &s->info[i->id];
+    value_info *vi = info_of(s, i);
     bool tuple = shape_is_tuple(&i->sh);
     int nout = tuple ? i->sh.ntuple : 1;
     if (nout > 64)
@@ -446,7 +455,7 @@ static bool lower_kernel(lower_state *s, const ins *i)
     if (i->nargs > 64)
         return error_set(s->err, "not lowered yet: op %s with %d operands", i->opname, i->nargs);
     for (int k = 0; k < i->nargs; k++) {
-        const value_info *a = &s->info[i->args[k]->id];
+        const value_info *a = info_of(s, i->args[k]);
         if (!a->known || a->ntuple)
             return error_set(s->err, "%s: operand %d has no value a kernel can read",
                              i->name ? i->name : "?", k);
@@ -498,7 +507,7 @@ static bool lower_kernel(lower_state *s, const ins *i)
 static bool lower_ins(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
-    value_info *vi = &s->info[i->id];
+    value_info *vi = info_of(s, i);
     if (i->param || ins_is(i, "@literal")) {
         bool lit = !i->param;
         if (!cg_type_supported(i->sh.type))
@@ -518,7 +527,7 @@ static bool lower_ins(lower_state *s, const ins *i)
         if (!p->outputs)
             return error_set(s->err, "out of memory");
         for (int k = 0; k < i->nargs; k++) {
-            const value_info *a = &s->info[i->args[k]->id];
+            const value_info *a = info_of(s, i->args[k]);
             if (!a->known || a->ntuple)
                 return error_set(s->err, "output %d is a tuple; return its elements", k);
             p->outputs[k].acc = a->acc;
@@ -528,7 +537,7 @@ static bool lower_ins(lower_state *s, const ins *i)
         return true;
     }
     for (int k = 0; k < i->nargs; k++)
-        if (!s->info[i->args[k]->id].known)
+        if (!info_of(s, i->args[k])->known)
             return error_set(s->err, "%s: operand %d comes from an instruction that was not "
                                      "lowered",
                              i->name ? i->name : "?", k);
@@ -663,11 +672,17 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     s.g = g;
     s.err = err;
     s.ninfo = g->next_id + 1;
-    s.info = calloc(s.ninfo, sizeof *s.info);
+    s.slot = calloc(s.ninfo, sizeof *s.slot);
+    uint32_t nmain = 0;
+    for (const ins *i = m->first; s.slot && i; i = i->next)
+        if (i->id < s.ninfo)
+            s.slot[i->id] = ++nmain;
+    s.info = calloc((size_t)nmain + 1, sizeof *s.info);
     s.idx = index_type(m);
-    if (!p || !s.info) {
+    if (!p || !s.info || !s.slot) {
         free(p);
         free(s.info);
+        free(s.slot);
         error_set(err, "out of memory");
         return NULL;
     }
@@ -678,6 +693,7 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     if (!s.homes || (!sourceless && !label_graph(p, g, s.ninfo))) {
         concat_plan_free(s.homes);
         free(s.info);
+        free(s.slot);
         cg_program_free(p);
         error_set(err, "out of memory");
         return NULL;
@@ -692,7 +708,7 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     }
     if (ok && !p->outputs) {
         /* no @return: the last instruction is the output, as in the executor */
-        const value_info *a = &s.info[m->last->id];
+        const value_info *a = info_of(&s, m->last);
         p->outputs = calloc(1, sizeof *p->outputs);
         if (!p->outputs || !a->known || a->ntuple) {
             ok = error_set(err, "the last instruction cannot be an output");
@@ -703,6 +719,7 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
         }
     }
     free(s.info);
+    free(s.slot);
     concat_plan_free(s.homes);
     if (!ok) {
         cg_program_free(p);
