@@ -2,8 +2,11 @@
  *
  * Thin adapters: a library user gets the same pipelines as `graft opt -p`,
  * the same user-rule loading as `graft opt -r`, and the same reference
- * executor as `graft run`, through types that do not expose the IR.
+ * executor as `graft run`, through types that do not expose the IR. The
+ * kernel counts are the launch plan's, as `graft opt --stats` gives them
+ * (docs/codegen.md), or the op classes' when the graph does not lower.
  */
+#include "codegen.h"
 #include "exec.h"
 #include "kernel_counts.h"
 #include "load.h"
@@ -35,6 +38,13 @@ static bool optimize_with(graph *g, const optimize_plan *plan, graft_opt_stats *
         stats->kernels = counts.kernels;
         stats->fills = counts.fills;
         stats->copies = counts.copies;
+        graft_error lower_err;
+        cg_counts planned;
+        if (cg_graph_counts(g, &planned, &lower_err)) {
+            stats->kernels = planned.kernels;
+            stats->fills = planned.fills;
+            stats->copies = planned.copies;
+        }
         stats->rewrites = res.driver.rewrites;
         stats->compute_shape_calls = res.compute_shape_calls;
         stats->converged = res.driver.converged;

@@ -122,3 +122,76 @@ for g in unet_groupnorm transformer_layer; do
         echo "bytes_moved / bytes_lower_bound, $g: graft opt failed"
     fi
 done
+
+# ---- launch-plan rows (issue 9): per model after -p default, from the
+# kernels as generated (graft opt --stats json, whose kernels and bytes_moved
+# come from the launch plan when the graph lowers; docs/codegen.md): kernels,
+# bytes_moved, bytes_lower_bound and their ratio, and the arithmetic intensity
+# of the convolution and dot kernels (their flops over the bytes they move).
+models=${GRAFT_ONNX_LIGHT:-../shared/models/onnx-light}
+field() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$2"; }
+plan_row() {
+    name=$1
+    shift
+    if ! "$GRAFT" opt "$@" -p default --stats json > "$scratch/p" 2>/dev/null; then
+        echo "launch plan, $name: graft opt failed"
+        return
+    fi
+    if ! grep -q '"kernels_from":"plan"' "$scratch/p"; then
+        why=$(sed -n 's/.*"not_lowered":"\([^"]*\)".*/\1/p' "$scratch/p")
+        echo "launch plan, $name: not lowered ($why)"
+        return
+    fi
+    awk -v n="$name" -v k="$(field kernels "$scratch/p")" -v m="$(field bytes_moved "$scratch/p")" \
+        -v b="$(field bytes_lower_bound "$scratch/p")" -v gk="$(field gemm_kernels "$scratch/p")" \
+        -v gf="$(field gemm_flops "$scratch/p")" -v gb="$(field gemm_bytes_moved "$scratch/p")" 'BEGIN {
+        printf "launch plan, %s, -p default: %d kernels, bytes_moved %d, bytes_lower_bound %d, " \
+               "ratio %.2f", n, k, m, b, (b > 0 ? m / b : 0)
+        if (gk > 0)
+            printf "; %d conv/dot kernels: %.3g flops / %d bytes = %.1f flops/byte", gk, gf, gb,
+                   (gb > 0 ? gf / gb : 0)
+        printf "\n" }'
+}
+for g in unet_groupnorm transformer_layer; do
+    plan_row "$g" "examples/$g.txt"
+done
+if [ -d "$models" ]; then
+    for d in "$models"/*/; do
+        [ -f "$d/model.onnx" ] && plan_row "$(basename "$d")" "$d/model.onnx"
+    done
+else
+    echo "launch plan rows for onnx-light: skipped ($models not found)"
+fi
+
+# What --stats costs on bench_engine's 1M-instruction conv/pointwise/reshape/pad
+# graph (the same blocks, written as text): CPU time (user + sys) of graft opt
+# -p default writing the result, with and without --stats json. --stats
+# counts kernels twice (before: over the 200k-instruction limit of
+# cg_graph_counts, so op classes; after: 100k instructions, lowered).
+awk -v n=1000000 'BEGIN {
+  print "module: \"main\""
+  print "x = @param:x -> float_type, {1, 4, 8, 8}, {256, 64, 8, 1}"
+  print "w = @literal{ ... } -> float_type, {4, 4, 3, 3}, {36, 9, 3, 1}"
+  v = "x"; count = 2
+  for (k = 0; count + 10 < n; k++) {
+    printf "p%d = pad[pads={0, 0, 1, 1, 0, 0, 1, 1}](%s)\nc%d = convolution(p%d,w)\n", k, v, k, k
+    printf "r%d = reshape[dims={1, 4, 8, 8}](c%d)\n", k, k
+    printf "t%d = transpose[permutation={0, 1, 3, 2}](r%d)\n", k, k
+    printf "u%d = transpose[permutation={0, 1, 3, 2}](t%d)\n", k, k
+    printf "z%d = @literal{0} -> float_type, {1}, {1}\n", k
+    printf "b%d = multibroadcast[out_lens={1, 4, 8, 8}](z%d)\na%d = add(u%d,b%d)\n", k, k, k, k, k
+    printf "e%d = relu(a%d)\nv%d = contiguous(e%d)\n", k, k, k, k
+    v = "v" k; count += 10
+  }
+  print "@ret = @return(" v ")"
+}' > "$scratch/conv1m.txt"
+cpu_s() { /usr/bin/time -f "%U %S" -o "$scratch/t" "$@" > /dev/null 2>&1 && awk '{ print $1 + $2 }' "$scratch/t"; }
+if [ -x /usr/bin/time ]; then
+    plain=$(cpu_s "$GRAFT" opt "$scratch/conv1m.txt" -p default -o "$scratch/o.txt")
+    stats=$(cpu_s "$GRAFT" opt "$scratch/conv1m.txt" -p default -o "$scratch/o.txt" --stats json)
+    awk -v a="$plain" -v b="$stats" 'BEGIN {
+        printf "graft opt -p default, 1M instructions: %.2f s of CPU, with --stats json " \
+               "(kernels from the launch plan) %.2f s: %.2fx\n", a, b, (a > 0 ? b / a : 0) }'
+else
+    echo "--stats cost: skipped (/usr/bin/time not found)"
+fi

@@ -85,6 +85,8 @@ const char *cg_label(const cg_program *p, const ins *i, char *buf, size_t size)
 
 void cg_cite(cg_kgen *g, const ins *i)
 {
+    if (g->p && g->p->sourceless)
+        return; /* the comment and origin are source text */
     char args[512] = "", l[160];
     size_t used = 0;
     for (int k = 0; k < i->nargs && used < sizeof args - 40; k++)

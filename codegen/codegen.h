@@ -75,6 +75,8 @@ typedef struct cg_kernel {
     int *args;            /* buffer per kernel parameter, in order */
     bool *writes;         /* the parameter is written */
     char *origin;         /* "@7 @8 @9": the instructions it came from */
+    const ins *ins;       /* the main-module instruction it lowers (a region,
+                           * or an op outside any region) */
 } cg_kernel;
 
 typedef struct cg_output {
@@ -104,12 +106,47 @@ typedef struct cg_program {
     int buffers_cap;      /* room in buffers (lowering) */
     char **labels;        /* by instruction id: the name a dump prints, for comments */
     uint32_t nlabels;
+    bool sourceless;      /* lowered by cg_lower_sourceless: no kernel source */
 } cg_program;
 
 /* Lowers g's main module. NULL with err set when an op is not lowered yet
  * ("not lowered yet: op X ...") or the graph cannot be. */
 cg_program *cg_lower(const graph *g, graft_error *err);
+/* As cg_lower, with every kernel, buffer, argument and launch the same, but
+ * no kernel source (each kernel's source is NULL): for counting
+ * (cg_program_counts), at a fraction of the cost. Not for writing,
+ * compiling or running. */
+cg_program *cg_lower_sourceless(const graph *g, graft_error *err);
 void cg_program_free(cg_program *p);
+
+/* What a lowered program launches and moves (codegen/plan_counts.c): the
+ * `kernels`, `fills`, `copies` and `bytes_moved` of `graft opt --stats`
+ * when the graph lowers. A kernel is a fill when it lowers a standalone
+ * fill op (pad) and a copy when it lowers a standalone copy op (concat not
+ * placed in place, contiguous, layout), as the op classes say. bytes_moved
+ * sums, over the kernels, the bytes of each distinct buffer the kernel
+ * reads or writes (once per kernel, however many parameters or views reach
+ * it); flops is what cg_kernel_flops gives, summed. */
+typedef struct cg_counts {
+    int kernels, fills, copies;
+    int64_t bytes_moved;
+    int64_t gemm_flops;   /* multiply-adds x 2 of the dot and convolution kernels */
+    int64_t gemm_bytes;   /* bytes_moved of those kernels alone */
+    int gemm_kernels;
+} cg_counts;
+void cg_program_counts(const cg_program *p, cg_counts *out);
+/* Lowers g without source (cg_lower_sourceless) and counts its plan. False
+ * with the reason in err when g does not lower, or when its main module has
+ * more than CG_COUNTS_MAX_INSTRUCTIONS instructions: counting stays cheap
+ * (lowering costs a few microseconds and about 1 KB per instruction), and
+ * callers fall back to the op-class counts (ops/kernel_counts.h). */
+enum { CG_COUNTS_MAX_INSTRUCTIONS = 200000 };
+bool cg_graph_counts(const graph *g, cg_counts *out, graft_error *err);
+/* Bytes kernel k of p reads and writes: each distinct buffer once. */
+int64_t cg_kernel_bytes(const cg_program *p, const cg_kernel *k);
+/* 2 x the multiply-adds of the dot or convolution kernel k lowers (its
+ * region's product when it is a region), else 0. */
+int64_t cg_kernel_flops(const cg_kernel *k);
 
 /* Memory planning (codegen/plan.c): assigns every buffer an offset; temps
  * share arena space when their live ranges (first..last kernel) do not

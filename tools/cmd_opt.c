@@ -18,6 +18,7 @@
 #include "commands.h"
 
 #include "cli_util.h"
+#include "codegen.h"
 #include "dump.h"
 #include "exec.h"
 #include "kernel_counts.h"
@@ -48,7 +49,10 @@ static const char opt_help[] =
     "                       recomputed_flops (element ops computed beyond the input),\n"
     "                       bytes_moved (bytes the kernels read and write) and\n"
     "                       bytes_lower_bound (the least any fusion moves), before\n"
-    "                       and after (docs/architecture.md defines them),\n"
+    "                       and after (docs/architecture.md defines them); kernels,\n"
+    "                       fills, copies and bytes_moved come from the launch plan\n"
+    "                       (lowered, not compiled) when the graph lowers, else from\n"
+    "                       op classes, and the kernels row says which (docs/codegen.md),\n"
     "                       rewrites, fires per rule, compute_shape calls, time\n"
     "  --trace              every firing on stderr: rule, file:line, instructions\n"
     "                       before (-) and after (+)\n"
@@ -126,11 +130,56 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One side (before or after) of the kernel figures: from the launch plan
+ * when the graph lowers (codegen/plan_counts.c), else from the op classes
+ * (ops/kernel_counts.c) with the reason it did not lower. */
+typedef struct kernel_side {
+    kernel_counts kc;
+    cg_counts plan; /* when from_plan */
+    bool from_plan;
+    char why[256]; /* why the plan was not used */
+} kernel_side;
+
 typedef struct report {
     const optimize_result *res;
+    kernel_side before_side, after_side;
     kernel_counts before, after;
     const char *pipeline;
 } report;
+
+/* Fills side from g: the op-class counts, then the plan's when g lowers. */
+static void count_kernels(const graph *g, kernel_side *side)
+{
+    graph_kernel_counts(g, &side->kc);
+    side->from_plan = false;
+    graft_error err = {0};
+    cg_counts c;
+    if (!cg_graph_counts(g, &c, &err)) {
+        snprintf(side->why, sizeof side->why, "%.250s", err.message);
+        return;
+    }
+    side->plan = c;
+    side->kc.kernels = c.kernels;
+    side->kc.fills = c.fills;
+    side->kc.copies = c.copies;
+    side->kc.bytes_moved = c.bytes_moved;
+    side->from_plan = true;
+}
+
+/* The text after the kernels row: "(plan)", "(op classes: WHY)", or each
+ * side's source when they differ. */
+static void print_kernel_sources(FILE *f, const report *r)
+{
+    const kernel_side *b = &r->before_side, *a = &r->after_side;
+    if (b->from_plan && a->from_plan)
+        fputs(" (plan)", f);
+    else if (!b->from_plan && !a->from_plan && strcmp(a->why, b->why) == 0)
+        fprintf(f, " (op classes: %s)", a->why);
+    else
+        fprintf(f, " (before: %s%s; after: %s%s)", b->from_plan ? "plan" : "op classes: ",
+                b->from_plan ? "" : b->why, a->from_plan ? "plan" : "op classes: ",
+                a->from_plan ? "" : a->why);
+}
 
 /* Element operations the result computes beyond the original (0 when it
  * computes fewer, e.g. after folding). */
@@ -180,14 +229,31 @@ static void print_json(const report *r)
             "\"phases\":%d,\"pending_inserted\":%llu,\"pending_materialised\":%llu,"
             "\"cse_merged\":%zu,\"dce_erased\":%zu,\"recomputed_flops\":%lld,"
             "\"bytes_moved_before\":%lld,\"bytes_moved\":%lld,"
-            "\"bytes_lower_bound_before\":%lld,\"bytes_lower_bound\":%lld,\"ms\":%.3f}\n",
+            "\"bytes_lower_bound_before\":%lld,\"bytes_lower_bound\":%lld,",
             (unsigned long long)o->compute_shape_calls, d->converged ? "true" : "false",
             driver_stop_name(d->stop), d->iterations, o->phases,
             (unsigned long long)d->pending_inserted,
             (unsigned long long)o->shapes.materialised, o->cse_merged, o->dce_erased,
             (long long)recomputed(r), (long long)r->before.bytes_moved,
             (long long)r->after.bytes_moved, (long long)r->before.bytes_lower_bound,
-            (long long)r->after.bytes_lower_bound, o->ms);
+            (long long)r->after.bytes_lower_bound);
+    fprintf(f, "\"kernels_from_before\":\"%s\",\"kernels_from\":\"%s\",\"not_lowered_before\":",
+            r->before_side.from_plan ? "plan" : "op_classes",
+            r->after_side.from_plan ? "plan" : "op_classes");
+    if (r->before_side.from_plan)
+        fputs("null", f);
+    else
+        json_string(f, r->before_side.why);
+    fputs(",\"not_lowered\":", f);
+    if (r->after_side.from_plan)
+        fputs("null", f);
+    else
+        json_string(f, r->after_side.why);
+    if (r->after_side.from_plan)
+        fprintf(f, ",\"gemm_kernels\":%d,\"gemm_flops\":%lld,\"gemm_bytes_moved\":%lld",
+                r->after_side.plan.gemm_kernels, (long long)r->after_side.plan.gemm_flops,
+                (long long)r->after_side.plan.gemm_bytes);
+    fprintf(f, ",\"ms\":%.3f}\n", o->ms);
 }
 
 /* "12345678 (11.8 MiB)", or "unknown" when counting ran out of memory. */
@@ -220,8 +286,10 @@ static void print_table(const report *r)
     else if (o->region_instructions_after)
         fprintf(f, " (+ %zu in region bodies)", o->region_instructions_after);
     fputc('\n', f);
-    fprintf(f, "kernels              %d -> %d (fills %d, copies %d)\n", r->before.kernels,
+    fprintf(f, "kernels              %d -> %d (fills %d, copies %d)", r->before.kernels,
             r->after.kernels, r->after.fills, r->after.copies);
+    print_kernel_sources(f, r);
+    fputc('\n', f);
     fprintf(f, "recomputed_flops     %lld (pointwise and reduction element ops %lld -> %lld)\n",
             (long long)recomputed(r), (long long)r->before.pointwise_flops,
             (long long)r->after.pointwise_flops);
@@ -734,8 +802,10 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
     report r = {0};
     r.pipeline = label;
     /* Kernel counts are for --stats only: each is a walk over the graph. */
-    if (a->stats)
-        graph_kernel_counts(g, &r.before);
+    if (a->stats) {
+        count_kernels(g, &r.before_side);
+        r.before = r.before_side.kc;
+    }
     optimize_result res;
     graft_error err = {0};
     if (!optimize_plan_run(g, plan, &o, &res, &err)) {
@@ -745,8 +815,10 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
     r.res = &res;
     if (o.explain_rule)
         print_explain_summary(o.explain_rule, &res.explained);
-    if (a->stats)
-        graph_kernel_counts(g, &r.after);
+    if (a->stats) {
+        count_kernels(g, &r.after_side);
+        r.after = r.after_side.kc;
+    }
     st = EXIT_OK;
     if (res.driver.stop == DRIVER_ERROR) {
         st = cli_report("opt", &res.driver.error);

@@ -118,6 +118,32 @@ static void test_huge_value_is_named(void)
     graft_graph_free(g);
 }
 
+/* The kernel count is the launch plan's: a variance over rows of 131072
+ * elements is one fused region, which codegen splits into two partial
+ * passes and a final kernel (docs/codegen.md), so 3 launches where the op
+ * classes would count 1. */
+static void test_kernels_are_the_plans(void)
+{
+    static const char var[] =
+        "module: \"main\"\n"
+        "x = @param:x -> float_type, {2, 131072}, {131072, 1}\n"
+        "m = reduce_mean[axes={1}](x)\n"
+        "mb = multibroadcast[out_lens={2, 131072}](m)\n"
+        "d = sub(x,mb)\n"
+        "sq = mul(d,d)\n"
+        "v = reduce_mean[axes={1}](sq)\n"
+        "@ret = @return(v)\n";
+    graft_error err;
+    graft_graph *g = graft_graph_read_dump(var, strlen(var), "var.txt", &err);
+    CHECK(g != NULL);
+    graft_opt_stats stats;
+    CHECK(graft_graph_optimize(g, "default", &stats, &err));
+    CHECK_INT(stats.kernels, 3);
+    CHECK_INT(stats.fills, 0);
+    CHECK_INT(stats.copies, 0);
+    graft_graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_run_computes_relu);
@@ -125,5 +151,6 @@ int main(void)
     RUN(test_params_are_described);
     RUN(test_errors_are_reported);
     RUN(test_huge_value_is_named);
+    RUN(test_kernels_are_the_plans);
     return tests_finish();
 }
