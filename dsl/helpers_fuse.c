@@ -214,9 +214,9 @@ static void scan_op(part_scan *s, const ins *i, bool reduced)
         else if (!same_reduction(s->reduction, i))
             s->mixed_reductions = true;
         s->reads_reduced |= reduced;
-    } else if ((c & OPC_POINTWISE) || ins_is(i, "contiguous") || ins_is(i, "layout")) {
-        /* a contiguous or layout is an op per element too: the kernel
-         * stores the value in another layout, index arithmetic */
+    } else if ((c & OPC_POINTWISE) || body_index_only(i)) {
+        /* a contiguous, layout or pad is an op per element too: the kernel
+         * stores or reads the value at another place, index arithmetic */
         s->reads_reduced |= reduced;
         int64_t e = elements(i);
         bool seen = false;
