@@ -164,7 +164,7 @@ static void test_dot_prologue_epilogue(void)
 
 /* Attention heads put back side by side: a batched dot whose
  * output_permutation leaves its result in a permuted layout, an epilogue,
- * and the contiguous (layout.rules contiguous_into_contraction*) that makes
+ * and the contiguous (layout.rules contiguous_into_contraction) that makes
  * the kernel store each element at its place in the standard layout: one
  * gemm kernel, no copy. */
 static const char dot_contiguous_epilogue[] =
