@@ -180,7 +180,9 @@ static void scan_op(part_scan *s, const ins *i, bool reduced)
         else if (!same_reduction(s->reduction, i))
             s->mixed_reductions = true;
         s->reads_reduced |= reduced;
-    } else if (c & OPC_POINTWISE) {
+    } else if ((c & OPC_POINTWISE) || body_index_only(i)) {
+        /* a contiguous, layout or pad is an op per element too: the kernel
+         * stores or reads the value at another place, index arithmetic */
         s->reads_reduced |= reduced;
         int64_t e = elements(i);
         bool seen = false;
@@ -369,14 +371,72 @@ static bool body_elementwise_from_contraction(const ins *r, const ins *b)
     return found;
 }
 
+/* Whether graph value v, through pointwise ops and views, reads a
+ * reduction's value. */
+static bool reads_reduced_walk(const ins *v, ins_set *seen)
+{
+    v = under_views(v);
+    if (!visit(seen, v))
+        return seen->failed;
+    if (is_reduced_value(v))
+        return true;
+    if (!(v->op->classes & OPC_POINTWISE) || v->nmods)
+        return false;
+    for (int a = 0; a < v->nargs; a++)
+        if (reads_reduced_walk(v->args[a], seen))
+            return true;
+    return false;
+}
+
+/* Whether body value b of region r depends on a reduction: one in the body,
+ * or a reduced value an operand of r carries in. */
+static bool body_reads_reduced_walk(const ins *r, const ins *b, ins_set *seen, ins_set *outside)
+{
+    if (!b || !visit(seen, b))
+        return seen->failed;
+    if (b->op->classes & OPC_REDUCE)
+        return true;
+    if (b->param) {
+        int k = b->param[0] == 'x' ? atoi(b->param + 1) : -1;
+        return k >= 0 && k < r->nargs && reads_reduced_walk(r->args[k], outside);
+    }
+    for (int a = 0; a < b->nargs; a++)
+        if (body_reads_reduced_walk(r, b->args[a], seen, outside))
+            return true;
+    return false;
+}
+
+static bool body_reads_reduced(const ins *r, const ins *b)
+{
+    ins_set seen = {0}, outside = {0};
+    bool found = body_reads_reduced_walk(r, b, &seen, &outside);
+    free(seen.slot);
+    free(outside.slot);
+    return found;
+}
+
+static bool value_reads_reduced(const ins *v)
+{
+    ins_set seen = {0};
+    bool found = reads_reduced_walk(v, &seen);
+    free(seen.slot);
+    return found;
+}
+
 /* Whether a reduction of the part (plain or in its body) reduces a value
- * computed elementwise from a contraction. */
+ * computed elementwise from a contraction, and could still become an extra
+ * output of that contraction's kernel: its input depends on no other
+ * reduction (softmax's sum of exp(s - max(s)) waits for the max, so it
+ * never joins the kernel that computes s, and what reads the sum may join
+ * the sum's kernel). */
 static bool has_reduction_of_contraction(const ins *x)
 {
     if (!is_region(x))
-        return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0]);
+        return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0]) &&
+               !value_reads_reduced(x->args[0]);
     for (const ins *i = x->mods[0]->first; i; i = i->next)
-        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0]))
+        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0]) &&
+            !body_reads_reduced(x, i->args[0]))
             return true;
     return false;
 }

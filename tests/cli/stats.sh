@@ -53,6 +53,20 @@ else
     fail stats_bound_unchanged_by_fusion "$(grep -o '"bytes_[a-z_]*":[0-9-]*' "$t/j" | tr '\n' ' ')"
 fi
 
+# The transformer layer's kernels: LayerNorm 1; Q, K, V with their biases;
+# the scores with the scale and the softmax's max; the rest of the softmax
+# (its normalisation in the sum's kernel, not a kernel of its own); the
+# attention product storing the heads side by side in standard layout (its
+# contiguous as the epilogue, no copy kernel); the output projection with
+# the residual and LayerNorm 2's sums; the two feed-forward products.
+if "$GRAFT" opt "$ex/transformer_layer.txt" -p default --stats json > "$t/j" 2> "$t/err" &&
+   [ "$(json_int kernels "$t/j")" = 10 ] && [ "$(json_int copies "$t/j")" = 0 ] &&
+   [ "$(json_int fills "$t/j")" = 0 ]; then
+    pass stats_transformer_kernels
+else
+    fail stats_transformer_kernels "$(grep -o '"kernels":[0-9]*\|"copies":[0-9]*\|"fills":[0-9]*' "$t/j" "$t/err" | tr '\n' ' ')"
+fi
+
 # The text table has both rows and the ratio.
 expect stats_bytes_text 0 "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --stats &&
     if grep -Eq "^bytes_moved +[0-9]+ \([0-9.]+ MiB\) -> [0-9]+ " "$t/out" &&

@@ -162,6 +162,59 @@ static void test_dot_prologue_epilogue(void)
               "gemm", "mul_tanh_dot_sigmoid_mul_k0", 1e-5);
 }
 
+/* Attention heads put back side by side: a batched dot whose
+ * output_permutation leaves its result in a permuted layout, an epilogue,
+ * and the contiguous (layout.rules contiguous_into_contraction) that makes
+ * the kernel store each element at its place in the standard layout: one
+ * gemm kernel, no copy. */
+static const char dot_contiguous_epilogue[] =
+    "module: \"main\"\n"
+    "a = @param:a -> float_type, {4, 19, 9}, {171, 9, 1}\n"
+    "b = @param:b -> float_type, {4, 9, 7}, {63, 7, 1}\n"
+    "@2 = fused(a,b), [main:fused0] -> float_type, {19, 4, 7}, {28, 7, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {4, 19, 9}, {171, 9, 1}\n"
+    "x1 = @param:x1 -> float_type, {4, 9, 7}, {63, 7, 1}\n"
+    "@2 = dot[output_permutation={1, 0, 2}](x0,x1)\n"
+    "@3 = tanh(@2)\n"
+    "@4 = contiguous(@3)\n"
+    "@5 = @return(@4)\n";
+
+static void test_dot_contiguous_epilogue(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(dot_contiguous_epilogue, &err), 1);
+    check_emu(dot_contiguous_epilogue, "gemm", NULL, 1e-5);
+}
+
+/* Seed 002's third chain: a pad with value 1 over H and W, then a channel
+ * pad, read by a convolution (fuse.rules pad_into_contraction, then
+ * pad_into_region_first): the kernel reads x through both pads' read
+ * predicates, with no fill and no padded copy. */
+static const char pads_into_conv[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 5, 7, 6}, {210, 42, 6, 1}\n"
+    "w = @param:w -> float_type, {4, 8, 3, 3}, {72, 9, 3, 1}\n"
+    "@2 = fused(x,w), [main:fused0] -> float_type, {2, 4, 7, 6}, {168, 42, 6, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 5, 7, 6}, {210, 42, 6, 1}\n"
+    "x1 = @param:x1 -> float_type, {4, 8, 3, 3}, {72, 9, 3, 1}\n"
+    "@2 = pad[mode=0,pads={0, 0, 1, 1, 0, 0, 1, 1},value=1](x0)\n"
+    "@3 = pad[mode=0,pads={0, 1, 0, 0, 0, 2, 0, 0},value=0](@2)\n"
+    "@4 = convolution[padding={0, 0, 0, 0},stride={1, 1},dilation={1, 1},group=1](@3,x1)\n"
+    "@5 = @return(@4)\n";
+
+static void test_pads_into_conv(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(pads_into_conv, &err), 1);
+    check_emu(pads_into_conv, "gemm", NULL, 1e-5);
+}
+
 /* A dot, a bias and a LayerNorm's two sums per row of 50 (one m, all n),
  * then per half row (part of one run of n). */
 static void test_dot_epilogue_row_reductions(void)
@@ -664,6 +717,8 @@ int main(void)
     RUN(test_prologue_conv_epilogue_reductions);
     RUN(test_dot_prologue_epilogue);
     RUN(test_dot_epilogue_row_reductions);
+    RUN(test_dot_contiguous_epilogue);
+    RUN(test_pads_into_conv);
     RUN(test_gemm_regions_not_lowered_yet);
     RUN(test_reduce_region_kept_in_registers);
     RUN(test_long_rows_split);
