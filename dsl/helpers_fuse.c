@@ -373,10 +373,10 @@ static bool body_elementwise_from_contraction(const ins *r, const ins *b)
 
 /* Whether graph value v, through pointwise ops and views, reads a
  * reduction's value. */
-static bool reads_reduced_walk(const ins *v, ins_set *seen)
+static bool reads_reduced_walk(const ins *v, ptr_set *seen)
 {
     v = under_views(v);
-    if (!visit(seen, v))
+    if (!ptr_set_add(seen, v))
         return seen->failed;
     if (is_reduced_value(v))
         return true;
@@ -390,9 +390,9 @@ static bool reads_reduced_walk(const ins *v, ins_set *seen)
 
 /* Whether body value b of region r depends on a reduction: one in the body,
  * or a reduced value an operand of r carries in. */
-static bool body_reads_reduced_walk(const ins *r, const ins *b, ins_set *seen, ins_set *outside)
+static bool body_reads_reduced_walk(const ins *r, const ins *b, ptr_set *seen, ptr_set *outside)
 {
-    if (!b || !visit(seen, b))
+    if (!b || !ptr_set_add(seen, b))
         return seen->failed;
     if (b->op->classes & OPC_REDUCE)
         return true;
@@ -408,18 +408,18 @@ static bool body_reads_reduced_walk(const ins *r, const ins *b, ins_set *seen, i
 
 static bool body_reads_reduced(const ins *r, const ins *b)
 {
-    ins_set seen = {0}, outside = {0};
+    ptr_set seen = {0}, outside = {0};
     bool found = body_reads_reduced_walk(r, b, &seen, &outside);
-    free(seen.slot);
-    free(outside.slot);
+    ptr_set_free(&seen);
+    ptr_set_free(&outside);
     return found;
 }
 
 static bool value_reads_reduced(const ins *v)
 {
-    ins_set seen = {0};
+    ptr_set seen = {0};
     bool found = reads_reduced_walk(v, &seen);
-    free(seen.slot);
+    ptr_set_free(&seen);
     return found;
 }
 
