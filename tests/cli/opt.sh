@@ -169,6 +169,32 @@ if [ $st -eq 0 ] && ! grep -q "first differ" "$tmp/err"; then pass opt_verify_co
 elif grep -q -i "compiler" "$tmp/err"; then pass opt_verify_correct_rules_pass_skipped_no_compiler
 else fail opt_verify_correct_rules_pass "status $st: $(head -5 "$tmp/err")"; fi
 
+# an infinite output that a wrong rule turns finite is a mismatch: atol +
+# rtol * |inf| must not let 0 pass for inf (x / 0 -> x * 0)
+cat > "$tmp/inf.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+ax = abs(x) -> float_type, {2, 3}, {3, 1}
+one = @literal{1, 1, 1, 1, 1, 1} -> float_type, {2, 3}, {3, 1}
+p = add(ax, one) -> float_type, {2, 3}, {3, 1}
+z = @literal{0, 0, 0, 0, 0, 0} -> float_type, {2, 3}, {3, 1}
+q = div(p, z) -> float_type, {2, 3}, {3, 1}
+@r = @return(q)
+G
+cat > "$tmp/inf.rules" <<'R'
+# Wrong on purpose: a division is not a product.
+rule div_is_mul nonterminating
+    div(x, y)
+    => mul(x, y)
+R
+"$GRAFT" opt "$tmp/inf.txt" -r "$tmp/inf.rules" --verify -o "$tmp/w.txt" > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "MISMATCH" "$tmp/err" && grep -q "rule div_is_mul" "$tmp/err"; then
+    pass opt_verify_infinity_is_not_zero
+elif grep -q -i "compiler" "$tmp/err"; then
+    pass opt_verify_infinity_is_not_zero_skipped_no_compiler
+else fail opt_verify_infinity_is_not_zero "status $st: $(head -8 "$tmp/err")"; fi
+
 # --explain RULE: why a rule does not fire, the first failing test with the
 # file:line:col of that part of the rule: a guard, an attribute, an op (with
 # the instruction the test looked at), :once
