@@ -461,6 +461,25 @@ static const char *partial_array(const char *ct)
     return strcmp(ct, "float") == 0 ? "part_f" : strcmp(ct, "double") == 0 ? "part_d" : "part_i";
 }
 
+/* Stores, at index `idx`, every region output k whose full[k] equals
+ * want_full: the outputs with one value per element of the reduced input
+ * (full), or with one value per row. */
+static bool store_outputs(cg_pw *c, const ins *ret, const cg_access *out, int nout,
+                          const bool *full, bool want_full, const char *idx)
+{
+    bool ok = true;
+    for (int k = 0; ok && k < nout; k++) {
+        if (full[k] != want_full)
+            continue;
+        const ins *v = ret->args[k];
+        char var[32];
+        const char *vt;
+        ok = cg_pw_value(c, v, idx, var, sizeof var, &vt) &&
+             cg_pw_store(c, &out[k], idx, var, vt, v->sh.type);
+    }
+    return ok;
+}
+
 /* Rows longer than CG_SPLIT_ROW: each row splits into chunks of
  * CG_SPLIT_CHUNK elements, one block per (row, chunk), over several
  * kernels. A reduction's level is how many reductions its input waits for
@@ -599,11 +618,11 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
                       cg_param(g, scratch[k], true));
         }
     } else {
-        bool any_row = false, any_full = false;
+        bool any_row = false, any_full = false, full[64];
         for (int k = 0; k < nout; k++) {
-            bool full = shape_elements(&ret->args[k]->sh) == r->nout * r->nred;
-            any_row |= !full;
-            any_full |= full;
+            full[k] = shape_elements(&ret->args[k]->sh) == r->nout * r->nred;
+            any_row |= !full[k];
+            any_full |= full[k];
         }
         if (ok && any_full) {
             cg_printf(&g->body, "        for (%s r = ch * %d%s + threadIdx.x; r < rend; r += "
@@ -611,30 +630,14 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
                       I, CG_SPLIT_CHUNK, u);
             cg_pw_enter(c, 12);
             cg_printf(&g->body, "            const %s j = %s;\n", I, jexpr);
-            for (int k = 0; ok && k < nout; k++) {
-                const ins *v = ret->args[k];
-                if (shape_elements(&v->sh) != r->nout * r->nred)
-                    continue;
-                char var[32];
-                const char *vt;
-                ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
-                     cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
-            }
+            ok = store_outputs(c, ret, out, nout, full, true, "j");
             cg_pw_leave(c, 8);
             cg_puts(&g->body, "        }\n");
         }
         if (ok && any_row) {
             cg_puts(&g->body, "        if (ch == 0 && threadIdx.x == 0) {\n");
             cg_pw_enter(c, 12);
-            for (int k = 0; ok && k < nout; k++) {
-                const ins *v = ret->args[k];
-                if (shape_elements(&v->sh) == r->nout * r->nred)
-                    continue;
-                char var[32];
-                const char *vt;
-                ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
-                     cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
-            }
+            ok = store_outputs(c, ret, out, nout, full, false, "o");
             cg_pw_leave(c, 8);
             cg_puts(&g->body, "        }\n");
         }
@@ -821,24 +824,16 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         cg_pw_fix(c, rd, red, ct);
     }
     /* per-row outputs */
-    bool any_row = false, any_full = false;
+    bool any_row = false, any_full = false, full[64];
     for (int k = 0; k < nout; k++) {
-        bool full = shape_elements(&ret->args[k]->sh) == r.nout * r.nred && r.nred > 1;
-        any_row |= !full;
-        any_full |= full;
+        full[k] = shape_elements(&ret->args[k]->sh) == r.nout * r.nred && r.nred > 1;
+        any_row |= !full[k];
+        any_full |= full[k];
     }
     if (ok && any_row) {
         cg_puts(&g->body, lane ? "        {\n" : "        if (threadIdx.x == 0) {\n");
         cg_pw_enter(c, 12);
-        for (int k = 0; ok && k < nout; k++) {
-            const ins *v = ret->args[k];
-            if (shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1)
-                continue;
-            char var[32];
-            const char *vt;
-            ok = cg_pw_value(c, v, "o", var, sizeof var, &vt) &&
-                 cg_pw_store(c, &out[k], "o", var, vt, v->sh.type);
-        }
+        ok = store_outputs(c, ret, out, nout, full, false, "o");
         cg_pw_leave(c, 8);
         cg_puts(&g->body, "        }\n");
     }
@@ -850,15 +845,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         cg_pw_enter(c, 12);
         cg_printf(&g->body, "            const %s j = %s;\n", g->idx, jexpr);
         bind_kept(c, kept, kept_type, kept_set, nkept, "j");
-        for (int k = 0; ok && k < nout; k++) {
-            const ins *v = ret->args[k];
-            if (!(shape_elements(&v->sh) == r.nout * r.nred && r.nred > 1))
-                continue;
-            char var[32];
-            const char *vt;
-            ok = cg_pw_value(c, v, "j", var, sizeof var, &vt) &&
-                 cg_pw_store(c, &out[k], "j", var, vt, v->sh.type);
-        }
+        ok = store_outputs(c, ret, out, nout, full, true, "j");
         cg_pw_leave(c, 8);
         cg_puts(&g->body, "        }\n");
     }
