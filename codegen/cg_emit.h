@@ -141,6 +141,8 @@ void cg_pw_enter(cg_pw *c, int indent);
 void cg_pw_leave(cg_pw *c, int indent);
 bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
                  const char *ctype, graft_type t);
+/* Computes body value v at linear index j and stores it through out. */
+bool cg_pw_store_value(cg_pw *c, const ins *v, const cg_access *out, const char *j);
 /* A pad inside a region: its value at linear index j, read through a
  * predicate from its operand (emit_pad.c). */
 bool cg_pad_value(cg_pw *c, cg_kgen *g, int indent, const ins *pad, const char *j, char *var,

@@ -147,11 +147,7 @@ static void write_product(cg_kgen *g, const gemm_spec *s, const char *off, const
     for (int k = 0; k < rg->nout; k++) {
         if (!rg->full[k])
             continue;
-        const ins *val = rg->ret->args[k];
-        char var[32];
-        const char *vt;
-        if (cg_pw_value(rg->pw, val, j, var, sizeof var, &vt))
-            cg_pw_store(rg->pw, &rg->out[k], j, var, vt, val->sh.type);
+        cg_pw_store_value(rg->pw, rg->ret->args[k], &rg->out[k], j);
     }
     for (int r = 0; r < rg->nreds; r++) {
         if (rg->level[r] != 0)
@@ -360,11 +356,7 @@ static void read_back_row(cg_kgen *g, const gemm_spec *s, int level, bool output
     for (int k = 0; outputs && k < rg->nout; k++) {
         if (!rg->late[k])
             continue;
-        const ins *v = rg->ret->args[k];
-        char var[32];
-        const char *vt;
-        if (cg_pw_value(rg->pw, v, "j", var, sizeof var, &vt))
-            cg_pw_store(rg->pw, &rg->out[k], "j", var, vt, v->sh.type);
+        cg_pw_store_value(rg->pw, rg->ret->args[k], &rg->out[k], "j");
     }
     cg_pw_leave(rg->pw, 8);
     cg_puts(b, "        }\n");
@@ -459,11 +451,7 @@ static void emit_gemm_rows(cg_kgen *g, const gemm_spec *s)
     for (int k = 0; k < rg->nout; k++) {
         if (rg->full[k] || rg->late[k])
             continue;
-        const ins *v = rg->ret->args[k];
-        char var[32];
-        const char *vt;
-        if (cg_pw_value(rg->pw, v, "o", var, sizeof var, &vt))
-            cg_pw_store(rg->pw, &rg->out[k], "o", var, vt, v->sh.type);
+        cg_pw_store_value(rg->pw, rg->ret->args[k], &rg->out[k], "o");
     }
     cg_pw_leave(rg->pw, 8);
     cg_puts(b, "        }\n    }\n");

@@ -1031,6 +1031,14 @@ void cg_pw_leave(cg_pw *c, int indent)
     c->indent = indent;
 }
 
+bool cg_pw_store_value(cg_pw *c, const ins *v, const cg_access *out, const char *j)
+{
+    char var[32];
+    const char *vt;
+    return cg_pw_value(c, v, j, var, sizeof var, &vt) &&
+           cg_pw_store(c, out, j, var, vt, v->sh.type);
+}
+
 bool cg_pw_store(cg_pw *c, const cg_access *out, const char *j, const char *var,
                  const char *ctype, graft_type t)
 {

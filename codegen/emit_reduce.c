@@ -471,11 +471,7 @@ static bool store_outputs(cg_pw *c, const ins *ret, const cg_access *out, int no
     for (int k = 0; ok && k < nout; k++) {
         if (full[k] != want_full)
             continue;
-        const ins *v = ret->args[k];
-        char var[32];
-        const char *vt;
-        ok = cg_pw_value(c, v, idx, var, sizeof var, &vt) &&
-             cg_pw_store(c, &out[k], idx, var, vt, v->sh.type);
+        ok = cg_pw_store_value(c, ret->args[k], &out[k], idx);
     }
     return ok;
 }
