@@ -158,29 +158,11 @@ int cmd_rules(int argc, char **argv)
         return st;
     const char *path = args.positional[0];
 
-    graft_error err = {0};
-    size_t len;
-    char *text = read_file_all(path, &len, &err);
-    if (!text)
-        return cli_report("rules", &err);
-    dsl_diags *diags = calloc(1, sizeof *diags);
-    if (!diags) {
-        free(text);
-        return cli_fail("rules", "out of memory");
-    }
-    dsl_file *f = dsl_check_all(path, text, len, diags, &err);
-    if (!f) {
-        free(text);
-        if (diags->n == 0)
-            st = cli_report("rules", &err);
-        for (int k = 0; k < diags->n; k++)
-            st = cli_report("rules", &diags->items[k]);
-        if (diags->total >= DSL_MAX_ERRORS)
-            fprintf(stderr, "%s: stopped after %d errors\n", path, DSL_MAX_ERRORS);
-        free(diags);
+    char *text;
+    dsl_file *f = rules_read_checked(path, &text, &st);
+    if (!f)
         return st;
-    }
-    free(diags);
+    graft_error err = {0};
     /* The set's name in generated code: the file's base name. */
     char name[256];
     const char *base = strrchr(path, '/');

@@ -19,32 +19,48 @@
 #include <stdlib.h>
 #include <string.h>
 
+struct dsl_file *rules_read_checked(const char *path, char **text, int *status)
+{
+    graft_error err = {0};
+    size_t len;
+    *text = read_file_all(path, &len, &err);
+    if (!*text) {
+        *status = cli_report("rules", &err);
+        return NULL;
+    }
+    dsl_diags *diags = calloc(1, sizeof *diags);
+    if (!diags) {
+        free(*text);
+        *text = NULL;
+        *status = cli_fail("rules", "out of memory");
+        return NULL;
+    }
+    dsl_file *f = dsl_check_all(path, *text, len, diags, &err);
+    if (!f) {
+        *status = EXIT_OK;
+        if (diags->n == 0)
+            *status = cli_report("rules", &err);
+        for (int k = 0; k < diags->n; k++)
+            *status = cli_report("rules", &diags->items[k]);
+        if (diags->total >= DSL_MAX_ERRORS)
+            fprintf(stderr, "%s: stopped after %d errors\n", path, DSL_MAX_ERRORS);
+        free(*text);
+        *text = NULL;
+    }
+    free(diags);
+    return f;
+}
+
 /* One file: 0 when every rule that could be checked is sound. */
 static int check_file(const char *path, const dsl_check_options *opt, int *nsound, int *nunsound,
                       int *nunchecked)
 {
-    graft_error err = {0};
-    size_t len;
-    char *text = read_file_all(path, &len, &err);
-    if (!text)
-        return cli_report("rules", &err);
-    dsl_diags *diags = calloc(1, sizeof *diags);
-    if (!diags) {
-        free(text);
-        return cli_fail("rules", "out of memory");
-    }
-    dsl_file *f = dsl_check_all(path, text, len, diags, &err);
+    char *text;
     int st = EXIT_OK;
-    if (!f) {
-        if (diags->n == 0)
-            st = cli_report("rules", &err);
-        for (int k = 0; k < diags->n; k++)
-            st = cli_report("rules", &diags->items[k]);
-        free(diags);
-        free(text);
+    dsl_file *f = rules_read_checked(path, &text, &st);
+    if (!f)
         return st;
-    }
-    free(diags);
+    graft_error err = {0};
     loaded_rules loaded;
     if (!dsl_load_rules(path, NULL, &loaded, &err)) {
         dsl_file_free(f);
