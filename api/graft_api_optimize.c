@@ -3,8 +3,9 @@
  * Thin adapters: a library user gets the same pipelines as `graft opt -p`,
  * the same user-rule loading as `graft opt -r`, and the same reference
  * executor as `graft run`, through types that do not expose the IR. The
- * kernel counts are the launch plan's, as `graft opt --stats` gives them
- * (docs/codegen.md), or the op classes' when the graph does not lower.
+ * kernel counts and bytes_moved are the launch plan's, as `graft opt
+ * --stats` gives them (docs/codegen.md), or the op classes' when the graph
+ * does not lower.
  */
 #include "codegen.h"
 #include "exec.h"
@@ -38,12 +39,15 @@ static bool optimize_with(graph *g, const optimize_plan *plan, graft_opt_stats *
         stats->kernels = counts.kernels;
         stats->fills = counts.fills;
         stats->copies = counts.copies;
+        stats->bytes_moved = counts.bytes_moved;
+        stats->bytes_lower_bound = counts.bytes_lower_bound;
         graft_error lower_err;
         cg_counts planned;
         if (cg_graph_counts(g, &planned, &lower_err)) {
             stats->kernels = planned.kernels;
             stats->fills = planned.fills;
             stats->copies = planned.copies;
+            stats->bytes_moved = planned.bytes_moved;
         }
         stats->rewrites = res.driver.rewrites;
         stats->compute_shape_calls = res.compute_shape_calls;

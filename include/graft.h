@@ -102,6 +102,9 @@ typedef struct graft_opt_stats {
     size_t instructions_before, instructions_after; /* of the main graph: a fused
                                                        region counts one, its body not */
     int kernels, fills, copies; /* device launches the result lowers to */
+    int64_t bytes_moved;        /* bytes those kernels read and write */
+    int64_t bytes_lower_bound;  /* the least any partition into kernels moves
+                                   (-1: out of memory); docs/architecture.md */
     uint64_t rewrites;
     uint64_t compute_shape_calls;
     bool converged;

@@ -121,7 +121,9 @@ static void test_huge_value_is_named(void)
 /* The kernel count is the launch plan's: a variance over rows of 131072
  * elements is one fused region, which codegen splits into two partial
  * passes and a final kernel (docs/codegen.md), so 3 launches where the op
- * classes would count 1. */
+ * classes would count 1. The bytes are the same figures `graft opt --stats`
+ * prints: the bound is x read once and v written once; the plan reads x
+ * twice (mean, then variance) and moves the partial sums. */
 static void test_kernels_are_the_plans(void)
 {
     static const char var[] =
@@ -141,6 +143,8 @@ static void test_kernels_are_the_plans(void)
     CHECK_INT(stats.kernels, 3);
     CHECK_INT(stats.fills, 0);
     CHECK_INT(stats.copies, 0);
+    CHECK_INT(stats.bytes_lower_bound, 2 * 131072 * 4 + 2 * 4);
+    CHECK_INT(stats.bytes_moved, 2097800);
     graft_graph_free(g);
 }
 
