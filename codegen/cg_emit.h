@@ -124,6 +124,18 @@ bool cg_emit_lrn(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
 bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+/* Index and order ops (emit_index.c). */
+bool cg_emit_gather_elements(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_gathernd(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_scatter(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_scatternd(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_prefix_scan_sum(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_topk_indices(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_unique(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_nonmaxsuppression(cg_kgen *g, const ins *i, const cg_access *in,
+                               const cg_access *out);
+bool cg_emit_max_pooling_indices(cg_kgen *g, const ins *i, const cg_access *in,
+                                 const cg_access *out);
 
 /* The pointwise evaluator (emit_pointwise.c), for emitters that build on
  * it: values of a region's body at a linear index over their lens, each
