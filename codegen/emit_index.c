@@ -109,9 +109,19 @@ static void store_at(cg_kgen *g, const cg_access *out, graft_type t, const char 
  * lens (long long). */
 static void coordinates(cg_kgen *g, const int64_t *lens, int rank, int indent)
 {
-    for (int a = 0; a < rank; a++)
-        cg_printf(&g->body, "%*sconst long long c%d = (long long)((i / %lldull) %% %lldull);\n",
-                  indent, "", a, (long long)cg_product(lens, a + 1, rank), (long long)lens[a]);
+    for (int a = 0; a < rank; a++) {
+        int64_t inner = cg_product(lens, a + 1, rank);
+        char e[96];
+        if (inner == 1)
+            snprintf(e, sizeof e, "i");
+        else
+            snprintf(e, sizeof e, "(i / %lldull)", (long long)inner);
+        if (a == 0) /* i is below the product of all lens */
+            cg_printf(&g->body, "%*sconst long long c%d = (long long)%s;\n", indent, "", a, e);
+        else
+            cg_printf(&g->body, "%*sconst long long c%d = (long long)(%s %% %lldull);\n", indent,
+                      "", a, e, (long long)lens[a]);
+    }
 }
 
 /* Declares `at` = index variable v wrapped (negative counts from the back)
@@ -233,11 +243,12 @@ bool cg_emit_scatter(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     cg_printf(&g->body, "        %s acc = %s;\n", ct, d);
     /* the updates on this element's line: the same coordinates off the
      * axis (when the indices reach them), any position along it */
-    cg_puts(&g->body, "        if (1");
+    int reached = 0;
     for (int a = 0; a < ds->rank; a++)
         if (a != axis && is->lens[a] < ds->lens[a])
-            cg_printf(&g->body, " && c%d < %lldLL", a, (long long)is->lens[a]);
-    cg_puts(&g->body, ") {\n");
+            cg_printf(&g->body, "%s c%d < %lldLL", reached++ ? " &&" : "        if (", a,
+                      (long long)is->lens[a]);
+    cg_puts(&g->body, reached ? ") {\n" : "        {\n");
     cg_printf(&g->body, "            for (long long j = 0; j < %lldLL; j++) {\n",
               (long long)is->lens[axis]);
     idx[axis] = "j";
