@@ -51,7 +51,10 @@ static const char scatters[] =
     "n = @literal{-1, 0, -4, 3, -2, 1} -> int64_type, {1, 6}, {6, 1}\n"
     "w = @param:w -> int32_type, {1, 6}, {6, 1}\n"
     "@13 = scatter_add[axis=0](d,n,w)\n"
-    "@14 = @return(@3, @4, @5, @9, @10, @13)\n";
+    "h = @param:h -> half_type, {4, 6, 3}, {18, 3, 1}\n"
+    "hv = @param:hv -> half_type, {4, 5, 3}, {15, 3, 1}\n"
+    "@16 = scatter_add[axis=1](h,i,hv)\n"
+    "@17 = @return(@3, @4, @5, @9, @10, @13, @16)\n";
 
 static const char scatternds[] =
     "module: \"main\"\n"
@@ -75,7 +78,9 @@ static const char scans[] =
     "@3 = prefix_scan_sum[axis=0,reverse=1](x)\n"
     "d = @param:d -> int32_type, {4, 9}, {9, 1}\n"
     "@5 = prefix_scan_sum[axis=-1,exclusive=1](d)\n"
-    "@6 = @return(@1, @2, @3, @5)\n";
+    "h = @param:h -> half_type, {6, 5}, {5, 1}\n"
+    "@7 = prefix_scan_sum[axis=0,exclusive=1](h)\n"
+    "@8 = @return(@1, @2, @3, @5, @7)\n";
 
 static const char topks[] =
     "module: \"main\"\n"
