@@ -136,6 +136,21 @@ static const char pool_indices[] =
     "dilations={1, 1, 1}](d)\n"
     "@6 = @return(@1, @2, @3, @5)\n";
 
+/* operands through a transpose and a slice: the kernels read them with
+ * their accesses' index arithmetic, never as if standard */
+static const char through_views[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {5, 7, 6}, {42, 6, 1}\n"
+    "@1 = transpose[permutation={2, 0, 1}](x)\n"
+    "@2 = prefix_scan_sum[axis=2,reverse=1](@1)\n"
+    "@3 = slice[axes={1},starts={1},ends={6}](x)\n"
+    "@4 = topk_indices[k=3,axis=1,largest=0](@3)\n"
+    "@5 = unique[axis=1,sorted=1](@1)\n"
+    "i = @param:i -> int64_type, {2, 1}, {1, 1}\n"
+    "u = @param:u -> float_type, {2, 5, 7}, {35, 7, 1}\n"
+    "@8 = scatternd_add(@1,i,u)\n"
+    "@9 = @return(@2, @4, @5, @8)\n";
+
 static void test_gathers(void) { check_emu(gathers, "gather_elements", "long long at", 0); }
 
 static void test_gathernd_kind(void) { check_emu(gathers, "gathernd", NULL, 0); }
@@ -200,6 +215,8 @@ static void test_nonmaxsuppression_rows(void)
     graph_free(g);
 }
 
+static void test_through_views(void) { check_emu(through_views, "unique", NULL, 0); }
+
 static void test_hiprtc_compiles_index_kernels(void)
 {
     graft_error err = {0};
@@ -208,7 +225,7 @@ static void test_hiprtc_compiles_index_kernels(void)
         return;
     }
     const char *texts[] = {gathers, scatters, scatternds, scans, topks, uniques, nms,
-                           pool_indices};
+                           pool_indices, through_views};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         graph *g = parse(texts[t]);
         cg_program *p = g ? cg_lower(g, &err) : NULL;
@@ -236,6 +253,7 @@ int main(void)
     RUN(test_nonmaxsuppression);
     RUN(test_nonmaxsuppression_rows);
     RUN(test_max_pooling_indices);
+    RUN(test_through_views);
     RUN(test_hiprtc_compiles_index_kernels);
     return tests_finish();
 }
