@@ -205,22 +205,22 @@ static void combine_into(cg_kgen *g, const ins *i, const char *ct, const char *u
     r = r ? r + 1 : "";
     bool f = strcmp(ct, "double") == 0;
     char e[256];
-    if (strcmp(r, "add") == 0)
-        snprintf(e, sizeof e, f ? "acc + %s" : "(long long)((unsigned long long)acc + "
-                                               "(unsigned long long)%s)",
-                 u);
-    else if (strcmp(r, "mul") == 0)
-        snprintf(e, sizeof e, f ? "acc * %s" : "(long long)((unsigned long long)acc * "
-                                               "(unsigned long long)%s)",
-                 u);
-    else if (strcmp(r, "min") == 0)
-        snprintf(e, sizeof e, f ? "(%s < acc || %s != %s) ? %s : acc" : "%s < acc ? %s : acc", u,
-                 u, u, u);
-    else if (strcmp(r, "max") == 0)
-        snprintf(e, sizeof e, f ? "(%s > acc || %s != %s) ? %s : acc" : "%s > acc ? %s : acc", u,
-                 u, u, u);
-    else
+    if (strcmp(r, "add") == 0 || strcmp(r, "mul") == 0) {
+        const char *op = r[0] == 'a' ? "+" : "*";
+        if (f)
+            snprintf(e, sizeof e, "acc %s %s", op, u);
+        else /* wrapping, as the reference's uint64 arithmetic */
+            snprintf(e, sizeof e, "(long long)((unsigned long long)acc %s (unsigned long long)%s)",
+                     op, u);
+    } else if (strcmp(r, "min") == 0 || strcmp(r, "max") == 0) {
+        const char *cmp = r[1] == 'i' ? "<" : ">";
+        if (f) /* a NaN update wins, as in combine_f64 */
+            snprintf(e, sizeof e, "(%s %s acc || %s != %s) ? %s : acc", u, cmp, u, u, u);
+        else
+            snprintf(e, sizeof e, "%s %s acc ? %s : acc", u, cmp, u);
+    } else {
         snprintf(e, sizeof e, "%s", u);
+    }
     cg_printf(&g->body, "%*sacc = %s;\n", indent, "", e);
 }
 
@@ -346,7 +346,7 @@ bool cg_emit_prefix_scan_sum(cg_kgen *g, const ins *i, const cg_access *in, cons
     char v[32];
     load_at(g, &in[0], "at", f ? "double" : "unsigned long long", 12, v, sizeof v);
     char sum[96];
-    snprintf(sum, sizeof sum, exclusive ? "acc" : "acc + %s", v);
+    snprintf(sum, sizeof sum, "acc%s%s", exclusive ? "" : " + ", exclusive ? "" : v);
     if (f)
         store_at(g, out, i->sh.type, "at", ct, sum, 12);
     else {
