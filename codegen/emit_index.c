@@ -17,10 +17,13 @@
  *
  * Strategies (docs/codegen.md's kernel table has their cost):
  *  - gathers: one thread per output element;
- *  - scatters: one thread per output element, which starts from the data
+ *  - scatter_*: one thread per output element, which starts from the data
  *    and walks every update that could land on it in the reference's order
  *    (row-major over the indices), so duplicates combine in that order
  *    without atomics, in one kernel, and no thread writes another's element;
+ *  - scatternd_*: the same per output element, after a first kernel with
+ *    one thread per slot has chained the index tuples landing on each slot
+ *    in order (so an element walks only its own updates);
  *  - prefix_scan_sum and topk_indices: one thread per lane along the axis,
  *    walking it in order (topk selects the next best position k times, so
  *    it needs no scratch memory);
@@ -265,44 +268,72 @@ bool cg_emit_scatter(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     return !g->failed;
 }
 
+/* scatternd in two kernels. The first has one thread per slot (a position
+ * on the data's first k axes): it walks the P index tuples in order and
+ * links those that land on its slot into a chain (head[slot], next[p]),
+ * O(P * k) per slot. The second has one thread per output element: it
+ * starts from the data element and combines the updates of its slot's
+ * chain in order, O(updates landing on it). */
 bool cg_emit_scatternd(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out)
 {
-    g->kind = "scatternd";
     const shape *ds = &i->args[0]->sh, *is = &i->args[1]->sh;
     int q = is->rank;
     int64_t k = is->lens[q - 1];
     if (k < 1 || k > ds->rank)
         return cg_fail(g, "%s: indices do not fit the data", i->opname);
     int64_t inner = cg_product(ds->lens, (int)k, ds->rank), positions = cg_product(is->lens, 0, q - 1);
+    int64_t slots = cg_product(ds->lens, 0, (int)k);
+    g->npasses = 2;
+    int head = cg_scratch_buffer(g, i, 0, GRAFT_INT64, slots > 0 ? slots : 1);
+    int next = cg_scratch_buffer(g, i, 1, GRAFT_INT64, positions > 0 ? positions : 1);
+    if (head < 0 || next < 0)
+        return false;
     const char *ct = exact_type(ds->type);
-    open_loop(g, shape_elements(ds), 256, "output element, walking every index tuple");
+    if (g->pass == 0) {
+        g->kind = "scatternd_chain";
+        int h = write_param(g, head), n = write_param(g, next);
+        open_loop(g, slots, 64, "slot: the chain of index tuples landing on it, in order");
+        cg_printf(&g->body, "        long long prev = -1;\n        p%d[i] = -1;\n", h);
+        cg_printf(&g->body, "        for (long long p = 0; p < %lldLL; p++) {\n",
+                  (long long)positions);
+        cg_puts(&g->body, "            long long slot = 0;\n            int inside = 1;\n");
+        for (int64_t j = 0; j < k; j++) {
+            char expr[64], v[32];
+            snprintf(expr, sizeof expr, "p * %lldLL + %lldLL", (long long)k, (long long)j);
+            load_at(g, &in[1], expr, "long long", 12, v, sizeof v);
+            int64_t len = ds->lens[j];
+            cg_printf(&g->body,
+                      "            {\n"
+                      "                const long long at = %s < 0 ? %s + %lldLL : %s;\n"
+                      "                inside = inside && at >= 0 && at < %lldLL;\n"
+                      "                slot = slot * %lldLL + at;\n"
+                      "            }\n",
+                      v, v, (long long)len, v, (long long)len, (long long)len);
+        }
+        cg_printf(&g->body,
+                  "            if (!inside || slot != (long long)i)\n                continue;\n"
+                  "            if (prev < 0)\n                p%d[i] = p;\n"
+                  "            else\n                p%d[prev] = p;\n"
+                  "            prev = p;\n        }\n"
+                  "        if (prev >= 0)\n            p%d[prev] = -1;\n    }\n",
+                  h, n, n);
+        return !g->failed;
+    }
+    g->kind = "scatternd";
+    int h = cg_param(g, head, false), n = cg_param(g, next, false);
+    open_loop(g, shape_elements(ds), 256, "output element, combining its slot's chain in order");
     cg_printf(&g->body, "        const long long s = (long long)(i / %lldull), e = (long long)(i %% "
                         "%lldull);\n",
               (long long)inner, (long long)inner);
     char d[32];
     load_at(g, &in[0], "i", ct, 8, d, sizeof d);
     cg_printf(&g->body, "        %s acc = %s;\n", ct, d);
-    cg_printf(&g->body, "        for (long long p = 0; p < %lldLL; p++) {\n", (long long)positions);
-    cg_puts(&g->body, "            long long slot = 0;\n            int inside = 1;\n");
-    for (int64_t j = 0; j < k; j++) {
-        char expr[64], v[32];
-        snprintf(expr, sizeof expr, "p * %lldLL + %lldLL", (long long)k, (long long)j);
-        load_at(g, &in[1], expr, "long long", 12, v, sizeof v);
-        int64_t len = ds->lens[j];
-        cg_printf(&g->body,
-                  "            {\n"
-                  "                const long long at = %s < 0 ? %s + %lldLL : %s;\n"
-                  "                inside = inside && at >= 0 && at < %lldLL;\n"
-                  "                slot = slot * %lldLL + at;\n"
-                  "            }\n",
-                  v, v, (long long)len, v, (long long)len, (long long)len);
-    }
-    cg_puts(&g->body, "            if (inside && slot == s) {\n");
+    cg_printf(&g->body, "        for (long long p = p%d[s]; p >= 0; p = p%d[p]) {\n", h, n);
     char u[32], expr[64];
     snprintf(expr, sizeof expr, "p * %lldLL + e", (long long)inner);
-    load_at(g, &in[2], expr, ct, 16, u, sizeof u);
-    combine_into(g, i, ct, u, 16);
-    cg_puts(&g->body, "            }\n        }\n");
+    load_at(g, &in[2], expr, ct, 12, u, sizeof u);
+    combine_into(g, i, ct, u, 12);
+    cg_puts(&g->body, "        }\n");
     store_at(g, out, i->sh.type, "i", ct, "acc", 8);
     cg_puts(&g->body, "    }\n");
     return !g->failed;

@@ -157,7 +157,7 @@ static void test_gathernd_kind(void) { check_emu(gathers, "gathernd", NULL, 0); 
 
 static void test_scatters(void) { check_emu(scatters, "scatter", "if (at == c1)", 0); }
 
-static void test_scatternds(void) { check_emu(scatternds, "scatternd", "slot == s", 0); }
+static void test_scatternds(void) { check_emu(scatternds, "scatternd_chain", "; p >= 0; p = p", 0); }
 
 static void test_prefix_scan_sum(void)
 {
