@@ -369,10 +369,6 @@ static const struct {
 } named_emitters[] = {
     {"concat", cg_emit_concat},   {"pad", cg_emit_pad},
     {"gather", cg_emit_gather},   {"argmax", cg_emit_arg_reduce},
-    {"argmin", cg_emit_arg_reduce}, {"softmax", cg_emit_softmax},
-    {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
-    {"convolution", cg_emit_convolution},
-    {"pooling", cg_emit_pooling}, {"lrn", cg_emit_lrn},
     /* index and order ops (emit_index.c) */
     {"gather_elements", cg_emit_gather_elements}, {"gathernd", cg_emit_gathernd},
     {"scatter_none", cg_emit_scatter}, {"scatter_add", cg_emit_scatter},
@@ -383,6 +379,10 @@ static const struct {
     {"prefix_scan_sum", cg_emit_prefix_scan_sum}, {"topk_indices", cg_emit_topk_indices},
     {"unique", cg_emit_unique}, {"nonmaxsuppression", cg_emit_nonmaxsuppression},
     {"max_pooling_indices", cg_emit_max_pooling_indices},
+    {"argmin", cg_emit_arg_reduce}, {"softmax", cg_emit_softmax},
+    {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
+    {"convolution", cg_emit_convolution},
+    {"pooling", cg_emit_pooling}, {"lrn", cg_emit_lrn},
 };
 
 static cg_emitter named_emitter(const char *name)
