@@ -119,6 +119,18 @@ bool cg_emit_arg_reduce(cg_kgen *g, const ins *i, const cg_access *in, const cg_
 bool cg_emit_softmax(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_dot(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_convolution(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+/* Index and order ops (emit_index.c). */
+bool cg_emit_gather_elements(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_gathernd(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_scatter(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_scatternd(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_prefix_scan_sum(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_topk_indices(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_unique(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_nonmaxsuppression(cg_kgen *g, const ins *i, const cg_access *in,
+                               const cg_access *out);
+bool cg_emit_max_pooling_indices(cg_kgen *g, const ins *i, const cg_access *in,
+                                 const cg_access *out);
 bool cg_emit_pooling(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_lrn(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);

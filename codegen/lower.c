@@ -369,6 +369,16 @@ static const struct {
 } named_emitters[] = {
     {"concat", cg_emit_concat},   {"pad", cg_emit_pad},
     {"gather", cg_emit_gather},   {"argmax", cg_emit_arg_reduce},
+    /* index and order ops (emit_index.c) */
+    {"gather_elements", cg_emit_gather_elements}, {"gathernd", cg_emit_gathernd},
+    {"scatter_none", cg_emit_scatter}, {"scatter_add", cg_emit_scatter},
+    {"scatter_mul", cg_emit_scatter}, {"scatter_min", cg_emit_scatter},
+    {"scatter_max", cg_emit_scatter}, {"scatternd_none", cg_emit_scatternd},
+    {"scatternd_add", cg_emit_scatternd}, {"scatternd_mul", cg_emit_scatternd},
+    {"scatternd_min", cg_emit_scatternd}, {"scatternd_max", cg_emit_scatternd},
+    {"prefix_scan_sum", cg_emit_prefix_scan_sum}, {"topk_indices", cg_emit_topk_indices},
+    {"unique", cg_emit_unique}, {"nonmaxsuppression", cg_emit_nonmaxsuppression},
+    {"max_pooling_indices", cg_emit_max_pooling_indices},
     {"argmin", cg_emit_arg_reduce}, {"softmax", cg_emit_softmax},
     {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
     {"convolution", cg_emit_convolution},

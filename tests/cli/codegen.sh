@@ -10,7 +10,9 @@
 #    pointing at --device emu;
 #  - a small UNet block (conv, GroupNorm, SiLU, conv) optimised with
 #    -p default runs on emu at wave 64 and 32 and matches the reference;
-#  - a few ONNX node tests pass with graft test --device emu.
+#  - a few ONNX node tests pass with graft test --device emu, and a few of
+#    the index and order ops' (gathers, scatters, cumsum, topk, unique, nms,
+#    max pooling's indices) at wave 32 with -p default.
 . "$(dirname "$0")/lib/common.sh"
 
 example="$TOP/examples/unet_groupnorm.txt"
@@ -205,6 +207,16 @@ if [ -d "$node" ]; then
     done
     "$GRAFT" test "$@" --device emu >"$t/out" 2>&1
     has onnx_node_emu "$t/out" "^$# passed, 0 failed, 0 skipped\$"
+    # the index and order ops (codegen/emit_index.c), at wave 32
+    set --
+    for name in test_gather_elements_negative_indices test_gathernd_example_int32_batch_dim1 \
+        test_scatter_elements_with_duplicate_indices test_scatternd_add test_cumsum_1d_reverse_exclusive \
+        test_top_k_smallest test_unique_sorted_with_axis test_nonmaxsuppression_two_batches \
+        test_maxpool_with_argmax_2d_precomputed_strides; do
+        [ -d "$node/$name" ] && set -- "$@" "$node/$name"
+    done
+    "$GRAFT" test "$@" --device emu --wave 32 -p default >"$t/out_index" 2>&1
+    has onnx_node_emu_index_ops "$t/out_index" "^$# passed, 0 failed, 0 skipped\$"
 else
     fail onnx_node_emu "$node is missing (apt-get install libonnx-testdata)"
 fi
