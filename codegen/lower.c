@@ -373,6 +373,10 @@ static const struct {
     {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
     {"convolution", cg_emit_convolution},
     {"pooling", cg_emit_pooling}, {"lrn", cg_emit_lrn},
+    {"resize", cg_emit_resize}, {"grid_sample", cg_emit_grid_sample},
+    {"roialign", cg_emit_roialign},
+    {"convolution_backwards", cg_emit_convolution_backwards},
+    {"dft", cg_emit_dft}, {"det", cg_emit_det},
 };
 
 static cg_emitter named_emitter(const char *name)
