@@ -128,6 +128,10 @@ bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
 bool cg_emit_resize(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_grid_sample(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_roialign(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+/* emit_select.c: an `if`'s results: in[0] is the condition, in[1..nout]
+ * the then branch's results, in[nout+1..2*nout] the else branch's. */
+bool cg_emit_select(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                    int nout);
 /* emit_dense.c */
 bool cg_emit_convolution_backwards(cg_kgen *g, const ins *i, const cg_access *in,
                                    const cg_access *out);
