@@ -53,8 +53,16 @@ static const char resize_antialias[] =
     "@1 = resize[scales={1, 1, 0.4, 0.55},mode=1,antialias=1](x)\n"
     "@2 = @return(@1)\n";
 
+/* resize: linear on uint8, truncated and saturated on store as the reference does */
+static const char resize_uint8[] =
+    "module: \"main\"\n"
+    "x = @param:x -> uint8_type, {1, 1, 5, 5}, {25, 25, 5, 1}\n"
+    "@1 = resize[scales={1, 1, 1.6, 2.2},mode=2](x)\n"
+    "@2 = @return(@1)\n";
+
 static void test_resize(void)
 {
+    check_emu(resize_uint8, "resize", "graft_f2i", 0);
     check_emu(resize_cubic, "resize", "static const double coef2[", 1e-6);
     check_emu(resize_linear_half, "resize", "static const long long first3[", 2e-3);
     check_emu(resize_nearest, "resize", "coef1[", 1e-6);
