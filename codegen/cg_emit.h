@@ -136,6 +136,19 @@ bool cg_emit_lrn(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
 bool cg_emit_concat(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_pad(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 bool cg_emit_gather(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+/* emit_resample.c */
+bool cg_emit_resize(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_grid_sample(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_roialign(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+/* emit_select.c: an `if`'s results: in[0] is the condition, in[1..nout]
+ * the then branch's results, in[nout+1..2*nout] the else branch's. */
+bool cg_emit_select(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
+                    int nout);
+/* emit_dense.c */
+bool cg_emit_convolution_backwards(cg_kgen *g, const ins *i, const cg_access *in,
+                                   const cg_access *out);
+bool cg_emit_dft(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
+bool cg_emit_det(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out);
 
 /* The pointwise evaluator (emit_pointwise.c), for emitters that build on
  * it: values of a region's body at a linear index over their lens, each

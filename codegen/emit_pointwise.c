@@ -311,6 +311,26 @@ static bool view_index(pw_ctx *c, const ins *v, const char *j, const ins **root,
     return true;
 }
 
+/* Whether view v of the standard value r maps each linear index over v's
+ * lens to the same linear index over r's (no offset, as many elements,
+ * v's strides row-major on every axis longer than 1): a slice of a whole
+ * axis, an unsqueeze, a squeeze. */
+static bool view_keeps_index(const ins *v, const ins *r)
+{
+    int64_t offset = 0;
+    for (const ins *q = v; q != r; q = q->args[0])
+        if (ins_is(q, "slice"))
+            offset += cg_slice_offset(q);
+    if (offset != 0 || shape_elements(&v->sh) != shape_elements(&r->sh))
+        return false;
+    int64_t strides[SHAPE_MAX_RANK];
+    cg_standard_strides(v->sh.rank, v->sh.lens, strides);
+    for (int d = 0; d < v->sh.rank; d++)
+        if (v->sh.lens[d] > 1 && v->sh.strides[d] != strides[d])
+            return false;
+    return true;
+}
+
 static bool compute_op(pw_ctx *c, const ins *v, const char *const *argv, const char *const *argt,
                        char *var, size_t size, const char **ctype)
 {
@@ -425,6 +445,13 @@ static bool value_at(pw_ctx *c, const ins *v, const char *j, char *var, size_t s
         if ((r->param || ins_is(r, "@literal")) && leaf_override(c, r, var, size, ctype)) {
             c->npath--;
             return true;
+        }
+        if (view_keeps_index(v, r)) {
+            /* the same linear index: a value bound at j (a product's
+             * element in its epilogue) is found again through the view */
+            ok = value_at(c, r, j, var, size, ctype);
+            c->npath--;
+            return ok;
         }
         char name[32];
         cg_fresh(c->g, name, sizeof name);

@@ -383,6 +383,10 @@ static const struct {
     {"logsoftmax", cg_emit_softmax}, {"dot", cg_emit_dot},
     {"convolution", cg_emit_convolution},
     {"pooling", cg_emit_pooling}, {"lrn", cg_emit_lrn},
+    {"resize", cg_emit_resize}, {"grid_sample", cg_emit_grid_sample},
+    {"roialign", cg_emit_roialign},
+    {"convolution_backwards", cg_emit_convolution_backwards},
+    {"dft", cg_emit_dft}, {"det", cg_emit_det},
 };
 
 static cg_emitter named_emitter(const char *name)
@@ -417,6 +421,8 @@ static bool emit_kernel(lower_state *s, const ins *i, cg_kgen *g, const cg_acces
             return cg_emit_reduce_region(g, i, in, out, nout);
         return cg_emit_pointwise(g, i, in, out, nout);
     }
+    if (strcmp(name, "if") == 0)
+        return cg_emit_select(g, i, in, out, nout);
     if ((emit = named_emitter(name)))
         return emit(g, i, in, out);
     if ((i->op->classes & OPC_POINTWISE) || strcmp(name, "contiguous") == 0 ||
@@ -427,7 +433,10 @@ static bool emit_kernel(lower_state *s, const ins *i, cg_kgen *g, const cg_acces
     return cg_fail(g, "not lowered yet: op %s", i->opname);
 }
 
-static bool lower_kernel(lower_state *s, const ins *i)
+/* One kernel for i. Its operands' accesses are `given` (ngiven of them)
+ * when not NULL (an `if`: its condition and both branches' results), else
+ * those of i's operands. */
+static bool lower_kernel(lower_state *s, const ins *i, const cg_access *given, int ngiven)
 {
     cg_program *p = s->p;
     value_info *vi = info_of(s, i);
@@ -461,10 +470,12 @@ static bool lower_kernel(lower_state *s, const ins *i)
     } else if (!tuple) {
         vi->acc = cg_access_of_buffer(p, vi->tuple_first);
     }
-    cg_access in[64], out[64];
+    cg_access in[CG_MAX_PARAMS * 2 + 1], out[64];
     if (i->nargs > 64)
         return error_set(s->err, "not lowered yet: op %s with %d operands", i->opname, i->nargs);
-    for (int k = 0; k < i->nargs; k++) {
+    for (int k = 0; given && k < ngiven; k++)
+        in[k] = given[k];
+    for (int k = 0; !given && k < i->nargs; k++) {
         const value_info *a = info_of(s, i->args[k]);
         if (!a->known || a->ntuple)
             return error_set(s->err, "%s: operand %d has no value a kernel can read",
@@ -513,6 +524,56 @@ static bool lower_kernel(lower_state *s, const ins *i)
 }
 
 /* ---- the walk ---- */
+
+static bool lower_ins(lower_state *s, const ins *i);
+
+/* An `if` evaluates both branches and selects in a kernel: each branch's
+ * instructions are lowered in turn (parameter x<k> is the if's operand k),
+ * then one kernel copies the results of the branch the condition names
+ * into the if's buffers. The plan stays a fixed launch list, with no read
+ * of the condition on the host (a device-to-host wait on a GPU). */
+static bool lower_if(lower_state *s, const ins *i)
+{
+    if (i->nmods != 2)
+        return error_set(s->err, "if: needs two submodules, got %d", i->nmods);
+    const ins *rets[2];
+    for (int b = 0; b < 2; b++) {
+        rets[b] = NULL;
+        for (const ins *q = i->mods[b]->first; q; q = q->next) {
+            if (ins_is(q, "@return")) {
+                rets[b] = q;
+                break;
+            }
+            if (q->param) {
+                int k = q->param[0] == 'x' ? atoi(q->param + 1) : -1;
+                if (k < 0 || k >= i->nargs)
+                    return error_set(s->err, "if: parameter %s of module %s binds no operand",
+                                     q->param, i->mods[b]->name);
+                *info_of(s, q) = *info_of(s, i->args[k]);
+                continue;
+            }
+            if (!lower_ins(s, q))
+                return false;
+        }
+        if (!rets[b])
+            return error_set(s->err, "if: module %s has no @return", i->mods[b]->name);
+    }
+    int n = rets[0]->nargs;
+    if (rets[1]->nargs != n || n > CG_MAX_PARAMS)
+        return error_set(s->err, "if: the branches return %d and %d values", n, rets[1]->nargs);
+    cg_access given[CG_MAX_PARAMS * 2 + 1];
+    given[0] = info_of(s, i->args[0])->acc;
+    for (int b = 0; b < 2; b++)
+        for (int k = 0; k < n; k++) {
+            const value_info *v = info_of(s, rets[b]->args[k]);
+            if (!v->known || v->ntuple)
+                return error_set(s->err, "if: result %d of module %s has no value a kernel can "
+                                         "read",
+                                 k, i->mods[b]->name);
+            given[1 + b * n + k] = v->acc;
+        }
+    return lower_kernel(s, i, given, 1 + 2 * n);
+}
 
 static bool lower_ins(lower_state *s, const ins *i)
 {
@@ -573,7 +634,9 @@ static bool lower_ins(lower_state *s, const ins *i)
     if (i->op->classes & (OPC_OPAQUE | OPC_BUILTIN) || i->op == op_opaque())
         return error_set(s->err, "not lowered yet: op %s (%s)", i->opname,
                          i->name ? i->name : "?");
-    return lower_kernel(s, i);
+    if (ins_is(i, "if"))
+        return lower_if(s, i);
+    return lower_kernel(s, i, NULL, 0);
 }
 
 /* Labels as the dump writer gives them: the name, or "@<position>", or
@@ -668,6 +731,19 @@ static const char *index_type(const module *m)
     return "unsigned";
 }
 
+/* Gives each instruction of m, and of the branches of its `if`s
+ * (lowered in line, lower_if), a slot in the value table. */
+static void number_values(lower_state *s, const module *m, uint32_t *n)
+{
+    for (const ins *i = m->first; i; i = i->next) {
+        if (i->id < s->ninfo)
+            s->slot[i->id] = ++*n;
+        if (ins_is(i, "if"))
+            for (int b = 0; b < i->nmods; b++)
+                number_values(s, i->mods[b], n);
+    }
+}
+
 static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err)
 {
     const module *m = g ? graph_main(g) : NULL;
@@ -684,9 +760,8 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     s.ninfo = g->next_id + 1;
     s.slot = calloc(s.ninfo, sizeof *s.slot);
     uint32_t nmain = 0;
-    for (const ins *i = m->first; s.slot && i; i = i->next)
-        if (i->id < s.ninfo)
-            s.slot[i->id] = ++nmain;
+    if (s.slot)
+        number_values(&s, m, &nmain);
     s.info = calloc((size_t)nmain + 1, sizeof *s.info);
     s.idx = index_type(m);
     if (!p || !s.info || !s.slot) {

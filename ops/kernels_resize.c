@@ -25,6 +25,7 @@
  * exclude_outside they get weight 0 and the rest is renormalised.
  */
 #include "kernels_common.h"
+#include "resize_plan.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,13 +34,7 @@ enum { M_NEAREST, M_LINEAR, M_CUBIC };
 enum { CT_HALF_PIXEL, CT_PYTORCH, CT_ALIGN, CT_ASYMMETRIC, CT_TF_NN, CT_CROP, CT_SYMMETRIC };
 enum { N_ROUND_FLOOR, N_ROUND_CEIL, N_FLOOR, N_CEIL };
 
-typedef struct axis_plan {
-    int n;           /* window width */
-    int64_t *first;  /* per output index: the window's first position (may be < 0) */
-    double *coef;    /* per output index: n coefficients */
-    bool *extrap;    /* per output index: the result is extrapolation_value */
-    bool identity;   /* output index i reads input i alone */
-} axis_plan;
+typedef resize_axis_plan axis_plan;
 
 static double source_coordinate(int ctm, double x, double s, int64_t in_len, int64_t out_len,
                                  const double *roi, bool *extrap)
@@ -116,8 +111,8 @@ static void coefficients(const op_call *call, int mode, int nearest, bool antial
             coef[k] /= sum;
 }
 
-static bool plan_axis(const op_call *call, axis_plan *p, int axis, int64_t in_len, int64_t out_len,
-                      double s)
+bool resize_plan_axis(const op_call *call, axis_plan *p, int axis, int64_t in_len,
+                      int64_t out_len, double s)
 {
     int mode = (int)op_attr_int(call, "mode");
     int ctm = (int)op_attr_int(call, "coordinate_transformation_mode");
@@ -172,19 +167,26 @@ static bool plan_axis(const op_call *call, axis_plan *p, int axis, int64_t in_le
     return true;
 }
 
-static void plan_free(axis_plan *p)
+void resize_plan_free(axis_plan *p)
 {
     free(p->first);
     free(p->coef);
     free(p->extrap);
 }
 
+double resize_axis_scale(const op_call *call, int axis, int64_t in_len, int64_t out_len)
+{
+    const attr_value *sv = op_attr(call, "scales");
+    int r = call->inputs[0].rank;
+    if (sv && sv->kind == ATTR_FLOATS && sv->n == r)
+        return sv->u.floats[axis];
+    return (double)out_len / (double)in_len;
+}
+
 bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft_error *err)
 {
     const shape *in = &inputs[0].sh;
     int r = in->rank;
-    const attr_value *sv = op_attr(call, "scales");
-    const double *scales = sv && sv->kind == ATTR_FLOATS && sv->n == r ? sv->u.floats : NULL;
     double extrapolation = op_attr_float(call, "extrapolation_value");
     int64_t lens[SHAPE_MAX_RANK];
     for (int a = 0; a < r; a++)
@@ -193,14 +195,14 @@ bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft
     bool ok = cur != NULL;
     for (int a = r - 1; ok && a >= 0; a--) {
         int64_t in_len = in->lens[a], out_len = out->sh.lens[a];
-        double s = scales ? scales[a] : (double)out_len / (double)in_len;
+        double s = resize_axis_scale(call, a, in_len, out_len);
         axis_plan p = {0};
-        if (!(ok = plan_axis(call, &p, a, in_len, out_len, s))) {
-            plan_free(&p);
+        if (!(ok = resize_plan_axis(call, &p, a, in_len, out_len, s))) {
+            resize_plan_free(&p);
             break;
         }
         if (p.identity) {
-            plan_free(&p);
+            resize_plan_free(&p);
             continue;
         }
         int64_t outer = 1, inner = 1;
@@ -210,7 +212,7 @@ bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft
             inner *= lens[b];
         double *next = malloc((size_t)(outer * out_len * inner) * sizeof *next + 1);
         if (!(ok = next != NULL)) {
-            plan_free(&p);
+            resize_plan_free(&p);
             break;
         }
         for (int64_t u = 0; u < outer; u++)
@@ -237,7 +239,7 @@ bool kernel_resize(const op_call *call, const tensor *inputs, tensor *out, graft
         free(cur);
         cur = next;
         lens[a] = out_len;
-        plan_free(&p);
+        resize_plan_free(&p);
     }
     if (ok)
         tensor_store_f64(out, cur);
