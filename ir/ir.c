@@ -768,6 +768,17 @@ void module_move_before(ins *i, ins *pos)
     link_before(m, i, pos);
 }
 
+void module_move_all(module *to, module *from)
+{
+    if (to == from)
+        return;
+    for (ins *i = from->first, *next; i; i = next) {
+        next = i->next;
+        unlink_ins(i);
+        link_before(to, i, NULL);
+    }
+}
+
 bool ins_recompute_shape(ins *i, graft_error *err)
 {
     if (i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))
