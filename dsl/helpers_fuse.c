@@ -547,17 +547,12 @@ static bool holds_contraction(const ins *x)
     return false;
 }
 
-/* The ops scan_part counts in part x (builtins aside), found with a class
- * test per instruction: a region at or near KERNEL_MAX_OPS is refused on
- * this alone, before the scans, on every attempt to grow it further. */
+/* The ops scan_part counts in part x (builtins aside), in O(1) (a module
+ * keeps its count of them): a region at or near KERNEL_MAX_OPS is refused
+ * on this alone, before the scans, on every attempt to grow it further. */
 static int part_ops(const ins *x)
 {
-    if (!is_region(x))
-        return !(x->op->classes & OPC_BUILTIN);
-    int ops = 0;
-    for (const ins *i = x->mods[0]->first; i; i = i->next)
-        ops += !(i->op->classes & OPC_BUILTIN);
-    return ops;
+    return is_region(x) ? x->mods[0]->ops : !(x->op->classes & OPC_BUILTIN);
 }
 
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)

@@ -80,6 +80,8 @@ struct module {
     graph *g;
     ins *first, *last;
     int count;            /* live instructions */
+    int ops;              /* live instructions other than builtins (@param, @literal,
+                             @return): what a region body computes, known in O(1) */
     module *next;         /* graph's module list, in creation order */
     module *name_next;    /* the graph's name index: next in this bucket */
 };
