@@ -214,25 +214,36 @@ static const ins *body_value(const ins *r, const ins *v)
 /* Whether body value b depends on a reduction of its body. Breadth first,
  * each value once: the reduction a value depends on is usually a few steps
  * up (softmax's div reads the broadcast sum), while a walk depth first along
- * the first operands would cross the whole body before it looks there. */
+ * the first operands would cross the whole body before it looks there. The
+ * queue holds every value reached, so while it is short it is the visited
+ * set too (no allocation); past SMALL_WALK values a hash set takes over. */
+enum { SMALL_WALK = 32 };
+
 static bool body_depends_on_reduction(const ins *b)
 {
     if (!b)
         return false;
-    ptr_set seen = {0};
+    ptr_set seen = {0}; /* used once the queue is past SMALL_WALK */
     const ins *small[64], **queue = small;
     size_t cap = 64, head = 0, tail = 0;
     bool found = (b->op->classes & OPC_REDUCE) != 0, failed = false;
     queue[tail++] = b;
-    ptr_set_add(&seen, b);
     while (head < tail && !found && !failed) {
         const ins *x = queue[head++];
         for (int a = 0; a < x->nargs && !found && !failed; a++) {
             const ins *y = x->args[a];
-            if (!ptr_set_add(&seen, y)) {
+            bool again = false;
+            if (tail <= SMALL_WALK) {
+                for (size_t k = 0; k < tail && !again; k++)
+                    again = queue[k] == y;
+            } else {
+                for (size_t k = seen.n ? tail : 0; k < tail; k++)
+                    ptr_set_add(&seen, queue[k]); /* the switch: once */
+                again = !ptr_set_add(&seen, y);
                 failed = seen.failed;
-                continue;
             }
+            if (again || failed)
+                continue;
             found = (y->op->classes & OPC_REDUCE) != 0;
             if (tail == cap) {
                 const ins **more = malloc(2 * cap * sizeof *more);
@@ -384,17 +395,26 @@ static bool read_only_by(const ins *x, const ins *c, int depth)
 static bool elementwise_from_contraction_walk(const ins *v, ptr_set *seen)
 {
     v = under_views(v);
-    if (!ptr_set_add(seen, v))
-        return false;
+    /* The answers that need no walk come first: they are the same however
+     * often v is reached (a contraction answers yes once, and the walk
+     * stops there), so only a value the walk goes on from is marked, and
+     * a walk that stops at once makes no set. */
     if (is_contraction(v))
         return true;
     if (v->op->classes & OPC_REDUCE)
         return false;
     const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-    if (is_region(r)) {
+    bool region = is_region(r);
+    if (region) {
         const ins *b = body_value(r, v);
         if (!b || body_depends_on_reduction(b))
             return false;
+    } else if (!(v->op->classes & OPC_POINTWISE)) {
+        return false;
+    }
+    if (!ptr_set_add(seen, v))
+        return false;
+    if (region) {
         for (const ins *i = r->mods[0]->first; i; i = i->next)
             if (is_contraction(i))
                 return true;
@@ -403,8 +423,6 @@ static bool elementwise_from_contraction_walk(const ins *v, ptr_set *seen)
                 return true;
         return false;
     }
-    if (!(v->op->classes & OPC_POINTWISE))
-        return false;
     for (int a = 0; a < v->nargs; a++)
         if (elementwise_from_contraction_walk(v->args[a], seen))
             return true;

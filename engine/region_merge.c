@@ -468,10 +468,9 @@ static bool body_moves_as_is(const region_merge_plan *p, const ins *r)
         return false;
     const ins *i = b->first;
     for (int k = 0; k < r->nargs; k++, i = i->next) {
-        char name[32];
-        snprintf(name, sizeof name, "x%d", k);
-        if (!i || !i->param || strcmp(i->param, name) != 0 || i->name != i->param ||
-            p->inputs[k] != r->args[k] || !shape_equal(&i->sh, &r->args[k]->sh))
+        /* named "x<k>" as fill_body names it: no leading zero */
+        if (!i || !i->param || param_index(i->param) != k || (i->param[1] == '0' && i->param[2]) ||
+            i->name != i->param || p->inputs[k] != r->args[k] || !shape_equal(&i->sh, &r->args[k]->sh))
             return false;
     }
     for (; i != ret; i = i->next)
