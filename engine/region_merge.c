@@ -335,7 +335,11 @@ static ins *copy_ins(module *body, const ins *x, ins **args)
         return module_add_literal(body, &x->sh, x->data);
     graft_error e;
     ins *c = module_add(body, x->op, x->attrs, x->nattrs, args, x->nargs, &e);
-    return c && shape_equal(&c->sh, &x->sh) ? c : NULL;
+    if (c && !shape_equal(&c->sh, &x->sh)) {
+        module_remove(c); /* the body is left as it was */
+        c = NULL;
+    }
+    return c;
 }
 
 /* Inlines region part r's body, its parameters reading what r's operands
