@@ -22,11 +22,13 @@ static int64_t elements(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int
 static int64_t bytes(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int64_t)shape_bytes(&i->sh); }
 
 /* The most ops one kernel takes (fits_one_kernel, pointwise_kernel). A region grows one
- * absorbed part at a time and each step builds the merged body afresh, so
- * without a bound the cost of growing a region is quadratic in its size
- * (a chain of 200 softmax-like blocks, 1400 ops, would become one region
- * in 17 s and 400 MB); a kernel that long also costs hiprtc time and
- * registers for nothing more saved. The largest region of the shipped
+ * absorbed part at a time; each step that absorbs a producer or merges two
+ * regions builds the merged body afresh (a consumer is appended in place,
+ * engine/region_merge.c) and each guard scans the parts, so without a
+ * bound the cost of growing a region is quadratic in its size (a chain of
+ * 200 softmax-like blocks, 1400 ops, took 17 s and 400 MB to become one
+ * region when every step copied); a kernel that long also costs hiprtc
+ * time and registers for nothing more saved. The largest region of the shipped
  * examples, the nine onnx-light models and the expanded ONNX node tests
  * has 15 ops, so the bound changes none of them. */
 enum { KERNEL_MAX_OPS = 64 };
