@@ -13,6 +13,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool is_region(const ins *i) { return (i->op->classes & OPC_REGION) && i->nmods == 1; }
 
@@ -21,11 +22,13 @@ static int64_t elements(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int
 static int64_t bytes(const ins *i) { return shape_is_tuple(&i->sh) ? 0 : (int64_t)shape_bytes(&i->sh); }
 
 /* The most ops one kernel takes (fits_one_kernel, pointwise_kernel). A region grows one
- * absorbed part at a time and each step builds the merged body afresh, so
- * without a bound the cost of growing a region is quadratic in its size
- * (a chain of 200 softmax-like blocks, 1400 ops, would become one region
- * in 17 s and 400 MB); a kernel that long also costs hiprtc time and
- * registers for nothing more saved. The largest region of the shipped
+ * absorbed part at a time; each step that absorbs a producer or merges two
+ * regions builds the merged body afresh (a consumer is appended in place,
+ * engine/region_merge.c) and each guard scans the parts, so without a
+ * bound the cost of growing a region is quadratic in its size (a chain of
+ * 200 softmax-like blocks, 1400 ops, took 17 s and 400 MB to become one
+ * region when every step copied); a kernel that long also costs hiprtc
+ * time and registers for nothing more saved. The largest region of the shipped
  * examples, the nine onnx-light models and the expanded ONNX node tests
  * has 15 ops, so the bound changes none of them. */
 enum { KERNEL_MAX_OPS = 64 };
@@ -210,25 +213,59 @@ static const ins *body_value(const ins *r, const ins *v)
     return idx && idx->kind == ATTR_INT && idx->u.i >= 0 && idx->u.i < ret->nargs ? ret->args[idx->u.i] : NULL;
 }
 
-/* Whether body value b depends on a reduction of its body. */
-static bool depends_on_reduction_walk(const ins *b, ptr_set *v)
-{
-    if (!b || !ptr_set_add(v, b))
-        return v->failed;
-    if (b->op->classes & OPC_REDUCE)
-        return true;
-    for (int a = 0; a < b->nargs; a++)
-        if (depends_on_reduction_walk(b->args[a], v))
-            return true;
-    return false;
-}
+/* Whether body value b depends on a reduction of its body. Breadth first,
+ * each value once: the reduction a value depends on is usually a few steps
+ * up (softmax's div reads the broadcast sum), while a walk depth first along
+ * the first operands would cross the whole body before it looks there. The
+ * queue holds every value reached, so while it is short it is the visited
+ * set too (no allocation); past SMALL_WALK values a hash set takes over. */
+enum { SMALL_WALK = 32 };
 
 static bool body_depends_on_reduction(const ins *b)
 {
-    ptr_set v = {0};
-    bool r = depends_on_reduction_walk(b, &v) || v.failed;
-    ptr_set_free(&v);
-    return r;
+    if (!b)
+        return false;
+    ptr_set seen = {0}; /* used once the queue is past SMALL_WALK */
+    const ins *small[64], **queue = small;
+    size_t cap = 64, head = 0, tail = 0;
+    bool found = (b->op->classes & OPC_REDUCE) != 0, failed = false;
+    queue[tail++] = b;
+    while (head < tail && !found && !failed) {
+        const ins *x = queue[head++];
+        for (int a = 0; a < x->nargs && !found && !failed; a++) {
+            const ins *y = x->args[a];
+            bool again = false;
+            if (tail <= SMALL_WALK) {
+                for (size_t k = 0; k < tail && !again; k++)
+                    again = queue[k] == y;
+            } else {
+                for (size_t k = seen.n ? tail : 0; k < tail; k++)
+                    ptr_set_add(&seen, queue[k]); /* the switch: once */
+                again = !ptr_set_add(&seen, y);
+                failed = seen.failed;
+            }
+            if (again || failed)
+                continue;
+            found = (y->op->classes & OPC_REDUCE) != 0;
+            if (tail == cap) {
+                const ins **more = malloc(2 * cap * sizeof *more);
+                failed = !more;
+                if (failed)
+                    break;
+                memcpy(more, queue, tail * sizeof *more);
+                if (queue != small)
+                    free(queue);
+                queue = more;
+                cap *= 2;
+            }
+            queue[tail++] = y;
+        }
+    }
+    if (queue != small)
+        free(queue);
+    failed |= seen.failed;
+    ptr_set_free(&seen);
+    return found || failed; /* out of memory: answer cautiously */
 }
 
 /* Whether value v of the graph (seen through views) is a reduction's value:
@@ -242,25 +279,75 @@ static bool is_reduced_value(const ins *v)
     return is_region(r) && body_depends_on_reduction(body_value(r, v));
 }
 
+/* Whether a body value that depends on a reduction (reduction r, or a view
+ * of one) is read by an op that scan_op counts as reading a reduced value:
+ * any op but a builtin (the return) or a view, which passes the value on to
+ * its own readers. An op no kernel shape holds counts too; it makes the part
+ * `other`, which decides alone. */
+static bool reduced_value_read(const ins *r)
+{
+    for (int u = 0; u < r->nusers; u++) {
+        const ins *user = r->users[u];
+        unsigned c = user->op->classes;
+        if (c & OPC_BUILTIN)
+            continue;
+        bool view = !is_contraction(user) && !(c & OPC_REDUCE) && !(c & OPC_POINTWISE) &&
+                    !body_index_only(user) && (c & (OPC_VIEW | OPC_SHAPE)) && !user->nmods;
+        if (!view || reduced_value_read(user))
+            return true;
+    }
+    return false;
+}
+
+/* Scans part x: one pass over a region's body. Whether an op reads a
+ * value that depends on a reduction of the body is found from the
+ * reductions' readers (reduced_value_read): an op reads such a value
+ * exactly when the value is a reduction or a chain of views of one, or an
+ * op that reads one itself, so the first op on each path from a reduction
+ * decides, and no set of the reduced values is needed. */
 static void scan_part(part_scan *s, const ins *x)
 {
     if (!is_region(x)) {
         scan_op(s, x, false); /* what it reads from the other part: reads_reduced_of */
         return;
     }
-    /* the body's values that depend on a reduction, in one pass */
-    ptr_set reduced = {0};
     for (const ins *i = x->mods[0]->first; i; i = i->next) {
         if (i->op->classes & OPC_BUILTIN)
             continue; /* parameters, literals, the return */
-        bool reads = false;
-        for (int a = 0; !reads && a < i->nargs; a++)
-            reads = ptr_set_has(&reduced, i->args[a]);
-        if (reads || (i->op->classes & OPC_REDUCE))
-            ptr_set_add(&reduced, i);
-        scan_op(s, i, reads || reduced.failed);
+        scan_op(s, i, false);
+        if ((i->op->classes & OPC_REDUCE) && !s->reads_reduced)
+            s->reads_reduced = reduced_value_read(i);
     }
-    ptr_set_free(&reduced);
+}
+
+/* The scan of parts p and c together, from the scans of each (what
+ * scan_part(s, p) then scan_part(s, c) would give): the first reduction is
+ * p's, the contraction the last one scanned, the element counts p's then
+ * c's new ones. same_reduction is an equivalence (equal lens), so c's
+ * reductions mix with p's exactly when c's first one differs from p's. */
+static void scan_join(part_scan *s, const part_scan *sp, const part_scan *sc)
+{
+    *s = *sp;
+    s->contractions += sc->contractions;
+    if (sc->contractions)
+        s->contraction = sc->contraction;
+    if (!s->reduction)
+        s->reduction = sc->reduction;
+    else if (sc->reduction && !same_reduction(s->reduction, sc->reduction))
+        s->mixed_reductions = true;
+    s->mixed_reductions |= sc->mixed_reductions;
+    s->other |= sc->other;
+    s->reads_reduced |= sc->reads_reduced;
+    s->ops += sc->ops;
+    for (int j = 0; j < sc->nops; j++) {
+        bool seen = false;
+        for (int k = 0; k < s->nops && !seen; k++)
+            seen = s->op_elements[k] == sc->op_elements[j];
+        if (!seen && s->nops < SCAN_COUNTS)
+            s->op_elements[s->nops++] = sc->op_elements[j];
+        else if (!seen)
+            s->other = true;
+    }
 }
 
 /* Whether part p's value v (v == p, a get_tuple_elem of p, or a view of
@@ -310,17 +397,26 @@ static bool read_only_by(const ins *x, const ins *c, int depth)
 static bool elementwise_from_contraction_walk(const ins *v, ptr_set *seen)
 {
     v = under_views(v);
-    if (!ptr_set_add(seen, v))
-        return false;
+    /* The answers that need no walk come first: they are the same however
+     * often v is reached (a contraction answers yes once, and the walk
+     * stops there), so only a value the walk goes on from is marked, and
+     * a walk that stops at once makes no set. */
     if (is_contraction(v))
         return true;
     if (v->op->classes & OPC_REDUCE)
         return false;
     const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-    if (is_region(r)) {
+    bool region = is_region(r);
+    if (region) {
         const ins *b = body_value(r, v);
         if (!b || body_depends_on_reduction(b))
             return false;
+    } else if (!(v->op->classes & OPC_POINTWISE)) {
+        return false;
+    }
+    if (!ptr_set_add(seen, v))
+        return false;
+    if (region) {
         for (const ins *i = r->mods[0]->first; i; i = i->next)
             if (is_contraction(i))
                 return true;
@@ -329,8 +425,6 @@ static bool elementwise_from_contraction_walk(const ins *v, ptr_set *seen)
                 return true;
         return false;
     }
-    if (!(v->op->classes & OPC_POINTWISE))
-        return false;
     for (int a = 0; a < v->nargs; a++)
         if (elementwise_from_contraction_walk(v->args[a], seen))
             return true;
@@ -345,30 +439,29 @@ static bool elementwise_from_contraction(const ins *v)
     return r;
 }
 
-/* Whether body value b, without passing a reduction, reads a parameter of
- * region r whose operand is computed elementwise from a contraction. */
-static bool body_from_contraction_walk(const ins *r, const ins *b, ptr_set *seen)
-{
-    if (!b || !ptr_set_add(seen, b) || (b->op->classes & OPC_REDUCE))
-        return false;
-    if (is_contraction(b))
-        return true;
-    if (b->param) {
-        int k = b->param[0] == 'x' ? atoi(b->param + 1) : -1;
-        return k >= 0 && k < r->nargs && elementwise_from_contraction(r->args[k]);
-    }
-    for (int a = 0; a < b->nargs; a++)
-        if (body_from_contraction_walk(r, b->args[a], seen))
-            return true;
-    return false;
-}
+/* Which values of region r's body are computed elementwise from a
+ * contraction: a convolution or dot of the body, or a parameter whose
+ * operand is (elementwise_from_contraction), followed without passing a
+ * reduction. One pass over the body in program order answers for every
+ * value at once (operands come before their readers): the values that are
+ * go in `from`, and each parameter's operand is walked once, when something
+ * first reads it (param_from: 0 not asked yet, 1 no, 2 yes). */
+typedef struct contraction_values {
+    const ins *r;
+    ptr_set from;
+    signed char *param_from;
+} contraction_values;
 
-static bool body_elementwise_from_contraction(const ins *r, const ins *b)
+static bool value_from_contraction(contraction_values *cv, const ins *v)
 {
-    ptr_set seen = {0};
-    bool found = body_from_contraction_walk(r, b, &seen);
-    ptr_set_free(&seen);
-    return found;
+    if (!v->param)
+        return ptr_set_has(&cv->from, v);
+    int k = v->param[0] == 'x' ? atoi(v->param + 1) : -1;
+    if (k < 0 || k >= cv->r->nargs)
+        return false;
+    if (!cv->param_from[k])
+        cv->param_from[k] = elementwise_from_contraction(cv->r->args[k]) ? 2 : 1;
+    return cv->param_from[k] == 2;
 }
 
 /* Whether graph value v, through pointwise ops and views, reads a
@@ -434,11 +527,31 @@ static bool has_reduction_of_contraction(const ins *x)
     if (!is_region(x))
         return (x->op->classes & OPC_REDUCE) && x->nargs && elementwise_from_contraction(x->args[0]) &&
                !value_reads_reduced(x->args[0]);
-    for (const ins *i = x->mods[0]->first; i; i = i->next)
-        if ((i->op->classes & OPC_REDUCE) && i->nargs && body_elementwise_from_contraction(x, i->args[0]) &&
-            !body_reads_reduced(x, i->args[0]))
-            return true;
-    return false;
+    bool reductions = false;
+    for (const ins *i = x->mods[0]->first; i && !reductions; i = i->next)
+        reductions = (i->op->classes & OPC_REDUCE) != 0;
+    if (!reductions)
+        return false;
+    contraction_values cv = {x, {0}, calloc(x->nargs ? (size_t)x->nargs : 1, 1)};
+    if (!cv.param_from)
+        return true; /* out of memory: answer cautiously (no fusion) */
+    bool found = false;
+    for (const ins *i = x->mods[0]->first; i && !found; i = i->next) {
+        if (i->op->classes & OPC_REDUCE) {
+            found = i->nargs && value_from_contraction(&cv, i->args[0]) && !body_reads_reduced(x, i->args[0]);
+            continue; /* nothing passes a reduction */
+        }
+        if (i->param)
+            continue; /* asked when read */
+        bool from = is_contraction(i);
+        for (int a = 0; !from && a < i->nargs; a++)
+            from = value_from_contraction(&cv, i->args[a]);
+        if (from)
+            ptr_set_add(&cv.from, i);
+    }
+    free(cv.param_from);
+    ptr_set_free(&cv.from);
+    return found;
 }
 
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute);
@@ -454,15 +567,25 @@ static bool holds_contraction(const ins *x)
     return false;
 }
 
+/* The ops scan_part counts in part x (builtins aside), in O(1) (a module
+ * keeps its count of them): a region at or near KERNEL_MAX_OPS is refused
+ * on this alone, before the scans, on every attempt to grow it further. */
+static int part_ops(const ins *x)
+{
+    return is_region(x) ? x->mods[0]->ops : !(x->op->classes & OPC_BUILTIN);
+}
+
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
 {
-    part_scan *s = calloc(1, sizeof *s), *sp = calloc(1, sizeof *sp), *sc = calloc(1, sizeof *sc);
-    bool ok = s && sp && sc && p != c;
+    if (part_ops(p) + part_ops(c) > KERNEL_MAX_OPS)
+        return false;
+    part_scan scans[3] = {0};
+    part_scan *s = &scans[0], *sp = &scans[1], *sc = &scans[2];
+    bool ok = p != c;
     if (ok) {
         scan_part(sp, p);
         scan_part(sc, c);
-        scan_part(s, p);
-        scan_part(s, c);
+        scan_join(s, sp, sc);
         ok = !s->other && !s->mixed_reductions && s->contractions <= 1 &&
              s->ops <= KERNEL_MAX_OPS;
     }
@@ -506,9 +629,6 @@ static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
         for (int k = 1; ok && k < s->nops; k++)
             ok = s->op_elements[k] == s->op_elements[0];
     }
-    free(s);
-    free(sp);
-    free(sc);
     return ok;
 }
 

@@ -96,10 +96,10 @@ module *region_add_body_module(graph *g, const module *parent, int *next_index)
     for (int tries = 0; tries < 1000000; tries++) {
         char name[512];
         snprintf(name, sizeof name, "%s:fused%d", parent->name, (*next_index)++);
-        if (graph_find_module(g, name))
-            continue;
         graft_error e;
-        return graph_add_module(g, name, &e);
+        module *m = graph_add_module(g, name, &e); /* NULL when the name is taken */
+        if (m || !graph_find_module(g, name))
+            return m; /* made, or out of memory */
     }
     return NULL;
 }

@@ -335,7 +335,11 @@ static ins *copy_ins(module *body, const ins *x, ins **args)
         return module_add_literal(body, &x->sh, x->data);
     graft_error e;
     ins *c = module_add(body, x->op, x->attrs, x->nattrs, args, x->nargs, &e);
-    return c && shape_equal(&c->sh, &x->sh) ? c : NULL;
+    if (c && !shape_equal(&c->sh, &x->sh)) {
+        module_remove(c); /* the body is left as it was */
+        c = NULL;
+    }
+    return c;
 }
 
 /* Inlines region part r's body, its parameters reading what r's operands
@@ -441,8 +445,191 @@ static bool fill_body(const region_merge_plan *p, module *body)
     return ok;
 }
 
+/* ---- growing in place ----
+ *
+ * A region that absorbs the instructions that read it (absorb_consumer, the
+ * common step of a growing chain) would be rebuilt from scratch above: every
+ * absorb copies the whole body, so a region grown one instruction at a time
+ * to n instructions costs O(n^2) copies (each with its shape computed
+ * again). When the region comes first and everything else merged is a plain
+ * instruction, the merged body is the region's body, its parameters
+ * followed by the new inputs' and the new instructions before a new return:
+ * so the body's instructions move into the new body module as they are and
+ * only the new parts are copied. The result is the body fill_body would
+ * build, instruction for instruction (same order, parameters, shapes and
+ * positional names); whatever could make it differ takes the copying path. */
+
+/* Whether region r's body can move as it is: it starts with r's parameters
+ * x0, x1, ... in order, reading the plan's first inputs (r's operands, each
+ * of its parameter's shape); the rest is plain (no parameter, no stable
+ * name, no flag such as an elided literal's, nothing opaque or with
+ * submodules), ending with its one @return. */
+static bool body_moves_as_is(const region_merge_plan *p, const ins *r)
+{
+    const module *b = r->mods[0];
+    const ins *ret = module_return(b);
+    if (!ret || ret->nargs < 1 || p->ninputs < r->nargs)
+        return false;
+    const ins *i = b->first;
+    for (int k = 0; k < r->nargs; k++, i = i->next) {
+        /* named "x<k>" as fill_body names it: no leading zero */
+        if (!i || !i->param || param_index(i->param) != k || (i->param[1] == '0' && i->param[2]) ||
+            i->name != i->param || p->inputs[k] != r->args[k] || !shape_equal(&i->sh, &r->args[k]->sh))
+            return false;
+    }
+    for (; i != ret; i = i->next)
+        if (i->param || i->name || i->flags || i->nmods || (i->op->classes & OPC_OPAQUE) ||
+            (ins_is(i, "@return")))
+            return false;
+    return true;
+}
+
+static bool grows_in_place(const region_merge_plan *p)
+{
+    if (p->nparts < 2 || !is_region(p->parts[0]))
+        return false;
+    for (int k = 1; k < p->nparts; k++)
+        if (is_region(p->parts[k]))
+            return false;
+    return body_moves_as_is(p, p->parts[0]);
+}
+
+/* What grow_in_place changed, to put the region's body back. */
+typedef struct growth {
+    module *from;        /* the region's body, emptied */
+    ins **old_rets;      /* its @return's operands */
+    int nold_rets;
+    ins **added;         /* instructions made in the new body, in order */
+    int nadded;
+} growth;
+
+static void growth_free(growth *gr)
+{
+    free(gr->old_rets);
+    free(gr->added);
+}
+
+/* Puts the region's body back as it was: the new instructions go (last
+ * first: each reads only earlier ones), the rest moves back, and a return
+ * of the old operands closes it. */
+static void growth_undo(growth *gr, module *body)
+{
+    for (int k = gr->nadded - 1; k >= 0; k--)
+        module_remove(gr->added[k]);
+    module_move_all(gr->from, body);
+    module_add_return(gr->from, gr->old_rets, gr->nold_rets);
+}
+
+static bool grow_in_place(const region_merge_plan *p, module *body, growth *gr)
+{
+    const ins *r = p->parts[0];
+    module *from = r->mods[0];
+    ins *ret = module_return(from);
+    int n = p->ninputs + p->ninside, max_args = 1;
+    for (int k = 0; k < p->nparts; k++)
+        max_args = p->parts[k]->nargs > max_args ? p->parts[k]->nargs : max_args;
+    *gr = (growth){from, malloc((size_t)ret->nargs * sizeof *gr->old_rets), ret->nargs,
+                   malloc((size_t)(p->ninputs + p->nparts + 1) * sizeof *gr->added), 0};
+    value_map m = {malloc((size_t)n * sizeof *m.from), malloc((size_t)n * sizeof *m.to), 0};
+    ins **args = malloc((size_t)max_args * sizeof *args);
+    ins **rets = malloc((size_t)p->noutputs * sizeof *rets);
+    bool ok = gr->old_rets && gr->added && m.from && m.to && args && rets;
+    if (!ok) {
+        free(m.from);
+        free(m.to);
+        free(args);
+        free(rets);
+        growth_free(gr);
+        return false;
+    }
+    memcpy(gr->old_rets, ret->args, (size_t)ret->nargs * sizeof *gr->old_rets);
+    /* the region's values: itself, or its get_tuple_elem readers */
+    if (!shape_is_tuple(&r->sh)) {
+        m.from[m.n] = r;
+        m.to[m.n++] = ret->args[0];
+    }
+    for (int u = 0; shape_is_tuple(&r->sh) && u < r->nusers; u++) {
+        const ins *g = r->users[u];
+        const attr_value *idx = ins_attr(g, "index");
+        ok = ok && idx && idx->kind == ATTR_INT && idx->u.i >= 0 && idx->u.i < ret->nargs;
+        if (ok && !lookup(&m, g)) {
+            m.from[m.n] = g;
+            m.to[m.n++] = ret->args[idx->u.i];
+        }
+    }
+    ins *param = from->first;
+    for (int k = 0; ok && k < r->nargs; k++, param = param->next) {
+        m.from[m.n] = p->inputs[k];
+        m.to[m.n++] = param;
+    }
+    if (!ok) {
+        free(m.from);
+        free(m.to);
+        free(args);
+        free(rets);
+        growth_free(gr);
+        return false;
+    }
+    ins *first_op = param; /* the first instruction after the parameters */
+    module_remove(ret);
+    module_move_all(body, from);
+    if (first_op == ret)
+        first_op = NULL;
+    for (int k = r->nargs; ok && k < p->ninputs; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "x%d", k);
+        ins *x = module_add_param(body, name, &p->inputs[k]->sh);
+        ok = x != NULL;
+        if (ok) {
+            gr->added[gr->nadded++] = x;
+            if (first_op)
+                module_move_before(x, first_op);
+            m.from[m.n] = p->inputs[k];
+            m.to[m.n++] = x;
+        }
+    }
+    for (int k = 1; ok && k < p->nparts; k++) {
+        const ins *x = p->parts[k];
+        for (int a = 0; ok && a < x->nargs; a++)
+            ok = (args[a] = lookup(&m, x->args[a])) != NULL;
+        ins *c = ok ? copy_ins(body, x, args) : NULL;
+        ok = c != NULL;
+        if (ok) {
+            gr->added[gr->nadded++] = c;
+            m.from[m.n] = x;
+            m.to[m.n++] = c;
+        }
+    }
+    for (int k = 0; ok && k < p->noutputs; k++)
+        ok = (rets[k] = lookup(&m, p->outputs[k])) != NULL;
+    ins *new_ret = ok ? module_add_return(body, rets, p->noutputs) : NULL;
+    ok = new_ret != NULL;
+    if (ok)
+        gr->added[gr->nadded++] = new_ret;
+    else
+        growth_undo(gr, body);
+    free(m.from);
+    free(m.to);
+    free(args);
+    free(rets);
+    if (!ok)
+        growth_free(gr);
+    return ok;
+}
+
 ins *region_merge_outline(const region_merge_plan *p, module *body, ins **replacements)
 {
+    if (grows_in_place(p)) {
+        growth gr;
+        if (!grow_in_place(p, body, &gr))
+            return NULL;
+        ins *region = region_insert(p->mod, p->pos, p->inputs, p->ninputs, body, p->noutputs,
+                                    replacements);
+        if (!region)
+            growth_undo(&gr, body);
+        growth_free(&gr);
+        return region;
+    }
     if (!fill_body(p, body))
         return NULL;
     return region_insert(p->mod, p->pos, p->inputs, p->ninputs, body, p->noutputs, replacements);

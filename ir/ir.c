@@ -289,6 +289,7 @@ static void link_before(module *m, ins *i, ins *pos)
         pos->prev = i;
     }
     m->count++;
+    m->ops += !(i->op->classes & OPC_BUILTIN);
     assign_order(m, i);
 }
 
@@ -305,6 +306,7 @@ static void unlink_ins(ins *i)
         m->last = i->prev;
     i->prev = i->next = NULL;
     m->count--;
+    m->ops -= !(i->op->classes & OPC_BUILTIN);
 }
 
 /* ---- uses ---- */
@@ -768,6 +770,17 @@ void module_move_before(ins *i, ins *pos)
     link_before(m, i, pos);
 }
 
+void module_move_all(module *to, module *from)
+{
+    if (to == from)
+        return;
+    for (ins *i = from->first, *next; i; i = next) {
+        next = i->next;
+        unlink_ins(i);
+        link_before(to, i, NULL);
+    }
+}
+
 bool ins_recompute_shape(ins *i, graft_error *err)
 {
     if (i->op->classes & (OPC_BUILTIN | OPC_OPAQUE))
@@ -922,10 +935,11 @@ static bool verify_uses(const module *m, graft_error *err)
 bool graph_verify(const graph *g, graft_error *err)
 {
     for (module *m = g->first_module; m; m = m->next) {
-        int count = 0;
+        int count = 0, ops = 0;
         for (ins *i = m->first; i; i = i->next) {
             ins_prefetch_ahead(i);
             count++;
+            ops += !(i->op->classes & OPC_BUILTIN);
             if (i->mod != m || (i->flags & INS_REMOVED))
                 return verify_fail(g, i, err, "is linked into a module it does not belong to");
             if (i->prev && i->prev->order >= i->order)
@@ -965,9 +979,9 @@ bool graph_verify(const graph *g, graft_error *err)
         }
         if (!verify_uses(m, err))
             return false;
-        if (count != m->count)
-            return error_set(err, "module \"%s\": instruction count %d, list holds %d", m->name,
-                             m->count, count);
+        if (count != m->count || ops != m->ops)
+            return error_set(err, "module \"%s\": instruction count %d (%d ops), list holds %d (%d)",
+                             m->name, m->count, m->ops, count, ops);
     }
     return true;
 }

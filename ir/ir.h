@@ -80,6 +80,8 @@ struct module {
     graph *g;
     ins *first, *last;
     int count;            /* live instructions */
+    int ops;              /* live instructions other than builtins (@param, @literal,
+                             @return): what a region body computes, known in O(1) */
     module *next;         /* graph's module list, in creation order */
     module *name_next;    /* the graph's name index: next in this bucket */
 };
@@ -164,6 +166,12 @@ void ins_set_arg(ins *i, int k, ins *v);
 void module_remove(ins *i);
 /* Moves i to just before pos (same module). */
 void module_move_before(ins *i, ins *pos);
+/* Moves every instruction of `from`, in order, to the end of `to` (another
+ * module of the same graph), leaving `from` empty. Operands and users are
+ * untouched, so the caller moves a set that reads only itself (a region
+ * body, which fusion grows by moving it into the grown region's new body
+ * instead of copying it) or fixes the operands after. O(instructions). */
+void module_move_all(module *to, module *from);
 /* Recomputes i's shape from its operands with its op's rule. */
 bool ins_recompute_shape(ins *i, graft_error *err);
 /* The op_call view of an instruction (attrs/inputs point into `inputs`). */

@@ -361,6 +361,46 @@ static void test_move(void)
     graph_free(g);
 }
 
+/* A module counts its ops (builtins aside) as they come and go, and
+ * module_move_all moves a whole body to another module, in order, with its
+ * counts; graph_verify catches a count that is wrong. */
+static void test_op_counts_and_move_all(void)
+{
+    graph *g = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    module *from = graph_add_module(g, "main:fused0", NULL);
+    module *to = graph_add_module(g, "main:fused1", NULL);
+    shape s = float_2x3();
+    ins *x = module_add_param(m, "x", &s);
+    ins *outer = unary(m, "relu", x);
+    module_add_return(m, &outer, 1);
+    CHECK_INT(m->ops, 1);
+    ins *p = module_add_param(from, "x0", &s);
+    ins *a = unary(from, "relu", p);
+    ins *b = unary(from, "neg", a);
+    ins *ret = module_add_return(from, &b, 1);
+    CHECK_INT(from->count, 4);
+    CHECK_INT(from->ops, 2);
+    module_remove(ret);
+    module_remove(b);
+    CHECK_INT(from->ops, 1);
+    module_move_all(to, from);
+    CHECK(from->first == NULL && from->last == NULL && from->count == 0 && from->ops == 0);
+    CHECK(to->first == p && p->next == a && to->last == a && a->mod == to && p->mod == to);
+    CHECK_INT(to->count, 2);
+    CHECK_INT(to->ops, 1);
+    CHECK(keys_increase(to));
+    ins *c = unary(to, "exp", a);
+    module_add_return(to, &c, 1);
+    CHECK(ins_before(a, c) && keys_increase(to));
+    CHECK(verifies(g));
+    to->ops++;
+    graft_error err = {0};
+    CHECK(!graph_verify(g, &err));
+    CHECK_CONTAINS(err.message, "ops");
+    graph_free(g);
+}
+
 /* Every insert at one spot halves the key gap there; after ~60 of them the
  * module must relabel, and order must still be exact. */
 static void test_order_keys_many_inserts_at_one_spot(void)
@@ -631,6 +671,7 @@ int main(void)
     RUN(test_set_arg);
     RUN(test_remove);
     RUN(test_move);
+    RUN(test_op_counts_and_move_all);
     RUN(test_order_keys_many_inserts_at_one_spot);
     RUN(test_ins_before_matches_list_order);
     RUN(test_verify_catches_bad_shape);
