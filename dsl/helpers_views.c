@@ -962,6 +962,24 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
+ * of reshape_of_multibroadcast and reshape_of_broadcast. */
+bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if (is_op(r, "reshape") && r->nargs == 1) {
+        const ins *m = r->args[0];
+        int64_t kc[SHAPE_MAX_RANK];
+        yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
+              broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
+              readers_take_broadcast(r, r, 0);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -175,6 +175,14 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* becomes_broadcast(r): instruction -> bool: r is a reshape of a
+ * (multi)broadcast of a value that is not constant, r is a view of it
+ * (broadcast_view_lens succeeds) and r's readers take a broadcast's layout:
+ * reshape_of_multibroadcast or reshape_of_broadcast turns r into a
+ * broadcast. The rules that would move an op above r wait for that, so
+ * that the op meets the broadcast whichever rule the driver tries first. */
+bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
