@@ -536,6 +536,11 @@ static bool reshape_inside_at(const ins *r, int depth)
     if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && !view_is_constant(m->args[0]) &&
         is_op(r, "reshape") && broadcast_view(m, r->sh.lens, r->sh.rank, kc))
         return false;
+    /* A reshape of a copying reshape (of a value of another layout) composes
+     * with it into one copy (reshape_of_reshape): the two are one leaf, in
+     * the outer one's lens, whether they have composed yet or not. */
+    if ((m->op->classes & OPC_SHAPE) && m->nargs == 1 && !shape_standard_p(&m->args[0]->sh))
+        return false;
     for (int k = 0; k < r->nusers; k++)
         if (!is_cluster_op(r->users[k]) && !reshape_inside_at(r->users[k], depth + 1))
             return false;
