@@ -581,6 +581,8 @@ static const rule_helper helper_table[] = {
      "takes_broadcast_layout(u): u's readers are pointwise ops whose result layout does not change if u's value is broadcast"},
     {"becomes_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_becomes_broadcast,
      "becomes_broadcast(r): r is a reshape of a broadcast that reshape_of_multibroadcast or reshape_of_broadcast turns into a broadcast"},
+    {"reshaped_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_below,
+     "reshaped_below(b): b's value flows through single-reader pointwise ops into a shape op or a reduction"},
     {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,

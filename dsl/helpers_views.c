@@ -985,6 +985,29 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* reshaped_below(b): see helpers_views.h. */
+bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    bool yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(x); depth++) {
+        const ins *u = x->users[0];
+        unsigned c = u->op->classes;
+        if (u->nmods > 0)
+            break;
+        if (((c & OPC_SHAPE) || (c & OPC_REDUCE)) && u->nargs == 1) {
+            yes = true;
+            break;
+        }
+        if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
+            break;
+        x = u;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

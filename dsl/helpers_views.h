@@ -183,6 +183,14 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
  * that the op meets the broadcast whichever rule the driver tries first. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reshaped_below(b): instruction -> bool: b's value flows, through
+ * pointwise ops of one reader, into a shape op or a reduction (of one
+ * reader each way). Moving b into the common dims of a reshape adds a
+ * reshape back below it, and views for its other operand; they pay off only
+ * where that reshape meets another one or a reduction that runs in the
+ * common dims too, not at an output or an op that needs b's lens. */
+bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
