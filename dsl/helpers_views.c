@@ -1008,6 +1008,69 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* transposes_merge(x, y, p): see helpers_views.h. */
+/* x takes transpose[p] in only at dots: through single-reader pointwise ops
+ * and reductions (constant operands aside) to dots, no transpose it would
+ * compose with and no constant it would fold into. */
+static bool absorbed_by_dots(const ins *x, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(x) || x->nmods > 0 || is_op(x, "transpose"))
+        return false;
+    if (is_op(x, "dot"))
+        return true;
+    unsigned c = x->op->classes;
+    if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
+        return absorbed_by_dots(x->args[0], depth + 1);
+    if ((c & OPC_BINARY) && x->nargs == 2) {
+        bool a = view_is_constant(x->args[0]), b = view_is_constant(x->args[1]);
+        return !(a && b) && (a || absorbed_by_dots(x->args[0], depth + 1)) &&
+               (b || x->args[1] == x->args[0] || absorbed_by_dots(x->args[1], depth + 1));
+    }
+    return false;
+}
+
+static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n)
+{
+    bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
+    if (ax && ay)
+        return false;
+    /* one that takes it in at a transpose or a constant composes or folds
+     * (fold.rules) whatever the order: merging would only move it */
+    return (!ax || absorbed_by_dots(x, 0)) && (!ay || absorbed_by_dots(y, 0));
+}
+
+bool helper_transposes_merge(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transposes_merge(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
+    return true;
+}
+
+/* merges_at_reader(t): see helpers_views.h. */
+bool view_merges_at_reader(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nusers != 1)
+        return false;
+    const ins *b = t->users[0];
+    if (!(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->args[0] == b->args[1] || b->nmods > 0)
+        return false;
+    const ins *u = b->args[0], *v = b->args[1];
+    if (!is_op(u, "transpose") || !is_op(v, "transpose") || u->nargs != 1 || v->nargs != 1 ||
+        u->nusers != 1 || v->nusers != 1)
+        return false;
+    const attr_value *p = ins_attr(u, "permutation"), *q = ins_attr(v, "permutation");
+    if (!p || !q || !attr_value_equal(*p, *q))
+        return false;
+    return transposes_merge(u->args[0], v->args[0], p->u.ints, p->n);
+}
+
+bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_merges_at_reader(a[0].u.in));
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
