@@ -975,7 +975,10 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     const ins *r = a[0].u.in;
     bool yes = false;
     if (is_op(r, "reshape") && r->nargs == 1) {
+        /* through reshapes, which compose with r first in some orders */
         const ins *m = r->args[0];
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(m, "reshape") && m->nargs == 1; depth++)
+            m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&

@@ -176,7 +176,8 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
- * (multi)broadcast of a value that is not constant, r is a view of it
+ * (multi)broadcast (directly or through reshapes, which compose with r) of a
+ * value that is not constant, r is a view of it
  * (broadcast_view_lens succeeds) and r's readers take a broadcast's layout:
  * reshape_of_multibroadcast or reshape_of_broadcast turns r into a
  * broadcast. The rules that would move an op above r wait for that, so
