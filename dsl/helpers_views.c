@@ -536,6 +536,11 @@ static bool reshape_inside_at(const ins *r, int depth)
     if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && !view_is_constant(m->args[0]) &&
         is_op(r, "reshape") && broadcast_view(m, r->sh.lens, r->sh.rank, kc))
         return false;
+    /* A reshape of a copying reshape (of a value of another layout) composes
+     * with it into one copy (reshape_of_reshape): the two are one leaf, in
+     * the outer one's lens, whether they have composed yet or not. */
+    if ((m->op->classes & OPC_SHAPE) && m->nargs == 1 && !shape_standard_p(&m->args[0]->sh))
+        return false;
     for (int k = 0; k < r->nusers; k++)
         if (!is_cluster_op(r->users[k]) && !reshape_inside_at(r->users[k], depth + 1))
             return false;
@@ -959,6 +964,113 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_
     (void)mem, (void)n;
     const ins *u = a[0].u.in;
     *out = rule_bool(readers_take_broadcast(u, u, 0));
+    return true;
+}
+
+/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
+ * of reshape_of_multibroadcast and reshape_of_broadcast. */
+bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if (is_op(r, "reshape") && r->nargs == 1) {
+        /* through reshapes, which compose with r first in some orders */
+        const ins *m = r->args[0];
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(m, "reshape") && m->nargs == 1; depth++)
+            m = m->args[0];
+        int64_t kc[SHAPE_MAX_RANK];
+        yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
+              broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
+              readers_take_broadcast(r, r, 0);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* reshaped_below(b): see helpers_views.h. */
+bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    bool yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(x); depth++) {
+        const ins *u = x->users[0];
+        unsigned c = u->op->classes;
+        if (u->nmods > 0)
+            break;
+        if (((c & OPC_SHAPE) || (c & OPC_REDUCE)) && u->nargs == 1) {
+            yes = true;
+            break;
+        }
+        if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
+            break;
+        x = u;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* transposes_merge(x, y, p): see helpers_views.h. */
+/* x takes transpose[p] in only at dots: through single-reader pointwise ops
+ * and reductions (constant operands aside) to dots, no transpose it would
+ * compose with and no constant it would fold into. */
+static bool absorbed_by_dots(const ins *x, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(x) || x->nmods > 0 || is_op(x, "transpose"))
+        return false;
+    if (is_op(x, "dot"))
+        return true;
+    unsigned c = x->op->classes;
+    if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
+        return absorbed_by_dots(x->args[0], depth + 1);
+    if ((c & OPC_BINARY) && x->nargs == 2) {
+        bool a = view_is_constant(x->args[0]), b = view_is_constant(x->args[1]);
+        return !(a && b) && (a || absorbed_by_dots(x->args[0], depth + 1)) &&
+               (b || x->args[1] == x->args[0] || absorbed_by_dots(x->args[1], depth + 1));
+    }
+    return false;
+}
+
+static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n)
+{
+    bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
+    if (ax && ay)
+        return false;
+    /* one that takes it in at a transpose or a constant composes or folds
+     * (fold.rules) whatever the order: merging would only move it */
+    return (!ax || absorbed_by_dots(x, 0)) && (!ay || absorbed_by_dots(y, 0));
+}
+
+bool helper_transposes_merge(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transposes_merge(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
+    return true;
+}
+
+/* merges_at_reader(t): see helpers_views.h. */
+bool view_merges_at_reader(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nusers != 1)
+        return false;
+    const ins *b = t->users[0];
+    if (!(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->args[0] == b->args[1] || b->nmods > 0)
+        return false;
+    const ins *u = b->args[0], *v = b->args[1];
+    if (!is_op(u, "transpose") || !is_op(v, "transpose") || u->nargs != 1 || v->nargs != 1 ||
+        u->nusers != 1 || v->nusers != 1)
+        return false;
+    const attr_value *p = ins_attr(u, "permutation"), *q = ins_attr(v, "permutation");
+    if (!p || !q || !attr_value_equal(*p, *q))
+        return false;
+    return transposes_merge(u->args[0], v->args[0], p->u.ints, p->n);
+}
+
+bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_merges_at_reader(a[0].u.in));
     return true;
 }
 

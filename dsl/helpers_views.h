@@ -175,6 +175,43 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* becomes_broadcast(r): instruction -> bool: r is a reshape of a
+ * (multi)broadcast (directly or through reshapes, which compose with r) of a
+ * value that is not constant, r is a view of it
+ * (broadcast_view_lens succeeds) and r's readers take a broadcast's layout:
+ * reshape_of_multibroadcast or reshape_of_broadcast turns r into a
+ * broadcast. The rules that would move an op above r wait for that, so
+ * that the op meets the broadcast whichever rule the driver tries first. */
+bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reshaped_below(b): instruction -> bool: b's value flows, through
+ * pointwise ops of one reader, into a shape op or a reduction (of one
+ * reader each way). Moving b into the common dims of a reshape adds a
+ * reshape back below it, and views for its other operand; they pay off only
+ * where that reshape meets another one or a reduction that runs in the
+ * common dims too, not at an output or an op that needs b's lens. */
+bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* transposes_merge(x, y, p): instruction, instruction, ints -> bool:
+ * b(transpose[p](x), transpose[p](y)) becomes transpose[p](b(x, y)): when
+ * neither x nor y absorbs the transpose, or one does only by rising to a
+ * dot (through pointwise ops): the dot would take one transpose and leave
+ * the other where it is, while the merged one may still sink and cancel
+ * further down. Not when both absorb (each transpose goes), nor when the
+ * one that absorbs is a transpose or a constant (it composes or folds
+ * first, in fold.rules). */
+bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* merges_at_reader(t): instruction -> bool: t is a transpose read once, by
+ * a two-operand op whose operands are both transposes of one permutation,
+ * read once each, of values that transposes_merge accepts:
+ * binary_above_transposes merges them into one transpose below the op. The rules that would move t
+ * into a dot above it wait for that: one transpose is left either way, and
+ * the merged one may still sink and cancel below, while a transpose left
+ * on the other operand may not. */
+bool view_merges_at_reader(const ins *t);
+bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
