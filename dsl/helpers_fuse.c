@@ -736,6 +736,15 @@ bool helper_tail_into_prologue(arena *mem, const rule_value *a, int n, rule_valu
     for (int k = 0; ok && k < t->n; k++)
         reduces = reduces || (t->body[k]->op->classes & OPC_REDUCE);
     ok = ok && reduces;
+    /* and p is whole: it could not still join the kernel of a convolution
+     * or dot it reads as that kernel's epilogue and reductions (GroupNorm's
+     * sums after a convolution: split early, the bias add would be
+     * computed twice and the convolution's output written) */
+    for (int k = 0; ok && k < p->nargs; k++) {
+        const ins *v = under_views(p->args[k]);
+        const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
+        ok = r == c || !holds_contraction(r) || !fits_one_kernel(r, p, false);
+    }
     /* what the tail feeds is the contraction's data operand, directly or
      * through the prologue c already has */
     bool feeds_data = false;
