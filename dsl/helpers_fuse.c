@@ -454,6 +454,23 @@ static bool holds_contraction(const ins *x)
     return false;
 }
 
+/* Whether plain pointwise op v, or a plain pointwise op it reads (a few
+ * levels up), could still join the epilogue of the convolution or dot it
+ * reads: a prologue reading v waits for that, since the epilogue is
+ * preferred (the GELU between two feed-forward dots joins the first). */
+static bool may_join_epilogue(const ins *v, int depth)
+{
+    if (depth > 4 || is_region(v) || !(v->op->classes & OPC_POINTWISE))
+        return false;
+    for (int a = 0; a < v->nargs; a++) {
+        const ins *u = under_views(v->args[a]);
+        const ins *k = ins_is(u, "get_tuple_elem") && u->nargs == 1 ? u->args[0] : u;
+        if ((holds_contraction(k) && fits_one_kernel(k, v, false)) || may_join_epilogue(k, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
 {
     part_scan *s = calloc(1, sizeof *s), *sp = calloc(1, sizeof *sp), *sc = calloc(1, sizeof *sc);
@@ -490,7 +507,8 @@ static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
             for (int a = 0; ok && a < p->nargs; a++) {
                 const ins *v = under_views(p->args[a]);
                 const ins *k = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-                if (k != c && holds_contraction(k) && fits_one_kernel(k, p, false))
+                if (k != c && ((holds_contraction(k) && fits_one_kernel(k, p, false)) ||
+                               may_join_epilogue(k, 0)))
                     ok = false;
             }
         }

@@ -71,15 +71,22 @@ fi
 
 # Issue 8's target: bytes_moved / bytes_lower_bound <= 1.2 after -p default
 # on the transformer layer (1.170: 1847824 / 1579532; 1.209 with the
-# probabilities written by the softmax's kernel and read by the dot's).
-if "$GRAFT" opt "$ex/transformer_layer.txt" -p default --stats json > "$t/j" 2> "$t/err" &&
-   ma=$(json_int bytes_moved "$t/j") && la=$(json_int bytes_lower_bound "$t/j") &&
-   [ -n "$ma" ] && [ -n "$la" ] && [ $((ma * 10)) -le $((la * 12)) ] &&
-   [ "$(json_int bytes_moved "$t/j")" = 1847824 ]; then
-    pass stats_transformer_traffic_ratio
-else
-    fail stats_transformer_traffic_ratio "moved $ma, lower bound $la (want moved 1847824, ratio <= 1.2)"
-fi
+# probabilities written by the softmax's kernel and read by the dot's), in
+# every visiting order (1.336 in order 1 when the GELU became the second
+# feed-forward dot's prologue before joining the first one's epilogue).
+bad=""
+for seed in 0 1 2 3 4 5; do
+    if "$GRAFT" opt "$ex/transformer_layer.txt" -p default --seed-order $seed --stats json > "$t/j" 2> "$t/err"; then
+        ma=$(json_int bytes_moved "$t/j") la=$(json_int bytes_lower_bound "$t/j")
+        if [ -z "$ma" ] || [ -z "$la" ] || [ $((ma * 10)) -gt $((la * 12)) ] || [ "$ma" != 1847824 ]; then
+            bad="$bad order $seed: moved $ma, bound $la;"
+        fi
+    else
+        bad="$bad order $seed: $(head -c 200 "$t/err");"
+    fi
+done
+if [ -z "$bad" ]; then pass stats_transformer_traffic_ratio
+else fail stats_transformer_traffic_ratio "want moved 1847824 (ratio <= 1.2):$bad"; fi
 
 # The text table has both rows and the ratio.
 expect stats_bytes_text 0 "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --stats &&
