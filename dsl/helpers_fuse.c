@@ -606,7 +606,6 @@ typedef struct tail_slice {
     int n;
     const ins *outs[TAIL_MAX_BODY]; /* p's output values only c reads */
     int nouts;
-    bool reads_reduced;      /* a slice op reads a reduction's value */
     bool only_element_ops;   /* the slice holds pointwise ops and views alone */
 } tail_slice;
 
@@ -662,7 +661,6 @@ static bool tail_slice_of(tail_slice *t, const ins *p, const ins *c)
         if (t->nouts < TAIL_MAX_BODY)
             t->outs[t->nouts++] = v;
     }
-    t->reads_reduced = false;
     t->only_element_ops = true;
     for (int k = t->n - 1; k >= 0; k--) {
         if (!t->in[k])
@@ -679,10 +677,9 @@ static bool tail_slice_of(tail_slice *t, const ins *p, const ins *c)
             int at = body_position(t, k, i->args[a]);
             if (at < 0)
                 continue;
-            if (t->body[at]->op->classes & OPC_REDUCE) {
+            if (t->body[at]->op->classes & OPC_REDUCE)
                 t->cut[at] = true;
-                t->reads_reduced = true;
-            } else if (!t->body[at]->param && !ins_is(t->body[at], "@literal")) {
+            else if (!t->body[at]->param && !ins_is(t->body[at], "@literal")) {
                 t->in[at] = true;
             }
         }
