@@ -298,6 +298,7 @@ static const graft_rule_api api_table = {
     .region = rw_region,
     .replace_region = rw_replace_region,
     .merge = rw_merge,
+    .split_tail = rw_split_tail,
 };
 
 const graft_rule_api *graft_rule_api_get(void)

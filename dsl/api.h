@@ -143,6 +143,10 @@ typedef struct graft_rule_api {
     /* ---- growing regions (absorb_producer, absorb_consumer, merge_siblings) ---- */
     /* rw_merge of engine/rewrite.h. */
     bool (*merge)(rewriter *rw, ins *const *parts, int nparts);
+
+    /* ---- splitting a region's tail into its reader (split_tail_into) ---- */
+    /* rw_split_tail of engine/rewrite.h. */
+    bool (*split_tail)(rewriter *rw, ins *p, ins *c);
 } graft_rule_api;
 
 /* The table graft hands to rule sets. */

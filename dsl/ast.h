@@ -184,7 +184,8 @@ typedef enum dsl_repl_kind {
     RP_REST,    /* xs... inside an argument list */
     RP_REGION,  /* => region(a, b, c) -> (b, c) */
     RP_FOLD,    /* fold(c): a new literal holding c's value (args[0]: the capture) */
-    RP_GROW,    /* absorb_producer(r, p), absorb_consumer(r, c), merge_siblings(a, b) */
+    RP_GROW,    /* absorb_producer(r, p), absorb_consumer(r, c), merge_siblings(a, b),
+                   split_tail_into(p, c) */
 } dsl_repl_kind;
 
 /* The region-growing replacements (RP_GROW), by their reserved names. */
@@ -192,6 +193,7 @@ typedef enum dsl_grow_kind {
     GROW_PRODUCER = 1, /* absorb_producer(r, p): p is an operand of r */
     GROW_CONSUMER,     /* absorb_consumer(r, c): c reads r */
     GROW_SIBLINGS,     /* merge_siblings(a, b): a and b read a common input */
+    GROW_SPLIT,        /* split_tail_into(p, c): c reads p; p's tail only c reads moves into c */
 } dsl_grow_kind;
 
 typedef struct dsl_attr_set {

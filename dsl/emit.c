@@ -914,17 +914,21 @@ static void emit_region(emitter *e, buf *b, const dsl_repl *r)
  * outputs and position, refuses cycles, and commits. */
 static void emit_grow(emitter *e, buf *b, const dsl_repl *r)
 {
-    static const char *const forms[] = {"?", "absorb_producer", "absorb_consumer", "merge_siblings"};
+    static const char *const forms[] = {"?", "absorb_producer", "absorb_consumer", "merge_siblings",
+                                        "split_tail_into"};
     char p0[256], p1[256], line[32];
     snprintf(line, sizeof line, "%d", r->loc.line);
     capture_path(e, r->args[0]->capture, p0, sizeof p0);
     capture_path(e, r->args[1]->capture, p1, sizeof p1);
-    out(b, "    /* %s %s:", forms[r->grow >= 1 && r->grow <= 3 ? r->grow : 0], e->f->path);
+    out(b, "    /* %s %s:", forms[r->grow >= 1 && r->grow <= GROW_SPLIT ? r->grow : 0], e->f->path);
     hole(e, b, HOLE_NOTE, line);
     out(b, " */\n");
     out(b, "    ins *gp[2] = {%s, %s};\n", p0, p1);
     e->uses_fail = true;
-    out(b, "    if (!A->merge(rw, gp, 2))\n        goto fail;\n");
+    if (r->grow == GROW_SPLIT)
+        out(b, "    if (!A->split_tail(rw, gp[0], gp[1]))\n        goto fail;\n");
+    else
+        out(b, "    if (!A->merge(rw, gp, 2))\n        goto fail;\n");
 }
 
 /* A replacement that only reorders or swaps the root's own operands for

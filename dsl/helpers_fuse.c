@@ -575,6 +575,23 @@ static int part_ops(const ins *x)
     return is_region(x) ? x->mods[0]->ops : !(x->op->classes & OPC_BUILTIN);
 }
 
+/* Whether plain pointwise op v, or a plain pointwise op it reads (a few
+ * levels up), could still join the epilogue of the convolution or dot it
+ * reads: a prologue reading v waits for that, since the epilogue is
+ * preferred (the GELU between two feed-forward dots joins the first). */
+static bool may_join_epilogue(const ins *v, int depth)
+{
+    if (depth > 4 || is_region(v) || !(v->op->classes & OPC_POINTWISE))
+        return false;
+    for (int a = 0; a < v->nargs; a++) {
+        const ins *u = under_views(v->args[a]);
+        const ins *k = ins_is(u, "get_tuple_elem") && u->nargs == 1 ? u->args[0] : u;
+        if ((holds_contraction(k) && fits_one_kernel(k, v, false)) || may_join_epilogue(k, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
 {
     if (part_ops(p) + part_ops(c) > KERNEL_MAX_OPS)
@@ -613,7 +630,8 @@ static bool fits_one_kernel(const ins *p, const ins *c, bool recompute)
             for (int a = 0; ok && a < p->nargs; a++) {
                 const ins *v = under_views(p->args[a]);
                 const ins *k = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
-                if (k != c && holds_contraction(k) && fits_one_kernel(k, p, false))
+                if (k != c && ((holds_contraction(k) && fits_one_kernel(k, p, false)) ||
+                               may_join_epilogue(k, 0)))
                     ok = false;
             }
         }
@@ -686,5 +704,246 @@ bool helper_recompute_cost(arena *mem, const rule_value *a, int n, rule_value *o
     rule_value flops;
     helper_recompute_flops(mem, a, 1, &flops);
     *out = rule_int(flops.u.i * (per > 1 ? per : 1));
+    return true;
+}
+
+/* ---- a reduction region's tail as a contraction's prologue ----
+ *
+ * split_tail_into(p, c) (engine/rewrite.h, rw_split_tail) computes again in
+ * c the values of p that only c reads: the part of p's body they need,
+ * back to p's parameters, literals and reductions (the slice). Softmax
+ * before a dot is the case: exp(s - max) / sum is pointwise over s once the
+ * max and the sum are known, so the dot's kernel can read s and the two
+ * per-row values instead of the probabilities, and the softmax kernel
+ * writes only the sums. */
+
+enum { TAIL_MAX_BODY = 4 * KERNEL_MAX_OPS };
+
+typedef struct tail_slice {
+    const ins *body[TAIL_MAX_BODY];
+    bool in[TAIL_MAX_BODY];  /* in the slice */
+    bool cut[TAIL_MAX_BODY]; /* a reduction the slice reads */
+    int n;
+    const ins *outs[TAIL_MAX_BODY]; /* p's output values only c reads */
+    int nouts;
+    bool only_element_ops;   /* the slice holds pointwise ops and views alone */
+} tail_slice;
+
+static int body_position(const tail_slice *t, int below, const ins *x)
+{
+    for (int k = 0; k < below; k++)
+        if (t->body[k] == x)
+            return k;
+    return -1;
+}
+
+/* Whether every use of v, directly or through views, is by c. */
+static bool feeds_only(const ins *v, const ins *c, int depth)
+{
+    if (depth > 16 || !v->nusers)
+        return false;
+    for (int u = 0; u < v->nusers; u++) {
+        const ins *w = v->users[u];
+        bool view = (w->op->classes & (OPC_VIEW | OPC_SHAPE)) && !(w->op->classes & OPC_BUILTIN) &&
+                    !ins_is(w, "get_tuple_elem") && w->nargs == 1;
+        if (w != c && !(view && feeds_only(w, c, depth + 1)))
+            return false;
+    }
+    return true;
+}
+
+/* Works out p's slice for c, as rw_split_tail will; false when p is no
+ * region or its body is too long to look at. */
+static bool tail_slice_of(tail_slice *t, const ins *p, const ins *c)
+{
+    if (!is_region(p) || p == c)
+        return false;
+    const ins *ret = module_return(p->mods[0]);
+    t->n = t->nouts = 0;
+    for (const ins *i = p->mods[0]->first; i; i = i->next) {
+        if (t->n == TAIL_MAX_BODY)
+            return false;
+        t->in[t->n] = t->cut[t->n] = false;
+        t->body[t->n++] = i;
+    }
+    if (!ret)
+        return false;
+    for (int u = -1; u < p->nusers; u++) {
+        const ins *v = u < 0 ? p : p->users[u];
+        if ((u < 0) == shape_is_tuple(&p->sh) || (u >= 0 && !ins_is(v, "get_tuple_elem")))
+            continue;
+        const ins *b = body_value(p, v);
+        int at = b ? body_position(t, t->n, b) : -1;
+        if (at < 0 || !feeds_only(v, c, 0) || b->param || ins_is(b, "@literal") ||
+            (b->op->classes & OPC_REDUCE))
+            continue; /* a parameter, literal or reduction c reads stays p's output */
+        t->in[at] = true;
+        if (t->nouts < TAIL_MAX_BODY)
+            t->outs[t->nouts++] = v;
+    }
+    t->only_element_ops = true;
+    for (int k = t->n - 1; k >= 0; k--) {
+        if (!t->in[k])
+            continue;
+        const ins *i = t->body[k];
+        if (i->param || ins_is(i, "@literal") || (i->op->classes & OPC_REDUCE) || ins_is(i, "@return")) {
+            t->in[k] = false;
+            continue;
+        }
+        unsigned cls = i->op->classes;
+        if (!((cls & OPC_POINTWISE) || body_index_only(i) || (cls & (OPC_VIEW | OPC_SHAPE))) || i->nmods)
+            t->only_element_ops = false;
+        for (int a = 0; a < i->nargs; a++) {
+            int at = body_position(t, k, i->args[a]);
+            if (at < 0)
+                continue;
+            if (t->body[at]->op->classes & OPC_REDUCE)
+                t->cut[at] = true;
+            else if (!t->body[at]->param && !ins_is(t->body[at], "@literal")) {
+                t->in[at] = true;
+            }
+        }
+    }
+    return true;
+}
+
+/* The contraction of part c (plain or in a region body) and the graph
+ * value its data operand reads, seen through views; NULL when c holds no
+ * single contraction. */
+static const ins *contraction_data_input(const ins *c, const ins **contraction)
+{
+    *contraction = NULL;
+    if (!is_region(c)) {
+        if (!is_contraction(c))
+            return NULL;
+        *contraction = c;
+        return under_views(c->args[0]);
+    }
+    const ins *found = NULL;
+    for (const ins *i = c->mods[0]->first; i; i = i->next)
+        if (is_contraction(i)) {
+            if (found)
+                return NULL;
+            found = i;
+        }
+    if (!found)
+        return NULL;
+    *contraction = found;
+    const ins *b = found->args[0];
+    while ((b->op->classes & (OPC_VIEW | OPC_SHAPE)) && !(b->op->classes & OPC_BUILTIN) && b->nargs == 1)
+        b = b->args[0];
+    int k = b->param && b->param[0] == 'x' ? atoi(b->param + 1) : -1;
+    return k >= 0 && k < c->nargs ? under_views(c->args[k]) : NULL;
+}
+
+/* Whether region c's prologue (the body ops its contraction's data operand
+ * is computed from) reads graph value v. */
+static bool prologue_reads_walk(const ins *c, const ins *b, const ins *v, int depth)
+{
+    if (depth > KERNEL_MAX_OPS || is_contraction(b) || (b->op->classes & OPC_REDUCE))
+        return false;
+    if (b->param) {
+        int k = b->param[0] == 'x' ? atoi(b->param + 1) : -1;
+        return k >= 0 && k < c->nargs && under_views(c->args[k]) == v;
+    }
+    for (int a = 0; a < b->nargs; a++)
+        if (prologue_reads_walk(c, b->args[a], v, depth + 1))
+            return true;
+    return false;
+}
+
+static bool prologue_reads(const ins *c, const ins *contraction, const ins *v)
+{
+    return contraction->nargs && prologue_reads_walk(c, contraction->args[0], v, 0);
+}
+
+bool helper_tail_into_prologue(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *p = a[0].u.in, *c = a[1].u.in, *contraction;
+    const ins *data = contraction_data_input(c, &contraction);
+    tail_slice *t = calloc(1, sizeof *t);
+    bool ok = t && contraction && tail_slice_of(t, p, c) && t->nouts > 0 && t->only_element_ops;
+    /* p is a reduction's kernel: the values c alone reads are its tail
+     * (or the pointwise ops before its reductions), not a whole pointwise
+     * kernel, which the prologue rules above take in */
+    bool reduces = false;
+    for (int k = 0; ok && k < t->n; k++)
+        reduces = reduces || (t->body[k]->op->classes & OPC_REDUCE);
+    ok = ok && reduces;
+    /* and p is whole: it could not still join the kernel of a convolution
+     * or dot it reads as that kernel's epilogue and reductions (GroupNorm's
+     * sums after a convolution: split early, the bias add would be
+     * computed twice and the convolution's output written) */
+    for (int k = 0; ok && k < p->nargs; k++) {
+        const ins *v = under_views(p->args[k]);
+        const ins *r = ins_is(v, "get_tuple_elem") && v->nargs == 1 ? v->args[0] : v;
+        ok = r == c || !holds_contraction(r) || !fits_one_kernel(r, p, false);
+    }
+    /* what the tail feeds is the contraction's data operand, directly or
+     * through the prologue c already has */
+    bool feeds_data = false;
+    for (int k = 0; ok && k < t->nouts; k++)
+        feeds_data = feeds_data || t->outs[k] == data || (is_region(c) && prologue_reads(c, contraction, t->outs[k]));
+    ok = ok && feeds_data;
+    /* the slice runs per element of that operand, or per row of a
+     * reduction it reads (recomputed per read, as GroupNorm's rsqrt is) */
+    int64_t in = ok ? elements(contraction->args[0]) : 0;
+    for (int k = 0; ok && k < t->n; k++) {
+        if (!t->in[k] || !(t->body[k]->op->classes & OPC_POINTWISE))
+            continue;
+        int64_t e = elements(t->body[k]);
+        bool per_row = false;
+        for (int r = 0; r < t->n && !per_row; r++)
+            per_row = t->cut[r] && elements(t->body[r]) == e;
+        ok = e == in || per_row;
+    }
+    free(t);
+    *out = rule_bool(ok);
+    return true;
+}
+
+bool helper_split_bytes_saved(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *p = a[0].u.in, *c = a[1].u.in;
+    tail_slice *t = calloc(1, sizeof *t);
+    if (!t)
+        return false;
+    int64_t saved = 0;
+    if (tail_slice_of(t, p, c)) {
+        /* the tail's values are no longer written by p and read by c */
+        for (int k = 0; k < t->nouts; k++)
+            saved += 2 * bytes(t->outs[k]);
+        const ins *ret = module_return(p->mods[0]);
+        /* the reductions the tail reads become outputs of p, unless they are */
+        for (int k = 0; k < t->n; k++) {
+            bool output = false;
+            for (int r = 0; ret && r < ret->nargs && !output; r++)
+                output = ret->args[r] == t->body[k];
+            if (t->cut[k] && !output)
+                saved -= 2 * bytes(t->body[k]);
+        }
+        /* c reads the inputs of p the slice reads, once each, unless it
+         * reads them already */
+        for (int k = 0; k < t->n; k++) {
+            const ins *b = t->body[k];
+            bool used = false;
+            for (int j = k + 1; j < t->n && !used; j++)
+                for (int x = 0; t->in[j] && x < t->body[j]->nargs; x++)
+                    used = used || t->body[j]->args[x] == b;
+            int x = b->param && b->param[0] == 'x' ? atoi(b->param + 1) : -1;
+            if (!used || x < 0 || x >= p->nargs)
+                continue;
+            const ins *v = under_views(p->args[x]);
+            bool read = false;
+            for (int y = 0; y < c->nargs && !read; y++)
+                read = under_views(c->args[y]) == v;
+            if (!read)
+                saved -= bytes(v);
+        }
+    }
+    free(t);
+    *out = rule_int(saved);
     return true;
 }

@@ -51,5 +51,14 @@ bool helper_contraction_flops(arena *mem, const rule_value *args, int nargs, rul
 /* after_contraction(x): instruction -> bool: x is computed from a
  * convolution's or dot's output by pointwise ops and views alone. */
 bool helper_after_contraction(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* tail_into_prologue(p, c): the values of region p that only c reads are a
+ * tail over p's reductions (pointwise ops and views reading a reduced
+ * value) feeding the data operand of c's one convolution or dot, per
+ * element of it or per row: split_tail_into(p, c) makes them c's prologue. */
+bool helper_tail_into_prologue(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* split_bytes_saved(p, c): the memory traffic split_tail_into(p, c) saves:
+ * the tail's values neither written nor read, less the reductions p then
+ * writes and c reads, less p's inputs c then reads too. */
+bool helper_split_bytes_saved(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif

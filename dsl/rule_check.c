@@ -707,7 +707,35 @@ static const op_def *choose_op(build_ctx *c, const dsl_pattern *p, int n)
     return nfit ? fit[pick(c, nfit)] : NULL;
 }
 
-/* A pointwise chain over inputs in a new region body; noutputs 1 or 2. */
+/* A value of the body computed from parameter x0 (lens l), by region
+ * kind: x0 itself (a pointwise chain); a softmax over the last axis, max,
+ * exp, sum and divide (a reduction's kernel with a tail); or a dot of x0
+ * with the extra parameter xw, {..., K, K} (a contraction's kernel). */
+enum { REGION_POINTWISE, REGION_SOFTMAX, REGION_DOT };
+
+static ins *region_head(build_ctx *c, module *body, ins *x0, ins *xw, int kind, const lens_want *l)
+{
+    graft_error err = {0};
+    if (kind == REGION_DOT)
+        return module_add_op(body, "dot", NULL, 0, (ins *[]){x0, xw}, 2, &err);
+    if (kind != REGION_SOFTMAX)
+        return x0;
+    int64_t axis = l->rank - 1;
+    attr ax = {"axes", attr_ints(&axis, 1)};
+    attr lens = {"out_lens", attr_ints(l->d, l->rank)};
+    ins *m = module_add_op(body, "reduce_max", &ax, 1, &x0, 1, &err);
+    ins *mb = m ? module_add_op(body, "multibroadcast", &lens, 1, &m, 1, &err) : NULL;
+    ins *d = mb ? module_add_op(body, "sub", NULL, 0, (ins *[]){x0, mb}, 2, &err) : NULL;
+    ins *e = d ? module_add_op(body, "exp", NULL, 0, &d, 1, &err) : NULL;
+    ins *s = e ? module_add_op(body, "reduce_sum", &ax, 1, &e, 1, &err) : NULL;
+    ins *sb = s ? module_add_op(body, "multibroadcast", &lens, 1, &s, 1, &err) : NULL;
+    (void)c;
+    return sb ? module_add_op(body, "div", NULL, 0, (ins *[]){e, sb}, 2, &err) : NULL;
+}
+
+/* A region over inputs in a new region body, a pointwise chain after a
+ * head (region_head: none, a softmax or a dot, so that the rules about
+ * reduction and contraction regions fire too); noutputs 1 or 2. */
 static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int noutputs,
                          ins **outputs)
 {
@@ -716,6 +744,14 @@ static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int 
         n += pick(c, 2);
     if (n < 1 || n > CHECK_MAX_ARGS)
         return NULL;
+    int kind = REGION_POINTWISE;
+    if (out.rank >= 2 && type_is_float(c->type) && chance(c, 40))
+        kind = chance(c, 50) ? REGION_SOFTMAX : REGION_DOT;
+    /* a dot's weight is one more input: only where the pattern takes any */
+    if (kind == REGION_DOT && (p->has_args && !p->rest))
+        kind = REGION_SOFTMAX;
+    if (kind == REGION_DOT && n + 1 > CHECK_MAX_ARGS)
+        kind = REGION_POINTWISE;
     ins *in[CHECK_MAX_ARGS];
     for (int k = 0; k < n; k++) {
         in[k] = p->has_args && k < p->nargs ? build(c, p->args[k], &out, false)
@@ -723,17 +759,31 @@ static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int 
         if (!in[k])
             return NULL;
     }
+    if (kind == REGION_DOT) {
+        lens_want w = out;
+        w.d[w.rank - 2] = w.d[w.rank - 1];
+        if (!(in[n] = make_leaf(c, &w, LEAF_ANY)))
+            return NULL;
+    }
+    int nin = n + (kind == REGION_DOT);
     module *body = region_add_body_module(c->g, c->m, &c->region_index);
     if (!body)
         return NULL;
     static const char *const binary[] = {"add", "mul", "sub", "max"};
     static const char *const unary[] = {"neg", "relu", "abs"};
-    ins *acc = NULL, *first = NULL;
+    ins *acc = NULL, *first = NULL, *params[CHECK_MAX_ARGS];
     graft_error err = {0};
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < nin; k++) {
         char name[16];
         snprintf(name, sizeof name, "x%d", k);
-        ins *x = module_add_param(body, name, &in[k]->sh);
+        if (!(params[k] = module_add_param(body, name, &in[k]->sh)))
+            return NULL;
+    }
+    /* the head reads the first input, a dot any one of them */
+    int head = kind == REGION_DOT ? pick(c, n) : 0;
+    for (int k = 0; k < n; k++) {
+        ins *x = k != head ? params[k]
+                           : region_head(c, body, params[k], kind == REGION_DOT ? params[n] : NULL, kind, &out);
         if (!x)
             return NULL;
         acc = acc ? module_add_op(body, binary[pick(c, 4)], NULL, 0, (ins *[]){acc, x}, 2, &err) : x;
@@ -758,7 +808,7 @@ static ins *build_region(build_ctx *c, const dsl_pattern *p, lens_want out, int 
         rets[0] = acc;
     if (!module_add_return(body, rets, noutputs))
         return NULL;
-    ins *region = region_insert(c->m, NULL, in, n, body, noutputs, outputs);
+    ins *region = region_insert(c->m, NULL, in, nin, body, noutputs, outputs);
     if (!region)
         fail_build(c, "a region could not be built");
     return region;

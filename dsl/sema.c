@@ -728,11 +728,12 @@ static bool check_fold(sema *s, dsl_repl *r)
 
 /* ---- the region-growing replacements ---- */
 
-static const char *const grow_names[] = {NULL, "absorb_producer", "absorb_consumer", "merge_siblings"};
+static const char *const grow_names[] = {NULL, "absorb_producer", "absorb_consumer", "merge_siblings",
+                                         "split_tail_into"};
 
 static int grow_kind(const char *name)
 {
-    for (int k = GROW_PRODUCER; k <= GROW_SIBLINGS; k++)
+    for (int k = GROW_PRODUCER; k <= GROW_SPLIT; k++)
         if (strcmp(name, grow_names[k]) == 0)
             return k;
     return 0;
@@ -829,6 +830,8 @@ static bool check_grow(sema *s, dsl_repl *r, int kind)
         FAIL(s, r->args[1]->loc, "absorb_producer: '%s' is not an operand of '%s' in the pattern", n1, n0);
     if (kind == GROW_CONSUMER && !pattern_reads(pat[1], n0))
         FAIL(s, r->args[1]->loc, "absorb_consumer: '%s' does not read '%s' in the pattern", n1, n0);
+    if (kind == GROW_SPLIT && !pattern_reads(pat[1], n0))
+        FAIL(s, r->args[1]->loc, "split_tail_into: '%s' does not read '%s' in the pattern", n1, n0);
     if (kind == GROW_SIBLINGS && !share_input(pat[0], pat[1]))
         FAIL(s, r->args[1]->loc, "merge_siblings: '%s' and '%s' read no common input in the pattern",
              n0, n1);

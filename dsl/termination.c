@@ -154,9 +154,11 @@ static void measure_repl(const dsl_rule *r, const dsl_repl *x, side *s)
     case RP_REGION:
     case RP_GROW:
         /* One region; the growing forms turn two matched instructions
-         * (plain ops or regions) into it. */
-        m[DSL_MEASURE_INSTRUCTIONS]++;
-        m[DSL_MEASURE_RANK] += op_rank(op_find("fused"));
+         * (plain ops or regions) into it. split_tail_into leaves two
+         * regions (the reductions, the reader with the tail): no fewer
+         * than it matched, so such a rule is `nonterminating`. */
+        m[DSL_MEASURE_INSTRUCTIONS] += x->grow == GROW_SPLIT ? 2 : 1;
+        m[DSL_MEASURE_RANK] += (x->grow == GROW_SPLIT ? 2 : 1) * op_rank(op_find("fused"));
         return;
     case RP_FOLD:
         /* One new literal: an instruction, never a view. */

@@ -484,3 +484,228 @@ bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
 }
 
 arena *rw_arena(rewriter *rw) { return &rw->g->mem; }
+
+/* ---- splitting a reduction region's tail into its reader ---- */
+
+static bool split_is_region(const ins *i) { return (i->op->classes & OPC_REGION) && i->nmods == 1; }
+
+static bool split_is_view(const ins *i)
+{
+    return (i->op->classes & (OPC_VIEW | OPC_SHAPE)) && !(i->op->classes & OPC_BUILTIN) &&
+           !ins_is(i, "get_tuple_elem") && i->nargs == 1;
+}
+
+/* Whether every use of v, directly or through views only it leads to, is
+ * by c (and there is one). */
+static bool split_only_feeds(const ins *v, const ins *c, int depth)
+{
+    if (depth > 16 || !v->nusers)
+        return false;
+    for (int u = 0; u < v->nusers; u++) {
+        const ins *w = v->users[u];
+        if (w != c && !(split_is_view(w) && split_only_feeds(w, c, depth + 1)))
+            return false;
+    }
+    return true;
+}
+
+static int split_body_index(ins *const *body, int n, const ins *x)
+{
+    for (int k = 0; k < n; k++)
+        if (body[k] == x)
+            return k;
+    return -1;
+}
+
+/* Copies body instruction x before pos in pos's module, its operands args. */
+static ins *split_copy(rewriter *rw, ins *pos, const ins *x, ins **args)
+{
+    ins *c;
+    if (ins_is(x, "@literal")) {
+        c = module_add_literal(pos->mod, &x->sh, x->data);
+        if (c)
+            module_move_before(c, pos);
+    } else {
+        graft_error e;
+        c = module_insert(pos->mod, pos, x->op, x->attrs, x->nattrs, args, x->nargs, &e);
+    }
+    if (c)
+        note_inserted(rw, c);
+    return c && shape_equal(&c->sh, &x->sh) ? c : NULL;
+}
+
+/* Merges parts into one region after the match has committed (rw_merge's
+ * steps); NULL when the merge is refused. */
+static ins *split_merge_committed(rewriter *rw, ins *const *parts, int nparts, bool commit_first)
+{
+    region_merge_plan plan;
+    if (region_merge_plan_make(&plan, parts, nparts) != MERGE_OK)
+        return NULL;
+    ins **reps = malloc((size_t)plan.noutputs * sizeof *reps);
+    module *body = reps ? new_region_module(rw, plan.mod) : NULL;
+    ins *region = body ? region_merge_outline(&plan, body, reps) : NULL;
+    if (region) {
+        note_inserted(rw, region);
+        for (int k = 0; plan.noutputs > 1 && k < plan.noutputs; k++)
+            note_inserted(rw, reps[k]);
+        if (commit_first)
+            commit(rw);
+        else
+            worklist_push(&rw->wl, region);
+        region_take_over_uses(plan.inside, plan.ninside, plan.outputs, reps, plan.noutputs);
+        for (int k = 0; k < plan.noutputs; k++)
+            for (int u = 0; u < reps[k]->nusers; u++)
+                worklist_push(&rw->wl, reps[k]->users[u]);
+        if (commit_first)
+            driver_trace_commit(rw, plan.outputs[0], reps[0]);
+        for (int k = plan.ninside - 1; k >= 0; k--)
+            if (!(plan.inside[k]->flags & INS_REMOVED) && ins_is_dead(plan.inside[k]))
+                driver_erase(rw, plan.inside[k]);
+    }
+    free(reps);
+    region_merge_plan_free(&plan);
+    return region;
+}
+
+bool rw_split_tail(rewriter *rw, ins *p, ins *c)
+{
+    if (rw->txn != TXN_OPEN || !split_is_region(p) || p == c || p->mod != c->mod)
+        return false;
+    const module *b = p->mods[0];
+    const ins *ret = module_return(b);
+    int n = 0;
+    for (const ins *i = b->first; i; i = i->next)
+        n++;
+    if (!ret || !n)
+        return false;
+    ins **body = malloc((size_t)n * sizeof *body), **inl = calloc((size_t)n, sizeof *inl);
+    ins **tail = calloc((size_t)n, sizeof *tail), **args = NULL;
+    ins **outs = malloc((size_t)(p->nusers + 1) * sizeof *outs), **parts = NULL;
+    bool *in_slice = calloc((size_t)n, sizeof *in_slice);
+    int nouts = 0, max_args = 1, nparts = 0;
+    bool ok = body && inl && tail && outs && in_slice, any_tail = false;
+    n = 0;
+    for (ins *i = b->first; ok && i; i = i->next) {
+        body[n++] = i;
+        max_args = i->nargs > max_args ? i->nargs : max_args;
+    }
+    ok = ok && (args = malloc((size_t)max_args * sizeof *args)) && (parts = malloc((size_t)(n + 1) * sizeof *parts));
+    /* The region's output values and the body values they stand for; the
+     * tail is what only c reads. */
+    if (ok && !shape_is_tuple(&p->sh))
+        outs[nouts++] = p;
+    for (int u = 0; ok && shape_is_tuple(&p->sh) && u < p->nusers; u++)
+        if (ins_is(p->users[u], "get_tuple_elem"))
+            outs[nouts++] = p->users[u];
+    ok = ok && nouts > 0;
+    for (int k = 0; ok && k < nouts; k++) {
+        const attr_value *idx = outs[k] == p ? NULL : ins_attr(outs[k], "index");
+        int r = idx ? (idx->kind == ATTR_INT ? (int)idx->u.i : -1) : 0;
+        ok = r >= 0 && r < ret->nargs;
+        const ins *bv = ok ? ret->args[r] : NULL;
+        bool computed = bv && !bv->param && !ins_is(bv, "@literal") && !(bv->op->classes & OPC_REDUCE);
+        if (computed && split_only_feeds(outs[k], c, 0)) {
+            int at = split_body_index(body, n, bv);
+            ok = at >= 0;
+            if (ok)
+                in_slice[at] = any_tail = true;
+        }
+    }
+    ok = ok && any_tail;
+    /* The slice: what the tail needs, back to the parameters, literals and
+     * reductions (reverse program order reaches every operand after its
+     * users). */
+    for (int k = n - 1; ok && k >= 0; k--) {
+        if (!in_slice[k])
+            continue;
+        const ins *i = body[k];
+        if (i->param || ins_is(i, "@literal") || (i->op->classes & OPC_REDUCE) || ins_is(i, "@return")) {
+            in_slice[k] = false;
+            continue;
+        }
+        for (int a = 0; a < i->nargs; a++) {
+            int at = split_body_index(body, k, i->args[a]);
+            if (at >= 0)
+                in_slice[at] = true;
+        }
+    }
+    /* The body inlined before p, then the slice copied once more. */
+    for (int k = 0; ok && k < n; k++) {
+        const ins *i = body[k];
+        if (ins_is(i, "@return"))
+            continue;
+        if (i->param) {
+            int x = i->param[0] == 'x' ? atoi(i->param + 1) : -1;
+            ok = x >= 0 && x < p->nargs;
+            if (ok)
+                inl[k] = p->args[x];
+            continue;
+        }
+        for (int a = 0; ok && a < i->nargs; a++) {
+            int at = split_body_index(body, k, i->args[a]);
+            ok = at >= 0 && (args[a] = inl[at]) != NULL;
+        }
+        ok = ok && (inl[k] = split_copy(rw, p, i, args)) != NULL;
+    }
+    for (int k = 0; ok && k < n; k++) {
+        if (!in_slice[k])
+            continue;
+        const ins *i = body[k];
+        for (int a = 0; ok && a < i->nargs; a++) {
+            int at = split_body_index(body, k, i->args[a]);
+            ok = at >= 0 && (args[a] = in_slice[at] ? tail[at] : inl[at]) != NULL;
+        }
+        ok = ok && (tail[k] = split_copy(rw, p, i, args)) != NULL;
+        if (ok)
+            parts[nparts++] = tail[k];
+    }
+    /* Every reader of an output now reads a copy: c (and the views on the
+     * way to it) the slice's, the others the inlined body's. */
+    for (int k = 0; ok && k < nouts; k++) {
+        const attr_value *idx = outs[k] == p ? NULL : ins_attr(outs[k], "index");
+        int at = split_body_index(body, n, ret->args[idx ? (int)idx->u.i : 0]);
+        bool to_tail = at >= 0 && tail[at] && split_only_feeds(outs[k], c, 0);
+        ins *v = at < 0 ? NULL : to_tail ? tail[at] : inl[at];
+        ok = v != NULL;
+        while (ok && outs[k]->nusers) {
+            ins *u = outs[k]->users[0];
+            int before = outs[k]->nusers;
+            for (int a = 0; a < u->nargs; a++)
+                if (u->args[a] == outs[k])
+                    rw_set_arg(rw, u, a, v);
+            ok = outs[k]->nusers < before && !rw->failed;
+        }
+    }
+    parts[nparts++] = c;
+    ins *merged = ok ? split_merge_committed(rw, parts, nparts, true) : NULL;
+    if (merged) {
+        /* p and the copies no one reads go; the rest of the body becomes a
+         * region again (left as plain ops, which the rules fuse anew, if
+         * that is refused). */
+        for (int k = nouts - 1; k >= 0; k--)
+            if (outs[k] != p && !(outs[k]->flags & INS_REMOVED) && ins_is_dead(outs[k]))
+                driver_erase(rw, outs[k]);
+        if (!(p->flags & INS_REMOVED) && ins_is_dead(p))
+            driver_erase(rw, p);
+        int nrest = 0;
+        for (int k = n - 1; k >= 0; k--) {
+            ins *x = inl[k];
+            if (!x || body[k]->param || (x->flags & INS_REMOVED))
+                continue;
+            if (ins_is_dead(x))
+                driver_erase(rw, x);
+            else
+                parts[nrest++] = x;
+        }
+        if (nrest > 1)
+            split_merge_committed(rw, parts, nrest, false);
+    }
+    free(body);
+    free(inl);
+    free(tail);
+    free(args);
+    free(outs);
+    free(parts);
+    free(in_slice);
+    return merged != NULL;
+}

@@ -132,6 +132,16 @@ void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *con
  * cycle. False, with nothing committed and the match to be aborted, when
  * the merge is refused. */
 bool rw_merge(rewriter *rw, ins *const *parts, int nparts);
+/* Splits region p's tail into c, which reads it (the split_tail_into
+ * replacement): the values of p that only c reads (directly or through
+ * views) are computed again in c's region from p's inputs and p's
+ * reductions, copying the part of p's body they need back to its
+ * parameters, literals and reductions; p is rebuilt without them, with the
+ * reductions that part reads as outputs. Two regions again: p's rest and c
+ * with the tail. False, with nothing committed and the match to be
+ * aborted, when p is not a region, no value of p is read by c alone, or
+ * the merge into c is refused (engine/region_merge.h). */
+bool rw_split_tail(rewriter *rw, ins *p, ins *c);
 /* Undoes everything inserted since rw_attempt. */
 void rw_abort(rewriter *rw);
 /* The graph's arena, for helper results (computed attribute lists). */

@@ -88,11 +88,15 @@ if [ -z "$bad" ]; then pass chain8_no_transpose_any_order; else fail chain8_no_t
 # ---- seed 002: the foldable pads fold, with the right padding ----
 if opt seed002 "$ex/seed002_pad_conv.txt" default; then
     out="$tmp/seed002.txt"
-    # output0 and output1: convolutions of x and of leaky_relu(x) with padding 1 each side
-    lr=$(sed -n 's/^\([^ ]*\) = leaky_relu\[alpha=0.1\](x) -> float_type, {1, 64, 56, 56}.*/\1/p' "$out")
+    # output0 and output1: convolutions of x and of leaky_relu(x) with padding 1
+    # each side; the leaky_relu is the second convolution's prologue, in one
+    # region that reads x (fuse.rules fuse_pointwise_prologue_into_contraction)
+    lrbody=$(sed -n 's/^@[0-9]* = fused(x,@2), \[\(main:fused[0-9]*\)\] -> float_type, {1, 64, 56, 56}.*/\1/p' "$out")
+    lr=$(sed -n "s/^\($lrbody:@[0-9]*\) = leaky_relu\[alpha=0.1\](x0) -> float_type, {1, 64, 56, 56}.*/\1/p" "$out")
     if ! grep -q "= convolution\[padding={1, 1, 1, 1},.*\](x,@1) -> float_type, {1, 64, 56, 56}" "$out"; then
         fail seed002_pad_folds "output0's convolution does not read x with padding {1, 1, 1, 1}"
-    elif [ -z "$lr" ] || ! grep -q "= convolution\[padding={1, 1, 1, 1},.*\]($lr,@2) -> float_type, {1, 64, 56, 56}" "$out"; then
+    elif [ -z "$lrbody" ] || [ -z "$lr" ] ||
+         ! grep -q "^$lrbody:@[0-9]* = convolution\[padding={1, 1, 1, 1},.*\]($lr,x1) -> float_type, {1, 64, 56, 56}" "$out"; then
         fail seed002_pad_folds "output1's convolution does not read leaky_relu(x) with padding {1, 1, 1, 1}"
     else
         pass seed002_pad_folds

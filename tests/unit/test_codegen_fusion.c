@@ -189,6 +189,77 @@ static void test_dot_contiguous_epilogue(void)
     check_emu(dot_contiguous_epilogue, "gemm", NULL, 1e-5);
 }
 
+/* Softmax split before the attention's second dot (fuse.rules
+ * split_reduction_tail_into_contraction): the reduction kernel writes only
+ * the row max and sum; the dot's kernel computes exp(s - max) / sum as its
+ * prologue, reading s and the two per-row values through broadcasts, and
+ * stores the heads side by side (contiguous epilogue). Two kernels, the
+ * probabilities never in memory. */
+static const char softmax_tail_prologue_dot[] =
+    "module: \"main\"\n"
+    "s = @param:s -> float_type, {3, 19, 23}, {437, 23, 1}\n"
+    "v = @param:v -> float_type, {3, 23, 9}, {207, 9, 1}\n"
+    "@2 = fused(s), [main:fused0] -> [float_type, {3, 19, 1}, {19, 1, 1}, float_type, {3, 19, 1}, {19, 1, 1}]\n"
+    "@3 = get_tuple_elem[index=0](@2)\n"
+    "@4 = get_tuple_elem[index=1](@2)\n"
+    "@5 = fused(@3,s,@4,v), [main:fused1] -> float_type, {19, 3, 9}, {27, 9, 1}\n"
+    "@6 = @return(@5)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {3, 19, 23}, {437, 23, 1}\n"
+    "@1 = reduce_max[axes={2}](x0)\n"
+    "@2 = multibroadcast[out_lens={3, 19, 23}](@1)\n"
+    "@3 = sub(x0,@2)\n"
+    "@4 = exp(@3)\n"
+    "@5 = reduce_sum[axes={2}](@4)\n"
+    "@6 = @return(@1,@5)\n"
+    "\n"
+    "module: \"main:fused1\"\n"
+    "x0 = @param:x0 -> float_type, {3, 19, 1}, {19, 1, 1}\n"
+    "x1 = @param:x1 -> float_type, {3, 19, 23}, {437, 23, 1}\n"
+    "x2 = @param:x2 -> float_type, {3, 19, 1}, {19, 1, 1}\n"
+    "x3 = @param:x3 -> float_type, {3, 23, 9}, {207, 9, 1}\n"
+    "@4 = multibroadcast[out_lens={3, 19, 23}](x0)\n"
+    "@5 = sub(x1,@4)\n"
+    "@6 = exp(@5)\n"
+    "@7 = multibroadcast[out_lens={3, 19, 23}](x2)\n"
+    "@8 = div(@6,@7)\n"
+    "@9 = dot[output_permutation={1, 0, 2}](@8,x3)\n"
+    "@10 = contiguous(@9)\n"
+    "@11 = @return(@10)\n";
+
+static void test_softmax_tail_prologue_dot(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(softmax_tail_prologue_dot, &err), 2);
+    check_emu(softmax_tail_prologue_dot, "gemm", "exp_div_dot_contiguous", 1e-5);
+}
+
+/* A lone pointwise op as a convolution's prologue (fuse.rules
+ * fuse_pointwise_prologue_into_contraction): leaky_relu applied to each
+ * input element as the convolution reads it, padding and stride included,
+ * one kernel. */
+static const char lone_prologue_conv[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 5, 11, 9}, {495, 99, 9, 1}\n"
+    "w = @param:w -> float_type, {7, 5, 3, 3}, {45, 9, 3, 1}\n"
+    "@2 = fused(x,w), [main:fused0] -> float_type, {2, 7, 6, 5}, {210, 30, 5, 1}\n"
+    "@3 = @return(@2)\n"
+    "\n"
+    "module: \"main:fused0\"\n"
+    "x0 = @param:x0 -> float_type, {2, 5, 11, 9}, {495, 99, 9, 1}\n"
+    "x1 = @param:x1 -> float_type, {7, 5, 3, 3}, {45, 9, 3, 1}\n"
+    "@2 = leaky_relu[alpha=0.1](x0)\n"
+    "@3 = convolution[padding={1, 1, 1, 1},stride={2, 2}](@2,x1)\n"
+    "@4 = @return(@3)\n";
+
+static void test_lone_prologue_conv(void)
+{
+    graft_error err = {0};
+    CHECK_INT(kernel_count(lone_prologue_conv, &err), 1);
+    check_emu(lone_prologue_conv, "gemm", "leaky_relu_convolution", 1e-5);
+}
+
 /* Seed 002's third chain: a pad with value 1 over H and W, then a channel
  * pad, read by a convolution (fuse.rules pad_into_contraction, then
  * pad_into_region_first): the kernel reads x through both pads' read
@@ -694,7 +765,8 @@ static void test_hiprtc_compiles_fused_kernels(void)
         return;
     }
     const char *texts[] = {conv_epilogue_sums, prologue_conv_epilogue, softmax_scaled, long_rows,
-                           unet_two_regions, conv_groupnorm_silu};
+                           unet_two_regions, conv_groupnorm_silu, softmax_tail_prologue_dot,
+                           lone_prologue_conv};
     for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
         graph *g = parse(texts[t]);
         cg_program *p = g ? cg_lower(g, &err) : NULL;
@@ -718,6 +790,8 @@ int main(void)
     RUN(test_dot_prologue_epilogue);
     RUN(test_dot_epilogue_row_reductions);
     RUN(test_dot_contiguous_epilogue);
+    RUN(test_softmax_tail_prologue_dot);
+    RUN(test_lone_prologue_conv);
     RUN(test_pads_into_conv);
     RUN(test_gemm_regions_not_lowered_yet);
     RUN(test_reduce_region_kept_in_registers);
