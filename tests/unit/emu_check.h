@@ -81,4 +81,30 @@ static inline void check_emu(const char *text, const char *kind, const char *nee
     graph_free(g);
 }
 
+/* Lowers and plans each of the n texts and compiles its kernels with hiprtc
+ * for gfx90a (wave 64) and gfx1030 (wave 32), printing the hiprtc log of a
+ * failure. Without hiprtc on the machine it prints a note naming test and
+ * returns: the emu checks above still run everywhere. */
+static inline void check_hiprtc_compiles(const char *test, const char *const *texts, size_t n)
+{
+    graft_error err = {0};
+    if (!cg_hiprtc_available(&err)) {
+        printf("note: %s skipped: hiprtc: %s\n", test, err.message);
+        return;
+    }
+    for (size_t t = 0; t < n; t++) {
+        graph *g = parse(texts[t]);
+        cg_program *p = g ? cg_lower(g, &err) : NULL;
+        CHECK(p != NULL && cg_plan(p, &err));
+        const char *archs[2] = {"gfx90a", "gfx1030"};
+        cg_compile_options o = {archs, 2, NULL, NULL, 2};
+        bool ok = p && cg_compile(p, &o, NULL, &err);
+        if (!ok)
+            printf("hiprtc: %s\n", err.message);
+        CHECK(ok);
+        cg_program_free(p);
+        graph_free(g);
+    }
+}
+
 #endif

@@ -219,26 +219,9 @@ static void test_through_views(void) { check_emu(through_views, "unique", NULL, 
 
 static void test_hiprtc_compiles_index_kernels(void)
 {
-    graft_error err = {0};
-    if (!cg_hiprtc_available(&err)) {
-        printf("note: test_hiprtc_compiles_index_kernels skipped: hiprtc: %s\n", err.message);
-        return;
-    }
     const char *texts[] = {gathers, scatters, scatternds, scans, topks, uniques, nms,
                            pool_indices, through_views};
-    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
-        graph *g = parse(texts[t]);
-        cg_program *p = g ? cg_lower(g, &err) : NULL;
-        CHECK(p != NULL && cg_plan(p, &err));
-        const char *archs[2] = {"gfx90a", "gfx1030"};
-        cg_compile_options o = {archs, 2, NULL, NULL, 2};
-        bool ok = p && cg_compile(p, &o, NULL, &err);
-        if (!ok)
-            printf("hiprtc: %s\n", err.message);
-        CHECK(ok);
-        cg_program_free(p);
-        graph_free(g);
-    }
+    check_hiprtc_compiles("test_hiprtc_compiles_index_kernels", texts, sizeof texts / sizeof texts[0]);
 }
 
 int main(void)

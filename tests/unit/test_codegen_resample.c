@@ -251,30 +251,13 @@ static void test_dot_region_through_views(void)
 
 static void test_hiprtc_compiles_these_kernels(void)
 {
-    graft_error err = {0};
-    if (!cg_hiprtc_available(&err)) {
-        printf("note: test_hiprtc_compiles_these_kernels skipped: hiprtc: %s\n", err.message);
-        return;
-    }
     char grid[sizeof grid_text_fmt + 16], roi[sizeof roialign_fmt + 16], iff[sizeof if_fmt + 8];
     snprintf(grid, sizeof grid, grid_text_fmt, 2, 2, 0);
     snprintf(roi, sizeof roi, roialign_fmt, 0, 1, 0);
     snprintf(iff, sizeof iff, if_fmt, 1);
     const char *texts[] = {resize_cubic, resize_linear_half, resize_crop, grid, roi,
                            deconv_2d,    dft_complex_inverse_padded,       det_text, iff};
-    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
-        graph *g = parse(texts[t]);
-        cg_program *p = g ? cg_lower(g, &err) : NULL;
-        CHECK(p != NULL && cg_plan(p, &err));
-        const char *archs[2] = {"gfx90a", "gfx1030"};
-        cg_compile_options o = {archs, 2, NULL, NULL, 2};
-        bool ok = p && cg_compile(p, &o, NULL, &err);
-        if (!ok)
-            printf("hiprtc: %s\n", err.message);
-        CHECK(ok);
-        cg_program_free(p);
-        graph_free(g);
-    }
+    check_hiprtc_compiles("test_hiprtc_compiles_these_kernels", texts, sizeof texts / sizeof texts[0]);
 }
 
 int main(void)
