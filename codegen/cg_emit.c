@@ -321,6 +321,21 @@ unsigned cg_grid_for(int64_t n, unsigned block)
     return blocks > CG_MAX_GRID ? CG_MAX_GRID : (unsigned)blocks;
 }
 
+void cg_grid_stride_loop(cg_kgen *g, int64_t n)
+{
+    cg_printf(&g->body,
+              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
+              "         i += (%s)gridDim.x * blockDim.x) {\n",
+              g->idx, g->idx, g->idx, (long long)n, g->idx);
+}
+
+void cg_open_loop(cg_kgen *g, int64_t n, unsigned block)
+{
+    g->block = block;
+    g->grid = cg_grid_for(n, g->block);
+    cg_grid_stride_loop(g, n);
+}
+
 /* ---- pointwise expressions ---- */
 
 /* Integer forms (wrapping, division by 0 gives 0), as the reference. */

@@ -228,5 +228,12 @@ enum { CG_KEPT_SLOTS = 16 };
  * row into chunks of CG_SPLIT_CHUNK, one block each, over several kernels. */
 enum { CG_SPLIT_ROW = 65536, CG_SPLIT_CHUNK = 8192 };
 unsigned cg_grid_for(int64_t n, unsigned block);
+/* Writes the header of a grid-stride loop over n work items, the variable i
+ * of g's index type; the caller writes the body and the closing brace. */
+void cg_grid_stride_loop(cg_kgen *g, int64_t n);
+/* Sets g's block (threads per block) and the grid that covers n items with
+ * it, then opens the loop as cg_grid_stride_loop does: the kernels with one
+ * thread per output element (or row, slot, lane) start this way. */
+void cg_open_loop(cg_kgen *g, int64_t n, unsigned block);
 
 #endif

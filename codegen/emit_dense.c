@@ -24,16 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void open_loop(cg_kgen *g, int64_t n)
-{
-    g->block = 256;
-    g->grid = cg_grid_for(n, g->block);
-    cg_printf(&g->body,
-              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-              "         i += (%s)gridDim.x * blockDim.x) {\n",
-              g->idx, g->idx, g->idx, (long long)n, g->idx);
-}
-
 static void dim_of(const shape *s, int d, const char *j, char *out, size_t size)
 {
     snprintf(out, size, "(long long)((%s / %lldull) %% %lldull)", j,
@@ -65,7 +55,7 @@ bool cg_emit_convolution_backwards(cg_kgen *g, const ins *i, const cg_access *in
         return cg_fail(g, "convolution_backwards: attributes do not fit the operands");
     int64_t cin_g = x->lens[1] / group, cout_g = w->lens[1];
     cg_text *b = &g->body;
-    open_loop(g, shape_elements(o));
+    cg_open_loop(g, shape_elements(o), 256);
     char dim[160];
     for (int d = 0; d < o->rank; d++) {
         dim_of(o, d, "i", dim, sizeof dim);
@@ -141,7 +131,7 @@ bool cg_emit_dft(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
     cg_puts(b, "};\n");
     /* one thread per complex output: the output's index without its last axis */
     int64_t count = shape_elements(o) / 2;
-    open_loop(g, count);
+    cg_open_loop(g, count, 256);
     int64_t inner = cg_product(s->lens, axis + 1, r - 1);
     cg_printf(b, "        const long long outer = (long long)(i / %lldull), k = (long long)(i / "
                  "%lldull %% %lldull), in = (long long)(i %% %lldull);\n",
@@ -191,7 +181,7 @@ bool cg_emit_det(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
         return false;
     int sp = cg_param(g, scratch, true);
     cg_text *b = &g->body;
-    open_loop(g, count);
+    cg_open_loop(g, count, 256);
     cg_printf(b, "        double *mat = p%d + (unsigned long long)i * %lldull;\n", sp,
               (long long)mm);
     cg_printf(b, "        for (long long e = 0; e < %lldLL; e++) {\n", (long long)mm);

@@ -58,13 +58,8 @@ static int normalized_axis(const ins *i, int rank)
  * what one item is. */
 static void open_loop(cg_kgen *g, int64_t n, unsigned block, const char *what)
 {
-    g->block = block;
-    g->grid = cg_grid_for(n, g->block);
     cg_printf(&g->body, "    /* one thread per %s: %lld of them */\n", what, (long long)n);
-    cg_printf(&g->body,
-              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-              "         i += (%s)gridDim.x * blockDim.x) {\n",
-              g->idx, g->idx, g->idx, (long long)n, g->idx);
+    cg_open_loop(g, n, block);
 }
 
 /* Loads access a at the row-major linear index given by expr (any integer

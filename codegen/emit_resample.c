@@ -26,16 +26,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void open_loop(cg_kgen *g, int64_t n)
-{
-    g->block = 256;
-    g->grid = cg_grid_for(n, g->block);
-    cg_printf(&g->body,
-              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-              "         i += (%s)gridDim.x * blockDim.x) {\n",
-              g->idx, g->idx, g->idx, (long long)n, g->idx);
-}
-
 /* A double constant as C text (infinities and NaN included). */
 static void double_literal(double v, char *out, size_t size)
 {
@@ -165,7 +155,7 @@ bool cg_emit_resize(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
         cg_text *b = &g->body;
         for (int k = 0; k < e.naxes; k++)
             resize_tables(&e, e.axes[k], o->lens[e.axes[k]]);
-        open_loop(g, shape_elements(o));
+        cg_open_loop(g, shape_elements(o), 256);
         for (int d = 0; d < e.r; d++) {
             char dim[128];
             dim_of(o, d, dim, sizeof dim);
@@ -221,7 +211,7 @@ bool cg_emit_grid_sample(cg_kgen *g, const ins *i, const cg_access *in, const cg
     bool align = ins_attr(i, "align_corners")->u.i != 0;
     int taps = mode == GS_NEAREST ? 1 : mode == GS_LINEAR ? 2 : 4;
     cg_text *b = &g->body;
-    open_loop(g, shape_elements(o));
+    cg_open_loop(g, shape_elements(o), 256);
     char dim[128];
     for (int d = 0; d < o->rank; d++) {
         dim_of(o, d, dim, sizeof dim);
@@ -335,7 +325,7 @@ bool cg_emit_roialign(cg_kgen *g, const ins *i, const cg_access *in, const cg_ac
     bool half_pixel = ins_attr(i, "coordinate_transformation_mode")->u.i == 0;
     bool avg = ins_attr(i, "mode")->u.i == 0;
     cg_text *b = &g->body;
-    open_loop(g, shape_elements(o));
+    cg_open_loop(g, shape_elements(o), 256);
     char dim[128];
     for (int d = 0; d < 4; d++) {
         dim_of(o, d, dim, sizeof dim);

@@ -33,10 +33,7 @@ bool cg_emit_select(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     for (int k = 0; k < nout; k++) {
         const shape *sh = shape_is_tuple(&i->sh) ? &i->sh.tuple[k] : &i->sh;
         const char *ct = cg_compute_type(sh->type);
-        cg_printf(b,
-                  "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-                  "         i += (%s)gridDim.x * blockDim.x) {\n",
-                  g->idx, g->idx, g->idx, (long long)shape_elements(sh), g->idx);
+        cg_grid_stride_loop(g, shape_elements(sh));
         char then_v[32], else_v[32];
         int op = cg_param(g, out[k].buffer, true);
         cg_puts(b, "        if (take_then) {\n");

@@ -12,16 +12,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void open_loop(cg_kgen *g, int64_t n)
-{
-    g->block = 256;
-    g->grid = cg_grid_for(n, g->block);
-    cg_printf(&g->body,
-              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-              "         i += (%s)gridDim.x * blockDim.x) {\n",
-              g->idx, g->idx, g->idx, (long long)n, g->idx);
-}
-
 static int64_t axis_value(const attr_value *v, int d, int64_t dflt)
 {
     if (!v || v->n == 0)
@@ -54,7 +44,7 @@ bool cg_emit_pooling(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
         ct = "double";
     bool dbl = strcmp(ct, "double") == 0;
     cg_text *b = &g->body;
-    open_loop(g, shape_elements(o));
+    cg_open_loop(g, shape_elements(o), 256);
     const char *idx[SHAPE_MAX_RANK];
     char names[SHAPE_MAX_RANK][96];
     for (int d = 0; d < 2; d++) {
@@ -134,7 +124,7 @@ bool cg_emit_lrn(cg_kgen *g, const ins *i, const cg_access *in, const cg_access 
         return cg_fail(g, "not lowered yet: lrn on %s", type_name(x->type));
     bool dbl = strcmp(ct, "double") == 0;
     cg_text *b = &g->body;
-    open_loop(g, shape_elements(x));
+    cg_open_loop(g, shape_elements(x), 256);
     cg_printf(b, "        const long long c = (long long)((i / %lldull) %% %lldull);\n",
               (long long)inner, (long long)channels);
     cg_printf(b, "        const long long first = c - %lldLL < 0 ? 0 : c - %lldLL;\n",
