@@ -99,8 +99,10 @@ for blocks in 500 1000; do
     awk -v b="$blocks" -v td="$td" -v tn="$tn" 'BEGIN {
         s = (td - tn) / td
         printf "fusion share, %d pointwise chains (%d instructions): -p default %.0f ms, " \
-               "-p normalize %.0f ms; fusion %.1f%% of -p default (target <= 30%%: %s)\n",
-               b, 8 * b + 3, td, tn, 100 * s, s <= 0.30 ? "met" : "NOT met" }'
+               "-p normalize %.0f ms; fusion %.1f%% of -p default, %.1f us per instruction " \
+               "(a stress case: -p normalize has little to do here; issue 8'"'"'s <= 30%% " \
+               "target is on the 1M graph, row (4))\n",
+               b, 8 * b + 3, td, tn, 100 * s, 1000 * (td - tn) / (8 * b + 3) }'
 done
 awk -v a="$td_500" -v b="$td_1000" -v c="$tn_500" -v d="$tn_1000" 'BEGIN {
     printf "fusion growth: twice the chains, -p default time %.2fx, fusion part %.2fx " \
