@@ -17,8 +17,10 @@
  *    pointwise body (emit_pointwise.c), reductions, softmax and regions
  *    with reductions (emit_reduce.c), dot, convolution and regions around
  *    one of them (emit_gemm.c), pooling and lrn
- *    (emit_window.c), concat, pad and gather. Anything else is "not lowered
- *    yet: op X".
+ *    (emit_window.c), concat, pad and gather; an `if` lowers both branches
+ *    and selects (lower_if), a `loop` lowers its body once between its own
+ *    kernels and adds a cg_loop entry the runtimes repeat (lower_loop).
+ *    Anything else is "not lowered yet: op X".
  * An emitter may ask for several kernels for one instruction (a split
  * reduction: g->npasses); each is emitted and finished in turn.
  * A kernel's name is its ops joined by '_' and "_k<launch index>"; its
