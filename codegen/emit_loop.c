@@ -76,12 +76,15 @@ bool cg_emit_loop_init(cg_kgen *g, const cg_loop_buffers *lb)
     for (int k = 0; k < lb->nscans; k++) {
         int64_t n = access_elements(&lb->scan_out[k]);
         int op = cg_param(g, lb->scan_out[k].buffer, true);
+        const char *ct = cg_compute_type(lb->scan_out[k].type);
+        char zero[64], conv[200];
+        snprintf(zero, sizeof zero, "(%s)0", ct);
+        cg_store_conversion(lb->scan_out[k].type, ct, zero, conv, sizeof conv);
         cg_printf(&g->body,
                   "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
                   "         i += (%s)gridDim.x * blockDim.x)\n"
-                  "        p%d[i] = (%s)0;\n",
-                  g->idx, g->idx, g->idx, (long long)n, g->idx, op,
-                  cg_storage_type(lb->scan_out[k].type));
+                  "        p%d[i] = %s;\n",
+                  g->idx, g->idx, g->idx, (long long)n, g->idx, op, conv);
         most = n > most ? n : most;
     }
     write_condition(g, &lb->initial_cond, lb->cond);
