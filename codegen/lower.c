@@ -759,7 +759,8 @@ static bool lower_loop(lower_state *s, const ins *i)
 /* A buffer a loop's body touches is live over the whole loop: its body
  * runs again, so a value written before the loop and read inside must
  * survive every iteration, and one written inside must not share space
- * with another of the body's. Inner loops come first in p->loops, so the
+ * with another of the body's. The trip count, which only the host reads,
+ * stays live over the loop too. Inner loops come first in p->loops, so the
  * outer loops widen what they widened. */
 static void extend_loop_lives(cg_program *p)
 {
@@ -770,7 +771,10 @@ static void extend_loop_lives(cg_program *p)
             if (buf->first < 0 && buf->last < 0)
                 continue;
             int first = buf->first < 0 ? buf->last : buf->first;
-            if (first < lp->end && buf->last >= lp->first) {
+            /* the trip count is read by the host at the loop's start, by no
+             * kernel of it: keep it until the loop ends too */
+            bool trips = b == lp->trips_buffer && first < lp->first;
+            if (trips || (first < lp->end && buf->last >= lp->first)) {
                 if (buf->first < 0 || buf->first > lp->first)
                     buf->first = lp->first;
                 if (buf->last < lp->end - 1)

@@ -111,6 +111,29 @@ static const char nested_loop[] =
     "y = add(x2,x3) -> float_type, {5}, {1}\n"
     "@4 = @return(x1,y)\n";
 
+/* The trip count computed by a kernel (twice the parameter) and read by no
+ * kernel of the loop, only by the host: a temp that must stay live, with
+ * temps after it that could take its space. */
+static const char computed_trips[] =
+    "module: \"main\"\n"
+    "x = @param:x -> float_type, {8}, {1}\n"
+    "trips = @param:trips -> int64_type, {1}, {1}\n"
+    "go = @literal{1} -> bool_type, {1}, {1}\n"
+    "t2 = add(trips,trips) -> int64_type, {1}, {1}\n"
+    "e = exp(x) -> float_type, {8}, {1}\n"
+    "r = loop[states=1,max_iterations=-1](t2,go,e,x), [body] -> float_type, {8}, {1}\n"
+    "u = sin(r) -> float_type, {8}, {1}\n"
+    "v = cos(u) -> float_type, {8}, {1}\n"
+    "@9 = @return(v)\n"
+    "\n"
+    "module: \"body\"\n"
+    "x1 = @param:x1 -> bool_type, {1}, {1}\n"
+    "x2 = @param:x2 -> float_type, {8}, {1}\n"
+    "x3 = @param:x3 -> float_type, {8}, {1}\n"
+    "a = add(x2,x3) -> float_type, {8}, {1}\n"
+    "m = mul(a,x3) -> float_type, {8}, {1}\n"
+    "@5 = @return(x1,m)\n";
+
 /* Random floats from the graph's parameters, with trips and go set. */
 static bool make_inputs(graph *g, int64_t trips, int go, tensor_list *in)
 {
@@ -194,6 +217,22 @@ static void test_nested_loops(void)
 {
     check_loop(nested_loop, 2, 1);
     check_loop(nested_loop, 5, 1);
+}
+
+static void test_computed_trips(void)
+{
+    check_loop(computed_trips, 2, 1);
+    graph *g = parse(computed_trips);
+    graft_error err = {0};
+    cg_program *p = g ? cg_lower(g, &err) : NULL;
+    CHECK(p != NULL && p->nloops == 1);
+    if (p && p->nloops == 1) {
+        const cg_buffer *t = &p->buffers[p->loops[0].trips_buffer];
+        CHECK(t->kind == CG_TEMP);
+        CHECK(t->last >= p->loops[0].end - 1);
+    }
+    cg_program_free(p);
+    graph_free(g);
 }
 
 static void test_loop_plan_entry(void)
@@ -341,6 +380,7 @@ int main(void)
     RUN(test_scan_loop);
     RUN(test_swapped_states);
     RUN(test_nested_loops);
+    RUN(test_computed_trips);
     RUN(test_loop_plan_entry);
     RUN(test_launch_order);
     RUN(test_hiprtc_compiles_loop_kernels);
