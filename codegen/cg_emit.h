@@ -144,6 +144,20 @@ bool cg_emit_roialign(cg_kgen *g, const ins *i, const cg_access *in, const cg_ac
  * the then branch's results, in[nout+1..2*nout] the else branch's. */
 bool cg_emit_select(cg_kgen *g, const ins *i, const cg_access *in, const cg_access *out,
                     int nout);
+/* emit_loop.c: the kernels around a `loop`'s body. State, staging and
+ * scan outputs are the loop's own standard buffers; initial, next and
+ * scan_row are the accesses of the operands and the body's results. */
+typedef struct cg_loop_buffers {
+    int nstates, nscans;
+    cg_access initial[CG_MAX_PARAMS / 4], state[CG_MAX_PARAMS / 4];
+    cg_access next[CG_MAX_PARAMS / 4], staged[CG_MAX_PARAMS / 4];
+    cg_access scan_row[CG_MAX_PARAMS / 4], scan_out[CG_MAX_PARAMS / 4];
+    cg_access initial_cond, next_cond;
+    int cond, staged_cond, iteration; /* buffers: bool, bool, int64, one element */
+} cg_loop_buffers;
+bool cg_emit_loop_init(cg_kgen *g, const cg_loop_buffers *lb);
+bool cg_emit_loop_stage(cg_kgen *g, const cg_loop_buffers *lb);
+bool cg_emit_loop_commit(cg_kgen *g, const cg_loop_buffers *lb);
 /* emit_dense.c */
 bool cg_emit_convolution_backwards(cg_kgen *g, const ins *i, const cg_access *in,
                                    const cg_access *out);

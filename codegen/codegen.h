@@ -93,8 +93,29 @@ typedef struct cg_memory {
     size_t total;         /* the one allocation: arena, inputs, weights */
 } cg_memory;
 
+/* ---- run-time loops ---- */
+/* A `loop` instruction's entry in the launch plan: the kernels first..end-1
+ * are its body, run once per iteration; the runtime reads the trip count
+ * once, before the first iteration, and the condition before each one
+ * (from device buffers: on a GPU each read waits for the kernels before
+ * it). The loop's own kernels around the body (codegen/emit_loop.c) keep
+ * the state on the device: an init kernel before `first` copies the
+ * initial values, and the last two body kernels stage and commit the next
+ * ones. Loops nest: an inner loop lies wholly inside an outer one's body,
+ * and never starts at the same kernel. */
+typedef struct cg_loop {
+    const ins *ins;
+    int first, end;       /* the body's kernels: [first, end) */
+    int trips_buffer;     /* int64, one element: the trip count */
+    int64_t trips_offset; /* its element (a view's offset) */
+    int cond_buffer;      /* bool, one element: whether to run the next iteration */
+    int64_t max_iterations; /* -1: no limit but the trip count and condition */
+} cg_loop;
+
 typedef struct cg_program {
     const char *graph_name;
+    cg_loop *loops;       /* inner loops before the loops around them */
+    int nloops;
     cg_kernel *kernels;
     int nkernels;
     cg_buffer *buffers;
@@ -227,5 +248,20 @@ bool cg_hip_device_available(graft_error *err);
  * have room for k->nargs entries. Exposed for its unit test. */
 void cg_pack_args(const cg_program *p, const cg_kernel *k, char *base, void **slots,
                   void **params);
+/* Runs p's launch plan in order (codegen/loop_run.c), for both runtimes:
+ * launch(ctx, k) launches kernel k and read(ctx, buffer, offset, dst,
+ * bytes) copies bytes of a buffer to the host (a synchronising device-to-
+ * host copy on a GPU). Loops repeat their body kernels as the reference
+ * executor does: while iteration < trips (and < max_iterations unless it
+ * is -1) and the condition holds. nlaunches (may be NULL) gets the count
+ * of launches made. */
+typedef struct cg_launcher {
+    void *ctx;
+    bool (*launch)(void *ctx, int kernel, graft_error *err);
+    bool (*read)(void *ctx, int buffer, int64_t offset, void *dst, size_t bytes,
+                 graft_error *err);
+} cg_launcher;
+bool cg_run_launches(const cg_program *p, const cg_launcher *l, long long *nlaunches,
+                     graft_error *err);
 
 #endif

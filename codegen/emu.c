@@ -12,7 +12,8 @@
  *
  * A run mirrors the GPU one: one allocation laid out by the memory plan
  * (arena, inputs, weights), inputs and weights copied in, the kernels
- * launched in plan order with pointers at their buffers' offsets, outputs
+ * launched in plan order (a loop's body once per iteration, cg_run_launches)
+ * with pointers at their buffers' offsets, outputs
  * copied out through their accesses. Floating point: the CPU side compiles
  * with -ffp-contract=off, so a*b+c is a multiply and an add, where hiprtc
  * contracts it into one FMA (docs/codegen.md); the comparisons with the
@@ -270,6 +271,45 @@ static bool read_output(const cg_program *p, int o, const char *base, tensor_lis
     return ok;
 }
 
+/* One run's state, for the launcher (cg_run_launches). */
+typedef struct emu_run {
+    const cg_program *p;
+    emu_module *mods;
+    char *mem;
+    unsigned wave, threads;
+} emu_run;
+
+static bool emu_launch(void *ctx, int k, graft_error *err)
+{
+    emu_run *r = ctx;
+    const cg_kernel *kn = &r->p->kernels[k];
+    void *args[CG_MAX_PARAMS];
+    for (int a = 0; a < kn->nargs && a < CG_MAX_PARAMS; a++)
+        args[a] = r->mem + r->p->buffers[kn->args[a]].offset;
+    graft_emu_launch l;
+    memset(&l, 0, sizeof l);
+    l.entry = r->mods[k].kernel;
+    l.args = args;
+    l.grid = kn->grid;
+    l.block = kn->block;
+    l.wave = r->wave;
+    l.fibers = kn->barriers;
+    l.threads = r->threads;
+    if (r->mods[k].run(&l) != 0)
+        return error_set(err, "emu: kernel %s (launch %d): %s", kn->name, k, l.error);
+    return true;
+}
+
+static bool emu_read(void *ctx, int buffer, int64_t offset, void *dst, size_t bytes,
+                     graft_error *err)
+{
+    emu_run *r = ctx;
+    (void)err;
+    const cg_buffer *b = &r->p->buffers[buffer];
+    memcpy(dst, r->mem + b->offset + offset * (int64_t)type_size(b->sh.type), bytes);
+    return true;
+}
+
 bool cg_run_emu(const cg_program *p, const cg_emu_options *o, const tensor_list *inputs,
                 tensor_list *outputs, graft_error *err)
 {
@@ -311,23 +351,10 @@ bool cg_run_emu(const cg_program *p, const cg_emu_options *o, const tensor_list 
             }
         }
     }
-    void *args[CG_MAX_PARAMS];
-    for (int k = 0; ok && k < p->nkernels; k++) {
-        const cg_kernel *kn = &p->kernels[k];
-        for (int a = 0; a < kn->nargs && a < CG_MAX_PARAMS; a++)
-            args[a] = mem + p->buffers[kn->args[a]].offset;
-        graft_emu_launch l;
-        memset(&l, 0, sizeof l);
-        l.entry = mods[k].kernel;
-        l.args = args;
-        l.grid = kn->grid;
-        l.block = kn->block;
-        l.wave = wave;
-        l.fibers = kn->barriers;
-        l.threads = threads;
-        if (mods[k].run(&l) != 0)
-            ok = error_set(err, "emu: kernel %s (launch %d): %s", kn->name, k, l.error);
-    }
+    emu_run run = {p, mods, mem, wave, threads};
+    cg_launcher launcher = {&run, emu_launch, emu_read};
+    if (ok)
+        ok = cg_run_launches(p, &launcher, NULL, err);
     for (int out = 0; ok && out < p->noutputs; out++)
         ok = read_output(p, out, mem, outputs, err);
     for (int k = 0; k < p->nkernels; k++)

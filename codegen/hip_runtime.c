@@ -140,6 +140,59 @@ bool cg_hip_device_available(graft_error *err)
     return ok;
 }
 
+/* One run's state, for the launcher (cg_run_launches). A kernel's code
+ * object is loaded for each launch, so a loop's body reloads it per
+ * iteration: simple, and the cache keeps the image on the host. */
+typedef struct hip_run {
+    const cg_program *p;
+    hip_api *api;
+    char *dev;
+    const char *arch, *cache_dir;
+} hip_run;
+
+static bool hip_launch(void *ctx, int k, graft_error *err)
+{
+    hip_run *r = ctx;
+    const cg_program *p = r->p;
+    hipError_t e;
+    void *slots[64], *params[64];
+    const cg_kernel *kn = &p->kernels[k];
+    size_t len = 0;
+    char *image = cg_code_object(p, k, r->arch, r->cache_dir, &len, err);
+    hipModule_t mod = NULL;
+    hipFunction_t fn = NULL;
+    bool ok = image != NULL;
+    if (ok && (e = r->api->load(&mod, image)) != hipSuccess)
+        ok = error_set(err, "hipModuleLoadData(%s): %s", kn->name, hip_error(r->api, e));
+    if (ok && (e = r->api->function(&fn, mod, kn->name)) != hipSuccess)
+        ok = error_set(err, "hipModuleGetFunction(%s): %s", kn->name, hip_error(r->api, e));
+    if (ok && kn->nargs <= 64) {
+        cg_pack_args(p, kn, r->dev, slots, params);
+        e = r->api->launch(fn, kn->grid, 1, 1, kn->block, 1, 1, 0, NULL, params, NULL);
+        if (e == hipSuccess)
+            e = r->api->sync();
+        if (e != hipSuccess)
+            ok = error_set(err, "kernel %s: %s", kn->name, hip_error(r->api, e));
+    }
+    if (mod && r->api->unload)
+        r->api->unload(mod);
+    free(image);
+    return ok;
+}
+
+/* A loop's trip count or condition: hipMemcpy to the host, which waits for
+ * every kernel launched before it (one synchronisation per iteration). */
+static bool hip_read(void *ctx, int buffer, int64_t offset, void *dst, size_t bytes,
+                     graft_error *err)
+{
+    hip_run *r = ctx;
+    const cg_buffer *b = &r->p->buffers[buffer];
+    if (r->api->memcpy_(dst, r->dev + b->offset + offset * (int64_t)type_size(b->sh.type), bytes,
+                        hipMemcpyDeviceToHost) != hipSuccess)
+        return error_set(err, "hip: reading a loop's trip count or condition failed");
+    return true;
+}
+
 bool cg_run_hip(const cg_program *p, const char *cache_dir, const tensor_list *inputs,
                 tensor_list *outputs, graft_error *err)
 {
@@ -184,30 +237,10 @@ bool cg_run_hip(const cg_program *p, const char *cache_dir, const tensor_list *i
             free(host.data);
         }
     }
-    void *slots[64], *params[64];
-    for (int k = 0; ok && k < p->nkernels; k++) {
-        const cg_kernel *kn = &p->kernels[k];
-        size_t len = 0;
-        char *image = cg_code_object(p, k, arch, cache_dir, &len, err);
-        hipModule_t mod = NULL;
-        hipFunction_t fn = NULL;
-        ok = image != NULL;
-        if (ok && (e = api.load(&mod, image)) != hipSuccess)
-            ok = error_set(err, "hipModuleLoadData(%s): %s", kn->name, hip_error(&api, e));
-        if (ok && (e = api.function(&fn, mod, kn->name)) != hipSuccess)
-            ok = error_set(err, "hipModuleGetFunction(%s): %s", kn->name, hip_error(&api, e));
-        if (ok && kn->nargs <= 64) {
-            cg_pack_args(p, kn, dev, slots, params);
-            e = api.launch(fn, kn->grid, 1, 1, kn->block, 1, 1, 0, NULL, params, NULL);
-            if (e == hipSuccess)
-                e = api.sync();
-            if (e != hipSuccess)
-                ok = error_set(err, "kernel %s: %s", kn->name, hip_error(&api, e));
-        }
-        if (mod && api.unload)
-            api.unload(mod);
-        free(image);
-    }
+    hip_run run = {p, &api, dev, arch, cache_dir};
+    cg_launcher launcher = {&run, hip_launch, hip_read};
+    if (ok)
+        ok = cg_run_launches(p, &launcher, NULL, err);
     for (int o = 0; ok && o < p->noutputs; o++) {
         const cg_output *out = &p->outputs[o];
         const cg_buffer *buf = &p->buffers[out->acc.buffer];

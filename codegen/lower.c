@@ -17,8 +17,10 @@
  *    pointwise body (emit_pointwise.c), reductions, softmax and regions
  *    with reductions (emit_reduce.c), dot, convolution and regions around
  *    one of them (emit_gemm.c), pooling and lrn
- *    (emit_window.c), concat, pad and gather. Anything else is "not lowered
- *    yet: op X".
+ *    (emit_window.c), concat, pad and gather; an `if` lowers both branches
+ *    and selects (lower_if), a `loop` lowers its body once between its own
+ *    kernels and adds a cg_loop entry the runtimes repeat (lower_loop).
+ *    Anything else is "not lowered yet: op X".
  * An emitter may ask for several kernels for one instruction (a split
  * reduction: g->npasses); each is emitted and finished in turn.
  * A kernel's name is its ops joined by '_' and "_k<launch index>"; its
@@ -575,6 +577,213 @@ static bool lower_if(lower_state *s, const ins *i)
     return lower_kernel(s, i, given, 1 + 2 * n);
 }
 
+/* The buffer offset (elements) of an access's element 0. */
+static int64_t first_element_offset(const cg_access *a)
+{
+    int64_t at = 0;
+    for (int l = 0; l < a->nlevels; l++) {
+        const cg_level *lv = &a->lv[l];
+        int64_t off = lv->offset, rest = at;
+        for (int d = lv->rank - 1; d >= 0; d--) {
+            off += (rest % lv->lens[d]) * lv->strides[d];
+            rest /= lv->lens[d];
+        }
+        at = off;
+    }
+    return at;
+}
+
+/* One of a loop's own kernels (emit_loop.c), named "<kind>_k<launch>". */
+static bool loop_kernel(lower_state *s, const ins *i, const cg_loop_buffers *lb,
+                        bool (*emit)(cg_kgen *g, const cg_loop_buffers *lb))
+{
+    cg_program *p = s->p;
+    cg_kgen g;
+    memset(&g, 0, sizeof g);
+    g.p = p;
+    g.idx = s->idx;
+    g.err = s->err;
+    if (p->sourceless) {
+        g.head.failed = true;
+        g.body.failed = true;
+    }
+    snprintf(g.name, sizeof g.name, "loop_k%d", p->nkernels);
+    cg_cite(&g, i);
+    bool ok = emit(&g, lb);
+    if (ok) {
+        snprintf(g.name, sizeof g.name, "%s_k%d", g.kind, p->nkernels);
+        ok = finish_kernel(s, &g);
+    }
+    if (ok)
+        p->kernels[p->nkernels - 1].ins = i;
+    else if (!g.failed)
+        error_set(s->err, "%s: kernel generation failed", g.name);
+    cg_text_free(&g.head);
+    cg_text_free(&g.body);
+    cg_text_free(&g.origin);
+    return ok;
+}
+
+/* A `loop` becomes an entry of the launch plan (cg_loop) around its body's
+ * kernels, lowered once: an init kernel before it, then the body's
+ * instructions (parameter x0 reads the iteration buffer, x1 the condition
+ * buffer, which holds 1 while the body runs, x2..x<N+1> the state buffers,
+ * the others the loop's operands), then the stage and commit kernels
+ * (emit_loop.c). The state buffers hold the loop-carried values and are
+ * the loop's first N results; the scan outputs follow. Buffers used inside
+ * the body stay live over the whole loop (extend_loop_lives). */
+static bool lower_loop(lower_state *s, const ins *i)
+{
+    cg_program *p = s->p;
+    if (i->nmods != 1)
+        return error_set(s->err, "loop: needs exactly one submodule, got %d", i->nmods);
+    const module *body = i->mods[0];
+    const attr_value *states = ins_attr(i, "states"), *most = ins_attr(i, "max_iterations");
+    int nstates = states ? (int)states->u.i : 0;
+    int nres = shape_is_tuple(&i->sh) ? i->sh.ntuple : 1, nscans = nres - nstates;
+    if (nstates > CG_MAX_PARAMS / 4 || nscans > CG_MAX_PARAMS / 4 || nscans < 0 ||
+        nstates + 2 > i->nargs)
+        return error_set(s->err, "not lowered yet: loop with %d loop-carried and %d scan values "
+                                 "(at most %d of each)",
+                         nstates, nscans, CG_MAX_PARAMS / 4);
+    for (int k = 0; k < i->nargs; k++) {
+        const value_info *a = info_of(s, i->args[k]);
+        if (!a->known || a->ntuple)
+            return error_set(s->err, "loop: operand %d has no value a kernel can read", k);
+    }
+    cg_loop_buffers lb;
+    memset(&lb, 0, sizeof lb);
+    lb.nstates = nstates;
+    lb.nscans = nscans;
+    value_info *vi = info_of(s, i);
+    for (int k = 0; k < nres; k++) {
+        const shape *sh = shape_is_tuple(&i->sh) ? &i->sh.tuple[k] : &i->sh;
+        if (!cg_type_supported(sh->type))
+            return error_set(s->err, "not lowered yet: type %s (%s, op loop)",
+                             type_name(sh->type), i->name ? i->name : "?");
+        shape st = shape_as_standard(sh);
+        int b = add_buffer(p, &p->buffers_cap, CG_TEMP, &st, i, shape_is_tuple(&i->sh) ? k : -1);
+        if (b < 0)
+            return error_set(s->err, "out of memory");
+        if (k == 0)
+            vi->tuple_first = b;
+        if (k < nstates)
+            lb.state[k] = cg_access_of_buffer(p, b);
+        else
+            lb.scan_out[k - nstates] = cg_access_of_buffer(p, b);
+    }
+    for (int k = 0; k < nstates; k++) {
+        shape st = shape_as_standard(&i->args[2 + k]->sh);
+        int b = add_buffer(p, &p->buffers_cap, CG_TEMP, &st, i, -1);
+        if (b < 0)
+            return error_set(s->err, "out of memory");
+        lb.staged[k] = cg_access_of_buffer(p, b);
+        lb.initial[k] = info_of(s, i->args[2 + k])->acc;
+    }
+    int64_t one = 1;
+    shape flag = shape_standard(GRAFT_BOOL, 1, &one), count = shape_standard(GRAFT_INT64, 1, &one);
+    lb.cond = add_buffer(p, &p->buffers_cap, CG_TEMP, &flag, i, -1);
+    lb.staged_cond = add_buffer(p, &p->buffers_cap, CG_TEMP, &flag, i, -1);
+    lb.iteration = add_buffer(p, &p->buffers_cap, CG_TEMP, &count, i, -1);
+    if (lb.cond < 0 || lb.staged_cond < 0 || lb.iteration < 0)
+        return error_set(s->err, "out of memory");
+    lb.initial_cond = info_of(s, i->args[1])->acc;
+    if (!loop_kernel(s, i, &lb, cg_emit_loop_init))
+        return false;
+    int first = p->nkernels;
+    const ins *ret = NULL;
+    for (const ins *q = body->first; q; q = q->next) {
+        if (ins_is(q, "@return")) {
+            ret = q;
+            break;
+        }
+        if (q->param) {
+            int k = q->param[0] == 'x' ? atoi(q->param + 1) : -1;
+            if (k < 0 || k >= i->nargs)
+                return error_set(s->err, "loop: parameter %s of module %s binds no operand",
+                                 q->param, body->name);
+            value_info *qi = info_of(s, q);
+            memset(qi, 0, sizeof *qi);
+            qi->known = true;
+            if (k == 0)
+                qi->acc = cg_access_of_buffer(p, lb.iteration);
+            else if (k == 1)
+                qi->acc = cg_access_of_buffer(p, lb.cond);
+            else if (k < 2 + nstates)
+                qi->acc = lb.state[k - 2];
+            else
+                *qi = *info_of(s, i->args[k]);
+            continue;
+        }
+        if (!lower_ins(s, q))
+            return false;
+    }
+    if (!ret || ret->nargs != 1 + nres)
+        return error_set(s->err, "loop: module %s returns %d values, expected %d", body->name,
+                         ret ? ret->nargs : 0, 1 + nres);
+    for (int k = 0; k < ret->nargs; k++) {
+        const value_info *v = info_of(s, ret->args[k]);
+        if (!v->known || v->ntuple)
+            return error_set(s->err, "loop: result %d of module %s has no value a kernel can read",
+                             k, body->name);
+        if (k == 0)
+            lb.next_cond = v->acc;
+        else if (k <= nstates)
+            lb.next[k - 1] = v->acc;
+        else
+            lb.scan_row[k - 1 - nstates] = v->acc;
+    }
+    if (!loop_kernel(s, i, &lb, cg_emit_loop_stage) ||
+        !loop_kernel(s, i, &lb, cg_emit_loop_commit))
+        return false;
+    cg_loop *grown = realloc(p->loops, (size_t)(p->nloops + 1) * sizeof *grown);
+    if (!grown)
+        return error_set(s->err, "out of memory");
+    p->loops = grown;
+    cg_loop *lp = &p->loops[p->nloops++];
+    const cg_access *trips = &info_of(s, i->args[0])->acc;
+    lp->ins = i;
+    lp->first = first;
+    lp->end = p->nkernels;
+    lp->trips_buffer = trips->buffer;
+    lp->trips_offset = first_element_offset(trips);
+    lp->cond_buffer = lb.cond;
+    lp->max_iterations = most ? most->u.i : -1;
+    vi->ntuple = shape_is_tuple(&i->sh) ? nres : 0;
+    vi->known = true;
+    if (!vi->ntuple)
+        vi->acc = cg_access_of_buffer(p, vi->tuple_first);
+    return true;
+}
+
+/* A buffer a loop's body touches is live over the whole loop: its body
+ * runs again, so a value written before the loop and read inside must
+ * survive every iteration, and one written inside must not share space
+ * with another of the body's. The trip count, which only the host reads,
+ * stays live over the loop too. Inner loops come first in p->loops, so the
+ * outer loops widen what they widened. */
+static void extend_loop_lives(cg_program *p)
+{
+    for (int l = 0; l < p->nloops; l++) {
+        const cg_loop *lp = &p->loops[l];
+        for (int b = 0; b < p->nbuffers; b++) {
+            cg_buffer *buf = &p->buffers[b];
+            if (buf->first < 0 && buf->last < 0)
+                continue;
+            int first = buf->first < 0 ? buf->last : buf->first;
+            /* the trip count is read by the host at the loop's start, by no
+             * kernel of it: keep it until the loop ends too */
+            bool trips = b == lp->trips_buffer && first < lp->first;
+            if (trips || (first < lp->end && buf->last >= lp->first)) {
+                if (buf->first < 0 || buf->first > lp->first)
+                    buf->first = lp->first;
+                if (buf->last < lp->end - 1)
+                    buf->last = lp->end - 1;
+            }
+        }
+    }
+}
+
 static bool lower_ins(lower_state *s, const ins *i)
 {
     cg_program *p = s->p;
@@ -636,6 +845,8 @@ static bool lower_ins(lower_state *s, const ins *i)
                          i->name ? i->name : "?");
     if (ins_is(i, "if"))
         return lower_if(s, i);
+    if (ins_is(i, "loop"))
+        return lower_loop(s, i);
     return lower_kernel(s, i, NULL, 0);
 }
 
@@ -738,7 +949,7 @@ static void number_values(lower_state *s, const module *m, uint32_t *n)
     for (const ins *i = m->first; i; i = i->next) {
         if (i->id < s->ninfo)
             s->slot[i->id] = ++*n;
-        if (ins_is(i, "if"))
+        if (ins_is(i, "if") || ins_is(i, "loop"))
             for (int b = 0; b < i->nmods; b++)
                 number_values(s, i->mods[b], n);
     }
@@ -812,6 +1023,7 @@ static cg_program *lower_graph(const graph *g, bool sourceless, graft_error *err
     }
     for (int k = 0; k < p->noutputs; k++)
         p->buffers[p->outputs[k].acc.buffer].output = true;
+    extend_loop_lives(p);
     return p;
 }
 
@@ -837,6 +1049,7 @@ void cg_program_free(cg_program *p)
         free(p->kernels[k].origin);
     }
     free(p->kernels);
+    free(p->loops);
     free(p->buffers);
     free(p->outputs);
     for (uint32_t k = 0; p->labels && k < p->nlabels; k++)

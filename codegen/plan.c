@@ -263,7 +263,18 @@ char *cg_plan_json(const cg_program *p, const char *const *archs, int narchs)
         json_string(&t, kn->origin);
         cg_printf(&t, "}%s\n", k + 1 < p->nkernels ? "," : "");
     }
-    cg_puts(&t, "  ],\n  \"buffers\": [\n");
+    cg_puts(&t, "  ],\n  \"loops\": [");
+    for (int l = 0; l < p->nloops; l++) {
+        const cg_loop *lp = &p->loops[l];
+        char lab[160];
+        cg_printf(&t, "%s\n    {\"ins\": ", l ? "," : "");
+        json_string(&t, cg_label(p, lp->ins, lab, sizeof lab));
+        cg_printf(&t, ", \"body\": [%d, %d], \"trip_count\": {\"buffer\": %d, \"element\": %lld}, "
+                      "\"condition\": {\"buffer\": %d, \"element\": 0}, \"max_iterations\": %lld}",
+                  lp->first, lp->end, lp->trips_buffer, (long long)lp->trips_offset,
+                  lp->cond_buffer, (long long)lp->max_iterations);
+    }
+    cg_puts(&t, p->nloops ? "\n  ],\n  \"buffers\": [\n" : "],\n  \"buffers\": [\n");
     static const char *const kinds[] = {"temp", "input", "weight"};
     for (int b = 0; b < p->nbuffers; b++) {
         const cg_buffer *buf = &p->buffers[b];

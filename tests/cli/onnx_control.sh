@@ -10,7 +10,11 @@
 # reading the main graph's values), a while Loop whose condition comes from
 # the data with an If inside its body, and a Loop over the unroll limit
 # with a scan output. All must match with and without -p default, and the
-# dump of an if and a loop must read back and run the same.
+# dump of an if and a loop must read back and run the same. On the emu
+# device (the generated kernels on the CPU, waves 64 and 32) every model
+# must match too: the run-time loops are lowered (a loop entry in the
+# launch plan around the body's kernels) and the plan.json of a compiled
+# loop describes it.
 #
 # Environment (from tests/run.sh): GRAFT, TOP.
 GRAFT=${GRAFT:-build/graft}
@@ -32,6 +36,22 @@ expect onnx_control_models 0 "$GRAFT" test "$@" &&
     has onnx_control_models_pass "$t/out" '^6 passed, 0 failed, 0 skipped$'
 expect onnx_control_models_default 0 "$GRAFT" test -p default "$@" &&
     has onnx_control_models_default_pass "$t/out" '^6 passed, 0 failed, 0 skipped$'
+for wave in 64 32; do
+    expect onnx_control_models_emu_$wave 0 "$GRAFT" test --device emu --wave $wave "$@" &&
+        has onnx_control_models_emu_${wave}_pass "$t/out" '^6 passed, 0 failed, 0 skipped$'
+    expect onnx_control_models_emu_default_$wave 0 "$GRAFT" test -p default --device emu \
+        --wave $wave "$@" &&
+        has onnx_control_models_emu_default_${wave}_pass "$t/out" '^6 passed, 0 failed, 0 skipped$'
+done
+# the while loop runs as kernels (not the reference) and its plan has the loop
+expect onnx_control_loop_emu_run 0 "$GRAFT" run "$dir/loop_while/model.onnx" --device emu \
+    --seed 5 --compare "$dir/loop_while/model.onnx" &&
+    has onnx_control_loop_emu_ran "$t/out" 'ran [0-9]* kernels on emu'
+expect onnx_control_loop_compile 0 "$GRAFT" compile "$dir/loop_long/model.onnx" -o "$t/long_co" \
+    --arch gfx90a &&
+    has onnx_control_loop_plan "$t/long_co/plan.json" \
+        '"body": \[[0-9]*, [0-9]*\], "trip_count": {"buffer": [0-9]*, "element": 0}, "condition": {"buffer": [0-9]*, "element": 0}, "max_iterations": 1500}' &&
+    has onnx_control_loop_commit_kernel "$t/long_co/plan.json" '"kind": "loop_commit"'
 
 # what cannot be settled at import stays control flow: an if with two
 # branch modules, a loop with a body module (and an if inside it)
