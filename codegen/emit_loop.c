@@ -29,10 +29,7 @@ static void copy_loop(cg_kgen *g, const cg_access *src, const cg_access *dst, gr
     cg_text *b = &g->body;
     const char *ct = cg_compute_type(t);
     char v[32], off[1400], conv[1600];
-    cg_printf(b,
-              "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-              "         i += (%s)gridDim.x * blockDim.x) {\n",
-              g->idx, g->idx, g->idx, (long long)n, g->idx);
+    cg_grid_stride_loop(g, n);
     cg_load_linear(g, src, "i", ct, 8, v, sizeof v);
     int op = cg_param(g, dst->buffer, true);
     cg_offset_linear(g, dst, "i", 8, off, sizeof off);
@@ -80,11 +77,8 @@ bool cg_emit_loop_init(cg_kgen *g, const cg_loop_buffers *lb)
         char zero[64], conv[200];
         snprintf(zero, sizeof zero, "(%s)0", ct);
         cg_store_conversion(lb->scan_out[k].type, ct, zero, conv, sizeof conv);
-        cg_printf(&g->body,
-                  "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-                  "         i += (%s)gridDim.x * blockDim.x)\n"
-                  "        p%d[i] = %s;\n",
-                  g->idx, g->idx, g->idx, (long long)n, g->idx, op, conv);
+        cg_grid_stride_loop(g, n);
+        cg_printf(&g->body, "        p%d[i] = %s;\n    }\n", op, conv);
         most = n > most ? n : most;
     }
     write_condition(g, &lb->initial_cond, lb->cond);
@@ -113,10 +107,7 @@ bool cg_emit_loop_stage(cg_kgen *g, const cg_loop_buffers *lb)
         graft_type t = lb->scan_out[k].type;
         const char *ct = cg_compute_type(t);
         char v[32], conv[1600];
-        cg_printf(&g->body,
-                  "    for (%s i = (%s)blockIdx.x * blockDim.x + threadIdx.x; i < (%s)%lldull;\n"
-                  "         i += (%s)gridDim.x * blockDim.x) {\n",
-                  g->idx, g->idx, g->idx, (long long)n, g->idx);
+        cg_grid_stride_loop(g, n);
         cg_load_linear(g, row, "i", ct, 8, v, sizeof v);
         int op = cg_param(g, lb->scan_out[k].buffer, true);
         cg_store_conversion(t, ct, v, conv, sizeof conv);
