@@ -19,6 +19,7 @@
 #include "cg_emit.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,6 +322,16 @@ unsigned cg_grid_for(int64_t n, unsigned block)
     return blocks > CG_MAX_GRID ? CG_MAX_GRID : (unsigned)blocks;
 }
 
+void cg_double_literal(double v, char *out, size_t size)
+{
+    if (isnan(v))
+        snprintf(out, size, "(GRAFT_INF_D - GRAFT_INF_D)");
+    else if (isinf(v))
+        snprintf(out, size, "%sGRAFT_INF_D", v < 0 ? "-" : "");
+    else
+        snprintf(out, size, "%.17g", v);
+}
+
 void cg_grid_stride_loop(cg_kgen *g, int64_t n)
 {
     cg_printf(&g->body,
@@ -496,8 +507,9 @@ static bool substitute(const ins *i, const char *tmpl, const char *const *args, 
                 const attr_value *v = ins_attr(i, key);
                 if (!v)
                     return false;
-                double f = v->kind == ATTR_FLOAT ? v->u.f : (double)v->u.i;
-                snprintf(val, sizeof val, "(%.17g)", f);
+                char f[64];
+                cg_double_literal(v->kind == ATTR_FLOAT ? v->u.f : (double)v->u.i, f, sizeof f);
+                snprintf(val, sizeof val, "(%s)", f);
             }
             if (!put_text(out, size, &o, val, strlen(val)))
                 return false;

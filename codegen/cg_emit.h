@@ -105,6 +105,10 @@ cg_access cg_access_of_buffer(const cg_program *p, int b);
 bool cg_pointwise_expr(const ins *i, const char *ctype, const char *const *args, int nargs,
                        char *out, size_t size);
 
+/* A double constant as kernel C text: %.17g, or GRAFT_INF_D forms for the
+ * infinities and NaN, which have no decimal spelling. */
+void cg_double_literal(double v, char *out, size_t size);
+
 /* Row-major strides of lens (elements). */
 void cg_standard_strides(int rank, const int64_t *lens, int64_t *strides);
 int64_t cg_product(const int64_t *lens, int from, int to);

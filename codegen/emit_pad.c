@@ -19,17 +19,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The pad value as a C literal (infinities and NaN have no decimal form). */
-static void value_literal(double v, char *out, size_t size)
-{
-    if (isnan(v))
-        snprintf(out, size, "__builtin_nan(\"\")");
-    else if (isinf(v))
-        snprintf(out, size, "%s__builtin_inf()", v < 0 ? "-" : "");
-    else
-        snprintf(out, size, "%.17g", v);
-}
-
 bool cg_pad_value(cg_pw *c, cg_kgen *g, int indent, const ins *pad, const char *j, char *var,
                   size_t size, const char **ctype)
 {
@@ -93,7 +82,7 @@ bool cg_pad_value(cg_pw *c, cg_kgen *g, int indent, const ins *pad, const char *
     *ctype = cg_compute_type(ps->type);
     snprintf(var, size, "%s_v", base);
     char lit[48];
-    value_literal(value, lit, sizeof lit);
+    cg_double_literal(value, lit, sizeof lit);
     if (predicate)
         cg_printf(&g->body, "%*sconst %s %s = %s_in ? (%s)%s : (%s)(%s);\n", indent, "", *ctype,
                   var, base, *ctype, x, *ctype, lit);

@@ -26,17 +26,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* A double constant as C text (infinities and NaN included). */
-static void double_literal(double v, char *out, size_t size)
-{
-    if (isnan(v))
-        snprintf(out, size, "(GRAFT_INF_D - GRAFT_INF_D)");
-    else if (isinf(v))
-        snprintf(out, size, "%sGRAFT_INF_D", v < 0 ? "-" : "");
-    else
-        snprintf(out, size, "%.17g", v);
-}
-
 /* "(long long)((i / inner) % len)": dimension d of a row-major index i
  * over lens. */
 static void dim_of(const shape *s, int d, char *out, size_t size)
@@ -78,7 +67,7 @@ static void resize_tables(resize_emit *e, int a, int64_t out_len)
     cg_printf(b, "};\n    static const double coef%d[%lld] = {", a, (long long)out_len * p->n);
     for (int64_t k = 0; k < out_len * p->n; k++) {
         char lit[64];
-        double_literal(p->coef[k], lit, sizeof lit);
+        cg_double_literal(p->coef[k], lit, sizeof lit);
         cg_printf(b, "%s%s", k ? (k % 6 ? ", " : ",\n        ") : "", lit);
     }
     cg_puts(b, "};\n");
@@ -143,7 +132,7 @@ bool cg_emit_resize(cg_kgen *g, const ins *i, const cg_access *in, const cg_acce
     e.in = &in[0];
     e.r = x->rank;
     e.x = x;
-    double_literal(op_attr_float(&call, "extrapolation_value"), e.extrap, sizeof e.extrap);
+    cg_double_literal(op_attr_float(&call, "extrapolation_value"), e.extrap, sizeof e.extrap);
     bool ok = true;
     for (int a = 0; a < e.r && ok; a++) {
         double s = resize_axis_scale(&call, a, x->lens[a], o->lens[a]);

@@ -534,17 +534,10 @@ static bool grow_in_place(const region_merge_plan *p, module *body, growth *gr)
     ins **args = malloc((size_t)max_args * sizeof *args);
     ins **rets = malloc((size_t)p->noutputs * sizeof *rets);
     bool ok = gr->old_rets && gr->added && m.from && m.to && args && rets;
-    if (!ok) {
-        free(m.from);
-        free(m.to);
-        free(args);
-        free(rets);
-        growth_free(gr);
-        return false;
-    }
-    memcpy(gr->old_rets, ret->args, (size_t)ret->nargs * sizeof *gr->old_rets);
+    if (ok)
+        memcpy(gr->old_rets, ret->args, (size_t)ret->nargs * sizeof *gr->old_rets);
     /* the region's values: itself, or its get_tuple_elem readers */
-    if (!shape_is_tuple(&r->sh)) {
+    if (ok && !shape_is_tuple(&r->sh)) {
         m.from[m.n] = r;
         m.to[m.n++] = ret->args[0];
     }

@@ -454,13 +454,15 @@ void rw_replace_region(rewriter *rw, ins *const *members, int nmembers, ins *con
             driver_erase(rw, members[k]);
 }
 
-bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
+/* Merges parts into one region (region_merge.c plans and outlines it) and
+ * hands their uses to it; NULL when the merge is refused. commit_first: the
+ * match commits here, as rw_merge's does; otherwise the caller committed
+ * already (a split's second merge) and the region is queued instead. */
+static ins *merge_parts(rewriter *rw, ins *const *parts, int nparts, bool commit_first)
 {
-    if (rw->txn != TXN_OPEN)
-        return false;
     region_merge_plan plan;
     if (region_merge_plan_make(&plan, parts, nparts) != MERGE_OK)
-        return false;
+        return NULL;
     ins **reps = malloc((size_t)plan.noutputs * sizeof *reps);
     module *body = reps ? new_region_module(rw, plan.mod) : NULL;
     ins *region = body ? region_merge_outline(&plan, body, reps) : NULL;
@@ -468,19 +470,28 @@ bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
         note_inserted(rw, region);
         for (int k = 0; plan.noutputs > 1 && k < plan.noutputs; k++)
             note_inserted(rw, reps[k]);
-        commit(rw);
+        if (commit_first)
+            commit(rw);
+        else
+            worklist_push(&rw->wl, region);
         region_take_over_uses(plan.inside, plan.ninside, plan.outputs, reps, plan.noutputs);
         for (int k = 0; k < plan.noutputs; k++)
             for (int u = 0; u < reps[k]->nusers; u++)
                 worklist_push(&rw->wl, reps[k]->users[u]);
-        driver_trace_commit(rw, plan.outputs[0], reps[0]);
+        if (commit_first)
+            driver_trace_commit(rw, plan.outputs[0], reps[0]);
         for (int k = plan.ninside - 1; k >= 0; k--)
             if (!(plan.inside[k]->flags & INS_REMOVED) && ins_is_dead(plan.inside[k]))
                 driver_erase(rw, plan.inside[k]);
     }
     free(reps);
     region_merge_plan_free(&plan);
-    return region != NULL;
+    return region;
+}
+
+bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
+{
+    return rw->txn == TXN_OPEN && merge_parts(rw, parts, nparts, true) != NULL;
 }
 
 arena *rw_arena(rewriter *rw) { return &rw->g->mem; }
@@ -532,39 +543,6 @@ static ins *split_copy(rewriter *rw, ins *pos, const ins *x, ins **args)
     if (c)
         note_inserted(rw, c);
     return c && shape_equal(&c->sh, &x->sh) ? c : NULL;
-}
-
-/* Merges parts into one region after the match has committed (rw_merge's
- * steps); NULL when the merge is refused. */
-static ins *split_merge_committed(rewriter *rw, ins *const *parts, int nparts, bool commit_first)
-{
-    region_merge_plan plan;
-    if (region_merge_plan_make(&plan, parts, nparts) != MERGE_OK)
-        return NULL;
-    ins **reps = malloc((size_t)plan.noutputs * sizeof *reps);
-    module *body = reps ? new_region_module(rw, plan.mod) : NULL;
-    ins *region = body ? region_merge_outline(&plan, body, reps) : NULL;
-    if (region) {
-        note_inserted(rw, region);
-        for (int k = 0; plan.noutputs > 1 && k < plan.noutputs; k++)
-            note_inserted(rw, reps[k]);
-        if (commit_first)
-            commit(rw);
-        else
-            worklist_push(&rw->wl, region);
-        region_take_over_uses(plan.inside, plan.ninside, plan.outputs, reps, plan.noutputs);
-        for (int k = 0; k < plan.noutputs; k++)
-            for (int u = 0; u < reps[k]->nusers; u++)
-                worklist_push(&rw->wl, reps[k]->users[u]);
-        if (commit_first)
-            driver_trace_commit(rw, plan.outputs[0], reps[0]);
-        for (int k = plan.ninside - 1; k >= 0; k--)
-            if (!(plan.inside[k]->flags & INS_REMOVED) && ins_is_dead(plan.inside[k]))
-                driver_erase(rw, plan.inside[k]);
-    }
-    free(reps);
-    region_merge_plan_free(&plan);
-    return region;
 }
 
 bool rw_split_tail(rewriter *rw, ins *p, ins *c)
@@ -677,7 +655,7 @@ bool rw_split_tail(rewriter *rw, ins *p, ins *c)
         }
     }
     parts[nparts++] = c;
-    ins *merged = ok ? split_merge_committed(rw, parts, nparts, true) : NULL;
+    ins *merged = ok ? merge_parts(rw, parts, nparts, true) : NULL;
     if (merged) {
         /* p and the copies no one reads go; the rest of the body becomes a
          * region again (left as plain ops, which the rules fuse anew, if
@@ -698,7 +676,7 @@ bool rw_split_tail(rewriter *rw, ins *p, ins *c)
                 parts[nrest++] = x;
         }
         if (nrest > 1)
-            split_merge_committed(rw, parts, nrest, false);
+            merge_parts(rw, parts, nrest, false);
     }
     free(body);
     free(inl);

@@ -17,6 +17,44 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Runs the planned program p on emu at waves 64 and 32 with inputs in and
+ * checks every output against want, the reference executor's, to a relative
+ * error of tol (|got - want| / (1 + |want|); 0: bit-equal but for NaN
+ * against NaN), printing the worst element of an output that is off. */
+static inline void check_emu_outputs(cg_program *p, const tensor_list *in, const tensor_list *want,
+                                     double tol)
+{
+    graft_error err = {0};
+    for (unsigned wave = 32; wave <= 64; wave *= 2) {
+        tensor_list got = {0, NULL};
+        cg_emu_options o = {wave, NULL, 0, 0};
+        bool ran = cg_run_emu(p, &o, in, &got, &err);
+        if (!ran)
+            printf("emu (wave %u): %s\n", wave, err.message);
+        CHECK(ran);
+        CHECK_INT(got.n, want->n);
+        for (int k = 0; ran && k < got.n && k < want->n; k++) {
+            const tensor *a = &got.items[k].t, *b = &want->items[k].t;
+            CHECK(shape_same_lens(&a->sh, &b->sh));
+            double worst = 0;
+            int64_t at = -1;
+            for (int64_t e = 0; e < shape_elements(&b->sh); e++) {
+                double x = tensor_get_f64(a, e), y = tensor_get_f64(b, e);
+                double d = fabs(x - y) / (1 + fabs(y));
+                if (isnan(x) != isnan(y) || d > worst) {
+                    worst = isnan(x) != isnan(y) ? INFINITY : d;
+                    at = e;
+                }
+            }
+            if (worst > tol)
+                printf("wave %u output %d: error %.3g at element %lld\n", wave, k, worst,
+                       (long long)at);
+            CHECK(worst <= tol);
+        }
+        tensor_list_free(&got);
+    }
+}
+
 /* Lowers text, checks that some kernel has kind `kind` (NULL: any) and that
  * the source of some kernel contains `needle` (NULL: any), then runs it on
  * emu at waves 64 and 32 against the reference. */
@@ -47,34 +85,7 @@ static inline void check_emu(const char *text, const char *kind, const char *nee
     tensor_list in = {0, NULL}, want = {0, NULL};
     CHECK(exec_random_inputs(graph_main(g), 3, &in, &err));
     CHECK(exec_run(graph_main(g), &in, &want, &err));
-    for (unsigned wave = 32; wave <= 64; wave *= 2) {
-        tensor_list got = {0, NULL};
-        cg_emu_options o = {wave, NULL, 0, 0};
-        bool ran = cg_run_emu(p, &o, &in, &got, &err);
-        if (!ran)
-            printf("emu (wave %u): %s\n", wave, err.message);
-        CHECK(ran);
-        CHECK_INT(got.n, want.n);
-        for (int k = 0; ran && k < got.n && k < want.n; k++) {
-            const tensor *a = &got.items[k].t, *b = &want.items[k].t;
-            CHECK(shape_same_lens(&a->sh, &b->sh));
-            double worst = 0;
-            int64_t at = -1;
-            for (int64_t e = 0; e < shape_elements(&b->sh); e++) {
-                double x = tensor_get_f64(a, e), y = tensor_get_f64(b, e);
-                double d = fabs(x - y) / (1 + fabs(y));
-                if (isnan(x) != isnan(y) || d > worst) {
-                    worst = isnan(x) != isnan(y) ? INFINITY : d;
-                    at = e;
-                }
-            }
-            if (worst > tol)
-                printf("wave %u output %d: error %.3g at element %lld\n", wave, k, worst,
-                       (long long)at);
-            CHECK(worst <= tol);
-        }
-        tensor_list_free(&got);
-    }
+    check_emu_outputs(p, &in, &want, tol);
     tensor_list_free(&in);
     tensor_list_free(&want);
     cg_program_free(p);

@@ -17,6 +17,7 @@
 #include "codegen.h"
 #include "exec.h"
 #include "graph_test_helpers.h"
+#include "emu_check.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -169,28 +170,11 @@ static void check_loop(const char *text, int64_t trips, int go)
     CHECK(make_inputs(g, trips, go, &in));
     CHECK(exec_run(graph_main(g), &in, &want, &err));
     CHECK(p && cg_plan(p, &err) && cg_plan_check(p, &err));
-    for (unsigned wave = 32; p && wave <= 64; wave *= 2) {
-        tensor_list got = {0, NULL};
-        cg_emu_options o = {wave, NULL, 0, 0};
-        bool ran = cg_run_emu(p, &o, &in, &got, &err);
-        if (!ran)
-            printf("emu (wave %u): %s\n", wave, err.message);
-        CHECK(ran);
-        CHECK_INT(got.n, want.n);
-        for (int k = 0; ran && k < got.n && k < want.n; k++) {
-            const tensor *a = &got.items[k].t, *b = &want.items[k].t;
-            CHECK(shape_same_lens(&a->sh, &b->sh));
-            int64_t bad = -1;
-            for (int64_t e = 0; bad < 0 && e < shape_elements(&b->sh); e++)
-                if (tensor_get_f64(a, e) != tensor_get_f64(b, e))
-                    bad = e;
-            if (bad >= 0)
-                printf("trips %lld go %d wave %u output %d element %lld: %g, want %g\n",
-                       (long long)trips, go, wave, k, (long long)bad, tensor_get_f64(a, bad),
-                       tensor_get_f64(b, bad));
-            CHECK(bad < 0);
-        }
-        tensor_list_free(&got);
+    if (p) {
+        int failed_before = check_failures_in_test;
+        check_emu_outputs(p, &in, &want, 0);
+        if (check_failures_in_test != failed_before)
+            printf("(the case above: trips %lld, go %d)\n", (long long)trips, go);
     }
     tensor_list_free(&in);
     tensor_list_free(&want);
@@ -354,25 +338,8 @@ static void test_launch_order(void)
 
 static void test_hiprtc_compiles_loop_kernels(void)
 {
-    graft_error err = {0};
-    if (!cg_hiprtc_available(&err)) {
-        printf("note: test_hiprtc_compiles_loop_kernels skipped: hiprtc: %s\n", err.message);
-        return;
-    }
     const char *texts[] = {scan_loop, swap_loop, nested_loop};
-    for (size_t t = 0; t < sizeof texts / sizeof texts[0]; t++) {
-        graph *g = parse(texts[t]);
-        cg_program *p = g ? cg_lower(g, &err) : NULL;
-        CHECK(p != NULL && cg_plan(p, &err));
-        const char *archs[2] = {"gfx90a", "gfx1030"};
-        cg_compile_options o = {archs, 2, NULL, NULL, 2};
-        bool ok = p && cg_compile(p, &o, NULL, &err);
-        if (!ok)
-            printf("hiprtc: %s\n", err.message);
-        CHECK(ok);
-        cg_program_free(p);
-        graph_free(g);
-    }
+    check_hiprtc_compiles("test_hiprtc_compiles_loop_kernels", texts, sizeof texts / sizeof texts[0]);
 }
 
 int main(void)
