@@ -100,6 +100,16 @@ static void test_pointwise_shifts(void)
               "pointwise_vec4", "(unsigned long long)", 0);
 }
 
+/* attributes with no decimal spelling become GRAFT_INF_D forms in the
+ * kernel text (an infinite alpha was once printed as "inf") */
+static void test_pointwise_infinite_attribute(void)
+{
+    check_emu("module: \"main\"\n"
+              "x = @param:x -> float_type, {4, 5}, {5, 1}\n"
+              "@1 = leaky_relu[alpha=-inf](x)\n@2 = elu[alpha=inf](x)\n@3 = @return(@1, @2)\n",
+              NULL, "-GRAFT_INF_D", 0);
+}
+
 static void test_fused_region(void)
 {
     /* a two-output pointwise region: one kernel, two buffers */
@@ -563,6 +573,7 @@ int main(void)
     RUN(test_pointwise_slice_reshape);
     RUN(test_pointwise_half_and_double);
     RUN(test_pointwise_shifts);
+    RUN(test_pointwise_infinite_attribute);
     RUN(test_fused_region);
     RUN(test_fused_reduce_region);
     RUN(test_reduce_block);
