@@ -140,44 +140,56 @@ bool cg_hip_device_available(graft_error *err)
     return ok;
 }
 
-/* One run's state, for the launcher (cg_run_launches). A kernel's code
- * object is loaded for each launch, so a loop's body reloads it per
- * iteration: simple, and the cache keeps the image on the host. */
+/* One run's state, for the launcher (cg_run_launches). Each kernel's code
+ * object is loaded on its first launch and kept until the run ends, so a
+ * loop's body launches its kernels again without reloading them. */
 typedef struct hip_run {
     const cg_program *p;
     hip_api *api;
     char *dev;
     const char *arch, *cache_dir;
+    hipModule_t *mods;     /* per kernel; NULL until its first launch */
+    hipFunction_t *fns;
 } hip_run;
+
+/* Kernel k's function, loading its code object on first use. */
+static hipFunction_t hip_function(hip_run *r, int k, graft_error *err)
+{
+    if (r->fns[k])
+        return r->fns[k];
+    const cg_kernel *kn = &r->p->kernels[k];
+    size_t len = 0;
+    char *image = cg_code_object(r->p, k, r->arch, r->cache_dir, &len, err);
+    hipError_t e;
+    if (image && (e = r->api->load(&r->mods[k], image)) != hipSuccess) {
+        error_set(err, "hipModuleLoadData(%s): %s", kn->name, hip_error(r->api, e));
+        r->mods[k] = NULL;
+    } else if (image && (e = r->api->function(&r->fns[k], r->mods[k], kn->name)) != hipSuccess) {
+        error_set(err, "hipModuleGetFunction(%s): %s", kn->name, hip_error(r->api, e));
+        r->fns[k] = NULL;
+    }
+    free(image);
+    return r->fns[k];
+}
 
 static bool hip_launch(void *ctx, int k, graft_error *err)
 {
     hip_run *r = ctx;
-    const cg_program *p = r->p;
-    hipError_t e;
+    const cg_kernel *kn = &r->p->kernels[k];
     void *slots[64], *params[64];
-    const cg_kernel *kn = &p->kernels[k];
-    size_t len = 0;
-    char *image = cg_code_object(p, k, r->arch, r->cache_dir, &len, err);
-    hipModule_t mod = NULL;
-    hipFunction_t fn = NULL;
-    bool ok = image != NULL;
-    if (ok && (e = r->api->load(&mod, image)) != hipSuccess)
-        ok = error_set(err, "hipModuleLoadData(%s): %s", kn->name, hip_error(r->api, e));
-    if (ok && (e = r->api->function(&fn, mod, kn->name)) != hipSuccess)
-        ok = error_set(err, "hipModuleGetFunction(%s): %s", kn->name, hip_error(r->api, e));
-    if (ok && kn->nargs <= 64) {
-        cg_pack_args(p, kn, r->dev, slots, params);
-        e = r->api->launch(fn, kn->grid, 1, 1, kn->block, 1, 1, 0, NULL, params, NULL);
-        if (e == hipSuccess)
-            e = r->api->sync();
-        if (e != hipSuccess)
-            ok = error_set(err, "kernel %s: %s", kn->name, hip_error(r->api, e));
-    }
-    if (mod && r->api->unload)
-        r->api->unload(mod);
-    free(image);
-    return ok;
+    if (kn->nargs > 64)
+        return error_set(err, "kernel %s: %d arguments, more than the runtime packs (64)",
+                         kn->name, kn->nargs);
+    hipFunction_t fn = hip_function(r, k, err);
+    if (!fn)
+        return false;
+    cg_pack_args(r->p, kn, r->dev, slots, params);
+    hipError_t e = r->api->launch(fn, kn->grid, 1, 1, kn->block, 1, 1, 0, NULL, params, NULL);
+    if (e == hipSuccess)
+        e = r->api->sync(); /* a fault is reported against the kernel that caused it */
+    if (e != hipSuccess)
+        return error_set(err, "kernel %s: %s", kn->name, hip_error(r->api, e));
+    return true;
 }
 
 /* A loop's trip count or condition: hipMemcpy to the host, which waits for
@@ -237,10 +249,18 @@ bool cg_run_hip(const cg_program *p, const char *cache_dir, const tensor_list *i
             free(host.data);
         }
     }
-    hip_run run = {p, &api, dev, arch, cache_dir};
+    hip_run run = {p, &api, dev, arch, cache_dir, calloc((size_t)p->nkernels + 1, sizeof(hipModule_t)),
+                   calloc((size_t)p->nkernels + 1, sizeof(hipFunction_t))};
+    if (ok && (!run.mods || !run.fns))
+        ok = error_set(err, "hip: out of memory");
     cg_launcher launcher = {&run, hip_launch, hip_read};
     if (ok)
         ok = cg_run_launches(p, &launcher, NULL, err);
+    for (int k = 0; run.mods && k < p->nkernels; k++)
+        if (run.mods[k] && api.unload)
+            api.unload(run.mods[k]);
+    free(run.mods);
+    free(run.fns);
     for (int o = 0; ok && o < p->noutputs; o++) {
         const cg_output *out = &p->outputs[o];
         const cg_buffer *buf = &p->buffers[out->acc.buffer];
