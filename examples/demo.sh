@@ -3,8 +3,11 @@
 # example (seed 000's UNet conv -> GroupNorm -> SiLU -> conv block), prints
 # the start of its canonical dump, runs it on the reference executor, and
 # shows that the dump graft writes reads back to the same numbers, then
-# rewrites it with the default pipeline (two phases: normalise the views,
-# then fuse pointwise chains into regions), checking the numbers on the way.
+# rewrites it with the default pipeline (normalise the views, fuse into
+# regions, layout), checking the numbers on the way, then lowers the fused
+# graph to HIP kernels (hiprtc code objects for gfx90a and gfx1030, a launch
+# plan) and runs the generated kernels on the CPU (--device emu) against the
+# reference executor.
 # Usage: sh examples/demo.sh [path/to/graft]
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,7 +16,7 @@ case $graft in /*) ;; *) graft=$(pwd)/$graft ;; esac
 example=examples/unet_groupnorm.txt
 cd "$here/.."
 tmp=$(mktemp)
-trap 'rm -f "$tmp" "$tmp.out" "$tmp.err" "$tmp.opt"' EXIT
+trap 'rm -rf "$tmp" "$tmp.out" "$tmp.err" "$tmp.opt" "$tmp.dir"' EXIT
 
 step() { printf '\n== %s\n$ %s\n' "$1" "$2"; }
 shorten() { awk '{ if (length($0) > 100) print substr($0, 1, 96) " ..."; else print }'; }
@@ -51,4 +54,14 @@ step "6. GroupNorm in the common dims {2, 32, 10, 64, 64}; the block is two fuse
     "grep -E '^module|reshape|reduce_mean|fused|rsqrt|sigmoid' unet_opt.txt"
 grep -E '^module|^[^ ]* = (reshape|reduce_mean|fused|rsqrt|sigmoid)[[(]' "$tmp.opt" | shorten
 
-printf '\nNext: README.md, docs/rules.md, docs/architecture.md, docs/dump-format.md, graft --help.\n'
+step "7. lower to HIP: one kernel per region, compiled by hiprtc, memory planned" \
+    "graft compile $example -o unet_hip"
+"$graft" compile "$example" -o "$tmp.dir" | sed "s|$tmp.dir|unet_hip|" | shorten
+(cd "$tmp.dir" && ls -d *.hip plan.json gfx90a/*.co gfx1030/*.co) | sed 's/^/  unet_hip\//'
+
+step "8. run the generated kernels on the CPU (--device emu, wave 64 as on gfx90a) against the
+   reference executor on the unfused graph" \
+    "graft run unet_opt.txt --device emu --seed 1 --compare $example"
+"$graft" run "$tmp.opt" --device emu --seed 1 --compare "$example" | sed "s|$tmp.opt|unet_opt.txt|"
+
+printf '\nNext: README.md, docs/rules.md, docs/architecture.md, docs/dump-format.md, docs/codegen.md, graft --help.\n'
