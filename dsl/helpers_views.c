@@ -693,7 +693,8 @@ typedef struct labelling {
     const int64_t *cand[VIEW_CLUSTER_MAX + 1];
     int ncand_rank[VIEW_CLUSTER_MAX + 1];
     int ncand;
-    int cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate] */
+    int64_t cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate], in LABEL_UNIT */
+    int64_t leaf_cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [leaf][candidate], one edge */
     bool costed[VIEW_CLUSTER_MAX];                    /* cost[op] is computed */
     int label[VIEW_CLUSTER_MAX];
     bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
@@ -727,6 +728,93 @@ static bool cand_is(const labelling *L, int k, const shape *sh)
     return lens_equal(L->cand[k], L->ncand_rank[k], sh->lens, sh->rank);
 }
 
+/* ---- what a leaf's reshape costs (one reshape instruction per leaf and
+ * lens, however many edges read it) ---- */
+
+/* A reshape is one unit; the reshape of a leaf read by n edges of the
+ * cluster is shared by those of them that run in the same lens, so each
+ * edge pays 1/n of it (exact when they agree, as they do in the cheapest
+ * labellings but for ties). LABEL_UNIT is divisible by 1..16. */
+enum { LABEL_UNIT = 720720 };
+
+static int leaf_index(const cluster *c, const ins *x)
+{
+    for (int k = 0; k < c->nleaves; k++)
+        if (c->leaves[k] == x)
+            return k;
+    return -1;
+}
+
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
+
+/* Reader r of a reshape to `lens` keeps reading it: r is no cluster op
+ * (nothing moves it into other lens), or its own cluster runs it in `lens`
+ * when reshapes shared with other clusters are not counted (asking its
+ * cluster with them counted would make two clusters that share a reshape
+ * hold each other in place). */
+static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
+{
+    if (!is_cluster_op(r))
+        return true;
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return cluster_lens_at(r, false, l, &nl) && lens_equal(l, nl, lens, rank);
+}
+
+/* x (standard) is reshaped to `lens` through shape ops, and that reshape
+ * has a reader outside cluster c that keeps it: it stays whatever lens c's
+ * ops run in, and an op of c reading x in `lens` reads it for free.
+ * Readers that are shape ops themselves compose with it and are followed
+ * instead. */
+static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens, int rank, bool shared,
+                             int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *s = x->users[k];
+        if (!is_reshape(s))
+            continue;
+        if (lens_equal(s->sh.lens, s->sh.rank, lens, rank))
+            for (int q = 0; q < s->nusers; q++) {
+                const ins *r = s->users[q];
+                if (!is_reshape(r) && op_index(c, r) < 0 &&
+                    (!is_cluster_op(r) || (shared && keeps_reshape(r, lens, rank))))
+                    return true;
+            }
+        if (reshaped_outside(c, s, lens, rank, shared, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
+ * nothing in the leaf's own lens or where a reshape of the leaf to k stays
+ * for a reader outside the cluster, else its share of one reshape. */
+static void leaf_costs(labelling *L, bool shared)
+{
+    const cluster *c = L->c;
+    int reads[VIEW_CLUSTER_MAX] = {0};
+    for (int i = 0; i < c->nops; i++)
+        for (int a = 0; a < c->ops[i]->nargs; a++) {
+            const ins *leaf = NULL;
+            int l = operand_kind(c, c->ops[i]->args[a], &leaf) == -1 ? leaf_index(c, leaf) : -1;
+            if (l >= 0)
+                reads[l]++;
+        }
+    for (int l = 0; l < c->nleaves; l++) {
+        const ins *x = c->leaves[l];
+        bool standard = shape_standard_p(&x->sh);
+        for (int k = 0; k < L->ncand; k++) {
+            if (cand_is(L, k, &x->sh) ||
+                (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
+                L->leaf_cost[l][k] = 0;
+            else
+                L->leaf_cost[l][k] = LABEL_UNIT / (reads[l] > 1 ? reads[l] : 1);
+        }
+    }
+}
+
 /* Post-order: cost[i][k] = the fewest reshapes below op i when it runs in
  * candidate k. */
 static void label_costs(labelling *L, int i, int depth)
@@ -747,14 +835,15 @@ static void label_costs(labelling *L, int i, int depth)
             continue;
         if (j >= 0 && depth < VIEW_CLUSTER_MAX)
             label_costs(L, j, depth + 1);
+        int l = j == -1 ? leaf_index(c, leaf) : -1;
         for (int k = 0; k < L->ncand; k++) {
             if (j == -1) {
-                L->cost[i][k] += !cand_is(L, k, &leaf->sh);
+                L->cost[i][k] += l >= 0 ? L->leaf_cost[l][k] : LABEL_UNIT * !cand_is(L, k, &leaf->sh);
                 continue;
             }
-            int best = 1 << 20;
+            int64_t best = INT64_MAX;
             for (int q = 0; q < L->ncand; q++) {
-                int v = L->cost[j][q] + (q != k);
+                int64_t v = L->cost[j][q] + LABEL_UNIT * (q != k);
                 if (v < best)
                     best = v;
             }
@@ -783,7 +872,7 @@ static void label_assign(labelling *L, int i, int depth)
             continue;
         int best = k;
         for (int q = 0; q < L->ncand; q++) {
-            int vq = L->cost[j][q] + (q != k), vb = L->cost[j][best] + (best != k);
+            int64_t vq = L->cost[j][q] + LABEL_UNIT * (q != k), vb = L->cost[j][best] + LABEL_UNIT * (best != k);
             if (vq < vb || (vq == vb && best != k && q != k && cand_less(L, q, best)))
                 best = q;
         }
@@ -793,7 +882,10 @@ static void label_assign(labelling *L, int i, int depth)
     }
 }
 
-bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
+/* The labelling of v's cluster; `shared`: a leaf's reshape that a cluster
+ * op of another cluster reads counts as staying when that cluster, asked
+ * without `shared`, keeps it. */
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
 {
     cluster c;
     if (!cluster_of(v, &c))
@@ -819,6 +911,7 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
     int root = op_index(&c, c.root);
     bool ok = root >= 0;
     if (ok) {
+        leaf_costs(L, shared);
         label_costs(L, root, 0);
         /* the root: the cheapest with the reshape to the sink counted; ties
          * to a leaf's lens (the smallest), the sink's (candidate 0) last:
@@ -826,7 +919,7 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
          * past a reduction yet, where the leaves are does not */
         int best = 0;
         for (int k = 1; k < L->ncand; k++) {
-            int vk = L->cost[root][k] + 1, vb = L->cost[root][best] + (best != 0);
+            int64_t vk = L->cost[root][k] + LABEL_UNIT, vb = L->cost[root][best] + LABEL_UNIT * (best != 0);
             if (vk < vb || (vk == vb && (best == 0 || cand_less(L, k, best))))
                 best = k;
         }
@@ -842,6 +935,8 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
     free(L);
     return ok;
 }
+
+bool view_cluster_lens(const ins *v, int64_t *lens, int *n) { return cluster_lens_at(v, true, lens, n); }
 
 bool helper_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
 {

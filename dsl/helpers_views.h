@@ -143,7 +143,9 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int n
  * lens a minimum-cost labelling of the cluster's tree assigns it: each op
  * gets one of the leaves' or the sink's lens, and each edge whose ends
  * differ costs a reshape (a leaf of other lens than its reader, the root of
- * other lens than the sink); ties go to a leaf's lens, the smallest first,
+ * other lens than the sink; a leaf's reshape to one lens is one reshape
+ * however many edges read it, and costs nothing where a reader outside the
+ * cluster keeps it); ties go to a leaf's lens, the smallest first,
  * and an op prefers its reader's. It depends only on the leaves and
  * the sink, so it does not change as the rules move ops and reshapes inside
  * the cluster. A cluster that reads a broadcast (GroupNorm's per-group and
