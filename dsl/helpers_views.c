@@ -1028,6 +1028,31 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     return false;
 }
 
+/* v's strides reach an output (the @return, an opaque op or a region)
+ * through views, which take their operand's strides along. (A reshape of a
+ * broadcast copies, or becomes a broadcast only where its readers take a
+ * broadcast's layout: it is no way there.) */
+static bool layout_reaches_output(const ins *v, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *r = v->users[k];
+        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+            return true;
+        if ((r->op->classes & OPC_VIEW) && r->nargs == 1 && layout_reaches_output(r, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* v keeps its strides when the broadcast below unary op u sinks: v is u,
+ * and u's value already has its operand's (the broadcast's) layout. */
+static bool keeps_layout(const ins *v, const ins *u)
+{
+    return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -1040,8 +1065,12 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
             continue;
         if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
             /* a broadcast that stretches nothing goes, composes or becomes a
-             * reshape: what counts is what reads it */
-            ok = shape_elements(&r->sh) > shape_elements(&v->sh) || readers_take_broadcast(r, u, depth + 1);
+             * reshape: what counts is what reads it; one that stretches
+             * takes its operand's strides along, which an output it feeds
+             * keeps (a copy if they change) */
+            ok = shape_elements(&r->sh) > shape_elements(&v->sh)
+                     ? keeps_layout(v, u) || !layout_reaches_output(r, depth + 1)
+                     : readers_take_broadcast(r, u, depth + 1);
             continue;
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
