@@ -1254,3 +1254,47 @@ bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *ou
     *out = rule_bool(ok);
     return true;
 }
+
+/* The strides of multibroadcast[lens](a value of shape s): s's strides on
+ * the axes it keeps, 0 on those it stretches or adds. */
+static void broadcast_strides(const shape *s, const int64_t *lens, int rank, int64_t *strides)
+{
+    for (int i = 0; i < rank; i++) {
+        int j = i - (rank - s->rank);
+        strides[i] = j >= 0 && s->lens[j] == lens[i] ? s->strides[j] : 0;
+    }
+}
+
+/* copies_at_output(b, x, y): see helpers_views.h. */
+bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *x = a[1].u.in, *y = a[2].u.in;
+    if (b->nargs != 2 || x->sh.rank > b->sh.rank || y->sh.rank > b->sh.rank)
+        return false;
+    /* b(x, y) with the smaller operand broadcast to the larger's lens, as
+     * the merging rules build it; its layout from b's own shape rule */
+    bool x_small = shape_elements(&x->sh) < shape_elements(&y->sh);
+    const shape *big = x_small ? &y->sh : &x->sh, *small = x_small ? &x->sh : &y->sh;
+    int64_t st[SHAPE_MAX_RANK];
+    broadcast_strides(small, big->lens, big->rank, st);
+    shape in[2] = {*big, shape_with_strides(small->type, big->rank, big->lens, st)};
+    if (x_small) {
+        shape t = in[0];
+        in[0] = in[1];
+        in[1] = t;
+    }
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    shape inner;
+    graft_error err = {0};
+    if (!op_compute_shape(&call, &inner, &err))
+        return false;
+    /* ... then multibroadcast to b's lens */
+    int64_t outer[SHAPE_MAX_RANK];
+    broadcast_strides(&inner, b->sh.lens, b->sh.rank, outer);
+    bool changes = false;
+    for (int i = 0; i < b->sh.rank && !changes; i++)
+        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
+    *out = rule_bool(changes && layout_reaches_output(b, 0));
+    return true;
+}

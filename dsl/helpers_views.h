@@ -229,4 +229,12 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, 
  * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
 bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* copies_at_output(b, x, y): instruction x3 -> bool: b = binary(mb(x),
+ * mb(y)) computed as the rules that merge broadcasts leave it (b on x and
+ * y, the smaller multibroadcast to the larger's lens, then multibroadcast to
+ * b's lens) would have other strides than b has now, and those strides
+ * reach an output (the @return, an opaque op or a region, through views):
+ * the output would need a copy that b, left as it is, does not. */
+bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 #endif
