@@ -589,6 +589,8 @@ static const rule_helper helper_table[] = {
      "becomes_broadcast(r): r is a reshape of a broadcast that reshape_of_multibroadcast or reshape_of_broadcast turns into a broadcast"},
     {"reshaped_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_below,
      "reshaped_below(b): b's value flows through single-reader pointwise ops into a shape op or a reduction"},
+    {"reshaped_or_broadcast_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_or_broadcast_below,
+     "reshaped_or_broadcast_below(d): d's value flows, through single-reader pointwise ops, into a shape op, a reduction or a broadcast"},
     {"transposes_merge", RV_BOOL, 3, {RV_INS, RV_INS, RV_INTS}, false, helper_transposes_merge,
      "transposes_merge(x, y, p): b(transpose[p](x), transpose[p](y)) merges into one transpose below b (neither absorbs it, or one only by rising to a dot)"},
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,

@@ -1112,26 +1112,76 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
-/* reshaped_below(b): see helpers_views.h. */
-bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+/* The lens v runs in once the rules settle: its cluster's for a pointwise
+ * op in a cluster with lens, else its own. */
+static void settled_lens(const ins *v, int64_t *lens, int *n)
 {
-    (void)mem, (void)n;
-    const ins *x = a[0].u.in;
-    bool yes = false;
+    if (!(is_cluster_op(v) && view_cluster_lens(v, lens, n))) {
+        *n = v->sh.rank;
+        memcpy(lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank);
+    }
+}
+
+/* x's value flows, through pointwise ops of one reader, into a shape op
+ * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
+ * the clusters below will have them (settled_lens): a chain of shape ops
+ * into a cluster that runs in x's lens composes away, and one into a
+ * cluster in other lens stays, whichever the rules have moved first. */
+static bool flows_into_view(const ins *x, bool broadcasts)
+{
+    int64_t cur[SHAPE_MAX_RANK];
+    int ncur = x->sh.rank;
+    memcpy(cur, x->sh.lens, sizeof(int64_t) * (size_t)ncur);
     for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(x); depth++) {
         const ins *u = x->users[0];
         unsigned c = u->op->classes;
         if (u->nmods > 0)
-            break;
-        if (((c & OPC_SHAPE) || (c & OPC_REDUCE)) && u->nargs == 1) {
-            yes = true;
-            break;
+            return false;
+        if ((c & OPC_SHAPE) && u->nargs == 1) {
+            const ins *e = u;
+            for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && (e->users[0]->op->classes & OPC_SHAPE) &&
+                            e->users[0]->nargs == 1;
+                 k++)
+                e = e->users[0];
+            int64_t to[SHAPE_MAX_RANK];
+            int nto = e->sh.rank;
+            memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
+            if (one_reader(e) && is_cluster_op(e->users[0]))
+                settled_lens(e->users[0], to, &nto);
+            if (!lens_equal(to, nto, cur, ncur))
+                return true;
+            x = e;
+            continue;
         }
+        if ((c & OPC_REDUCE) && u->nargs == 1)
+            return true;
+        if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
+            return true;
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
-            break;
+            return false;
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        settled_lens(u, l, &nl);
+        if (!lens_equal(l, nl, cur, ncur))
+            return true;
         x = u;
     }
-    *out = rule_bool(yes);
+    return false;
+}
+
+/* reshaped_below(b): see helpers_views.h. */
+bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, false));
+    return true;
+}
+
+/* reshaped_or_broadcast_below(d): see helpers_views.h. */
+bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, true));
     return true;
 }
 

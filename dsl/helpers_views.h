@@ -188,11 +188,20 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
 
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
- * reader each way). Moving b into the common dims of a reshape adds a
+ * reader each way); shape ops and pointwise ops count in the lens they
+ * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
+ * back to the value's lens, or into a cluster that will run in them, is no
+ * reshape. Moving b into the common dims of a reshape adds a
  * reshape back below it, and views for its other operand; they pay off only
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_or_broadcast_below(d): instruction -> bool: the same, or the
+ * value flows into a broadcast (GroupNorm's statistics, broadcast back over
+ * the values they were reduced from, which run in the common dims too).
+ * Moving reduction d into the common dims adds a reshape back below it
+ * that pays off only there. */
+bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposes_merge(x, y, p): instruction, instruction, ints -> bool:
  * b(transpose[p](x), transpose[p](y)) becomes transpose[p](b(x, y)): when
