@@ -1075,8 +1075,11 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
         if (ok) {
+            /* an other operand that is or may become a broadcast merges with
+             * v's at r, whose layout then changes: r's readers decide */
             const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
-            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, u, 0);
+            bool bound = broadcast_bound(other, u, 0);
+            ok = bound ? readers_take_broadcast(r, u, depth + 1) : shape_standard_p(&other->sh);
         }
     }
     return ok;

@@ -168,9 +168,11 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
  * one-operand pointwise op, a broadcast that stretches (one that does not
- * counts by its own readers), or a two-operand op whose other operand is
- * standard and cannot still become a broadcast (a broadcast sinking into it,
- * or two merging; u itself counts as one): their results have the same
+ * counts by its own readers; one whose strides reach an output only if u's
+ * layout stays), or a two-operand op whose other operand is standard and
+ * cannot still become a broadcast (a broadcast sinking into it, or two
+ * merging; u itself counts as one), or can and whose own readers take the
+ * layout the merge then gives it (asked the same way): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
  * below u without changing any layout downstream (an output keeps its
  * layout; a copy would follow). Asking what the other operand may become,
