@@ -1042,6 +1042,10 @@ static bool layout_reaches_output(const ins *v, int depth)
             return true;
         if ((r->op->classes & OPC_VIEW) && r->nargs == 1 && layout_reaches_output(r, depth + 1))
             return true;
+        /* b(v, v) has v's layout, whatever it is */
+        if ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
+            layout_reaches_output(r, depth + 1))
+            return true;
     }
     return false;
 }
