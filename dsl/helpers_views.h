@@ -244,8 +244,9 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * mb(y)) computed as the rules that merge broadcasts leave it (b on x and
  * y, the smaller multibroadcast to the larger's lens, then multibroadcast to
  * b's lens) would have other strides than b has now, and those strides
- * reach an output (the @return, an opaque op or a region, through views):
- * the output would need a copy that b, left as it is, does not. */
+ * reach an output (the @return, an opaque op or a region, through views
+ * and binary ops that read them twice, b(v, v) having v's layout): the
+ * output would need a copy that b, left as it is, does not. */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif
