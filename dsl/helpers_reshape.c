@@ -182,6 +182,15 @@ bool helper_view_in_common(arena *mem, const rule_value *args, int nargs, rule_v
     int lead = 0;
     while (lead < nc - 1 && kc[lead] == 1)
         lead++;
+    /* ... and where k's own lens are kc but for leading 1s, they are kc:
+     * the reshape of k to them is no reshape (it folds), not one view more */
+    const shape *k = &m->args[0]->sh;
+    int extra = k->rank - (nc - lead);
+    bool same = extra >= 0 && k->rank <= nc;
+    for (int i = 0; same && i < k->rank; i++)
+        same = i < extra ? k->lens[i] == 1 : k->lens[i] == kc[lead + i - extra];
+    if (same)
+        return ints_result(mem, k->lens, k->rank, out);
     return ints_result(mem, kc + lead, nc - lead, out);
 }
 

@@ -693,7 +693,8 @@ typedef struct labelling {
     const int64_t *cand[VIEW_CLUSTER_MAX + 1];
     int ncand_rank[VIEW_CLUSTER_MAX + 1];
     int ncand;
-    int cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate] */
+    int64_t cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate], in LABEL_UNIT */
+    int64_t leaf_cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [leaf][candidate], one edge */
     bool costed[VIEW_CLUSTER_MAX];                    /* cost[op] is computed */
     int label[VIEW_CLUSTER_MAX];
     bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
@@ -727,6 +728,93 @@ static bool cand_is(const labelling *L, int k, const shape *sh)
     return lens_equal(L->cand[k], L->ncand_rank[k], sh->lens, sh->rank);
 }
 
+/* ---- what a leaf's reshape costs (one reshape instruction per leaf and
+ * lens, however many edges read it) ---- */
+
+/* A reshape is one unit; the reshape of a leaf read by n edges of the
+ * cluster is shared by those of them that run in the same lens, so each
+ * edge pays 1/n of it (exact when they agree, as they do in the cheapest
+ * labellings but for ties). LABEL_UNIT is divisible by 1..16. */
+enum { LABEL_UNIT = 720720 };
+
+static int leaf_index(const cluster *c, const ins *x)
+{
+    for (int k = 0; k < c->nleaves; k++)
+        if (c->leaves[k] == x)
+            return k;
+    return -1;
+}
+
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
+
+/* Reader r of a reshape to `lens` keeps reading it: r is no cluster op
+ * (nothing moves it into other lens), or its own cluster runs it in `lens`
+ * when reshapes shared with other clusters are not counted (asking its
+ * cluster with them counted would make two clusters that share a reshape
+ * hold each other in place). */
+static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
+{
+    if (!is_cluster_op(r))
+        return true;
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return cluster_lens_at(r, false, l, &nl) && lens_equal(l, nl, lens, rank);
+}
+
+/* x (standard) is reshaped to `lens` through shape ops, and that reshape
+ * has a reader outside cluster c that keeps it: it stays whatever lens c's
+ * ops run in, and an op of c reading x in `lens` reads it for free.
+ * Readers that are shape ops themselves compose with it and are followed
+ * instead. */
+static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens, int rank, bool shared,
+                             int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *s = x->users[k];
+        if (!is_reshape(s))
+            continue;
+        if (lens_equal(s->sh.lens, s->sh.rank, lens, rank))
+            for (int q = 0; q < s->nusers; q++) {
+                const ins *r = s->users[q];
+                if (!is_reshape(r) && op_index(c, r) < 0 &&
+                    (!is_cluster_op(r) || (shared && keeps_reshape(r, lens, rank))))
+                    return true;
+            }
+        if (reshaped_outside(c, s, lens, rank, shared, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
+ * nothing in the leaf's own lens or where a reshape of the leaf to k stays
+ * for a reader outside the cluster, else its share of one reshape. */
+static void leaf_costs(labelling *L, bool shared)
+{
+    const cluster *c = L->c;
+    int reads[VIEW_CLUSTER_MAX] = {0};
+    for (int i = 0; i < c->nops; i++)
+        for (int a = 0; a < c->ops[i]->nargs; a++) {
+            const ins *leaf = NULL;
+            int l = operand_kind(c, c->ops[i]->args[a], &leaf) == -1 ? leaf_index(c, leaf) : -1;
+            if (l >= 0)
+                reads[l]++;
+        }
+    for (int l = 0; l < c->nleaves; l++) {
+        const ins *x = c->leaves[l];
+        bool standard = shape_standard_p(&x->sh);
+        for (int k = 0; k < L->ncand; k++) {
+            if (cand_is(L, k, &x->sh) ||
+                (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
+                L->leaf_cost[l][k] = 0;
+            else
+                L->leaf_cost[l][k] = LABEL_UNIT / (reads[l] > 1 ? reads[l] : 1);
+        }
+    }
+}
+
 /* Post-order: cost[i][k] = the fewest reshapes below op i when it runs in
  * candidate k. */
 static void label_costs(labelling *L, int i, int depth)
@@ -747,14 +835,15 @@ static void label_costs(labelling *L, int i, int depth)
             continue;
         if (j >= 0 && depth < VIEW_CLUSTER_MAX)
             label_costs(L, j, depth + 1);
+        int l = j == -1 ? leaf_index(c, leaf) : -1;
         for (int k = 0; k < L->ncand; k++) {
             if (j == -1) {
-                L->cost[i][k] += !cand_is(L, k, &leaf->sh);
+                L->cost[i][k] += l >= 0 ? L->leaf_cost[l][k] : LABEL_UNIT * !cand_is(L, k, &leaf->sh);
                 continue;
             }
-            int best = 1 << 20;
+            int64_t best = INT64_MAX;
             for (int q = 0; q < L->ncand; q++) {
-                int v = L->cost[j][q] + (q != k);
+                int64_t v = L->cost[j][q] + LABEL_UNIT * (q != k);
                 if (v < best)
                     best = v;
             }
@@ -783,7 +872,7 @@ static void label_assign(labelling *L, int i, int depth)
             continue;
         int best = k;
         for (int q = 0; q < L->ncand; q++) {
-            int vq = L->cost[j][q] + (q != k), vb = L->cost[j][best] + (best != k);
+            int64_t vq = L->cost[j][q] + LABEL_UNIT * (q != k), vb = L->cost[j][best] + LABEL_UNIT * (best != k);
             if (vq < vb || (vq == vb && best != k && q != k && cand_less(L, q, best)))
                 best = q;
         }
@@ -793,7 +882,10 @@ static void label_assign(labelling *L, int i, int depth)
     }
 }
 
-bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
+/* The labelling of v's cluster; `shared`: a leaf's reshape that a cluster
+ * op of another cluster reads counts as staying when that cluster, asked
+ * without `shared`, keeps it. */
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
 {
     cluster c;
     if (!cluster_of(v, &c))
@@ -819,6 +911,7 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
     int root = op_index(&c, c.root);
     bool ok = root >= 0;
     if (ok) {
+        leaf_costs(L, shared);
         label_costs(L, root, 0);
         /* the root: the cheapest with the reshape to the sink counted; ties
          * to a leaf's lens (the smallest), the sink's (candidate 0) last:
@@ -826,7 +919,7 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
          * past a reduction yet, where the leaves are does not */
         int best = 0;
         for (int k = 1; k < L->ncand; k++) {
-            int vk = L->cost[root][k] + 1, vb = L->cost[root][best] + (best != 0);
+            int64_t vk = L->cost[root][k] + LABEL_UNIT, vb = L->cost[root][best] + LABEL_UNIT * (best != 0);
             if (vk < vb || (vk == vb && (best == 0 || cand_less(L, k, best))))
                 best = k;
         }
@@ -842,6 +935,8 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
     free(L);
     return ok;
 }
+
+bool view_cluster_lens(const ins *v, int64_t *lens, int *n) { return cluster_lens_at(v, true, lens, n); }
 
 bool helper_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -933,6 +1028,35 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     return false;
 }
 
+/* v's strides reach an output (the @return, an opaque op or a region)
+ * through views, which take their operand's strides along. (A reshape of a
+ * broadcast copies, or becomes a broadcast only where its readers take a
+ * broadcast's layout: it is no way there.) */
+static bool layout_reaches_output(const ins *v, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *r = v->users[k];
+        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+            return true;
+        if ((r->op->classes & OPC_VIEW) && r->nargs == 1 && layout_reaches_output(r, depth + 1))
+            return true;
+        /* b(v, v) has v's layout, whatever it is */
+        if ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
+            layout_reaches_output(r, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* v keeps its strides when the broadcast below unary op u sinks: v is u,
+ * and u's value already has its operand's (the broadcast's) layout. */
+static bool keeps_layout(const ins *v, const ins *u)
+{
+    return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -945,14 +1069,21 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
             continue;
         if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
             /* a broadcast that stretches nothing goes, composes or becomes a
-             * reshape: what counts is what reads it */
-            ok = shape_elements(&r->sh) > shape_elements(&v->sh) || readers_take_broadcast(r, u, depth + 1);
+             * reshape: what counts is what reads it; one that stretches
+             * takes its operand's strides along, which an output it feeds
+             * keeps (a copy if they change) */
+            ok = shape_elements(&r->sh) > shape_elements(&v->sh)
+                     ? keeps_layout(v, u) || !layout_reaches_output(r, depth + 1)
+                     : readers_take_broadcast(r, u, depth + 1);
             continue;
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
         if (ok) {
+            /* an other operand that is or may become a broadcast merges with
+             * v's at r, whose layout then changes: r's readers decide */
             const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
-            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, u, 0);
+            bool bound = broadcast_bound(other, u, 0);
+            ok = bound ? readers_take_broadcast(r, u, depth + 1) : shape_standard_p(&other->sh);
         }
     }
     return ok;
@@ -988,26 +1119,76 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
-/* reshaped_below(b): see helpers_views.h. */
-bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+/* The lens v runs in once the rules settle: its cluster's for a pointwise
+ * op in a cluster with lens, else its own. */
+static void settled_lens(const ins *v, int64_t *lens, int *n)
 {
-    (void)mem, (void)n;
-    const ins *x = a[0].u.in;
-    bool yes = false;
+    if (!(is_cluster_op(v) && view_cluster_lens(v, lens, n))) {
+        *n = v->sh.rank;
+        memcpy(lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank);
+    }
+}
+
+/* x's value flows, through pointwise ops of one reader, into a shape op
+ * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
+ * the clusters below will have them (settled_lens): a chain of shape ops
+ * into a cluster that runs in x's lens composes away, and one into a
+ * cluster in other lens stays, whichever the rules have moved first. */
+static bool flows_into_view(const ins *x, bool broadcasts)
+{
+    int64_t cur[SHAPE_MAX_RANK];
+    int ncur = x->sh.rank;
+    memcpy(cur, x->sh.lens, sizeof(int64_t) * (size_t)ncur);
     for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(x); depth++) {
         const ins *u = x->users[0];
         unsigned c = u->op->classes;
         if (u->nmods > 0)
-            break;
-        if (((c & OPC_SHAPE) || (c & OPC_REDUCE)) && u->nargs == 1) {
-            yes = true;
-            break;
+            return false;
+        if ((c & OPC_SHAPE) && u->nargs == 1) {
+            const ins *e = u;
+            for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && (e->users[0]->op->classes & OPC_SHAPE) &&
+                            e->users[0]->nargs == 1;
+                 k++)
+                e = e->users[0];
+            int64_t to[SHAPE_MAX_RANK];
+            int nto = e->sh.rank;
+            memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
+            if (one_reader(e) && is_cluster_op(e->users[0]))
+                settled_lens(e->users[0], to, &nto);
+            if (!lens_equal(to, nto, cur, ncur))
+                return true;
+            x = e;
+            continue;
         }
+        if ((c & OPC_REDUCE) && u->nargs == 1)
+            return true;
+        if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
+            return true;
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
-            break;
+            return false;
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        settled_lens(u, l, &nl);
+        if (!lens_equal(l, nl, cur, ncur))
+            return true;
         x = u;
     }
-    *out = rule_bool(yes);
+    return false;
+}
+
+/* reshaped_below(b): see helpers_views.h. */
+bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, false));
+    return true;
+}
+
+/* reshaped_or_broadcast_below(d): see helpers_views.h. */
+bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, true));
     return true;
 }
 
@@ -1128,5 +1309,49 @@ bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *ou
         ok = x[i] == want || x[i] == 1;
     }
     *out = rule_bool(ok);
+    return true;
+}
+
+/* The strides of multibroadcast[lens](a value of shape s): s's strides on
+ * the axes it keeps, 0 on those it stretches or adds. */
+static void broadcast_strides(const shape *s, const int64_t *lens, int rank, int64_t *strides)
+{
+    for (int i = 0; i < rank; i++) {
+        int j = i - (rank - s->rank);
+        strides[i] = j >= 0 && s->lens[j] == lens[i] ? s->strides[j] : 0;
+    }
+}
+
+/* copies_at_output(b, x, y): see helpers_views.h. */
+bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *x = a[1].u.in, *y = a[2].u.in;
+    if (b->nargs != 2 || x->sh.rank > b->sh.rank || y->sh.rank > b->sh.rank)
+        return false;
+    /* b(x, y) with the smaller operand broadcast to the larger's lens, as
+     * the merging rules build it; its layout from b's own shape rule */
+    bool x_small = shape_elements(&x->sh) < shape_elements(&y->sh);
+    const shape *big = x_small ? &y->sh : &x->sh, *small = x_small ? &x->sh : &y->sh;
+    int64_t st[SHAPE_MAX_RANK];
+    broadcast_strides(small, big->lens, big->rank, st);
+    shape in[2] = {*big, shape_with_strides(small->type, big->rank, big->lens, st)};
+    if (x_small) {
+        shape t = in[0];
+        in[0] = in[1];
+        in[1] = t;
+    }
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    shape inner;
+    graft_error err = {0};
+    if (!op_compute_shape(&call, &inner, &err))
+        return false;
+    /* ... then multibroadcast to b's lens */
+    int64_t outer[SHAPE_MAX_RANK];
+    broadcast_strides(&inner, b->sh.lens, b->sh.rank, outer);
+    bool changes = false;
+    for (int i = 0; i < b->sh.rank && !changes; i++)
+        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
+    *out = rule_bool(changes && layout_reaches_output(b, 0));
     return true;
 }

@@ -143,7 +143,9 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int n
  * lens a minimum-cost labelling of the cluster's tree assigns it: each op
  * gets one of the leaves' or the sink's lens, and each edge whose ends
  * differ costs a reshape (a leaf of other lens than its reader, the root of
- * other lens than the sink); ties go to a leaf's lens, the smallest first,
+ * other lens than the sink; a leaf's reshape to one lens is one reshape
+ * however many edges read it, and costs nothing where a reader outside the
+ * cluster keeps it); ties go to a leaf's lens, the smallest first,
  * and an op prefers its reader's. It depends only on the leaves and
  * the sink, so it does not change as the rules move ops and reshapes inside
  * the cluster. A cluster that reads a broadcast (GroupNorm's per-group and
@@ -166,9 +168,11 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
  * one-operand pointwise op, a broadcast that stretches (one that does not
- * counts by its own readers), or a two-operand op whose other operand is
- * standard and cannot still become a broadcast (a broadcast sinking into it,
- * or two merging; u itself counts as one): their results have the same
+ * counts by its own readers; one whose strides reach an output only if u's
+ * layout stays), or a two-operand op whose other operand is standard and
+ * cannot still become a broadcast (a broadcast sinking into it, or two
+ * merging; u itself counts as one), or can and whose own readers take the
+ * layout the merge then gives it (asked the same way): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
  * below u without changing any layout downstream (an output keeps its
  * layout; a copy would follow). Asking what the other operand may become,
@@ -186,11 +190,20 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
 
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
- * reader each way). Moving b into the common dims of a reshape adds a
+ * reader each way); shape ops and pointwise ops count in the lens they
+ * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
+ * back to the value's lens, or into a cluster that will run in them, is no
+ * reshape. Moving b into the common dims of a reshape adds a
  * reshape back below it, and views for its other operand; they pay off only
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_or_broadcast_below(d): instruction -> bool: the same, or the
+ * value flows into a broadcast (GroupNorm's statistics, broadcast back over
+ * the values they were reduced from, which run in the common dims too).
+ * Moving reduction d into the common dims adds a reshape back below it
+ * that pays off only there. */
+bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposes_merge(x, y, p): instruction, instruction, ints -> bool:
  * b(transpose[p](x), transpose[p](y)) becomes transpose[p](b(x, y)): when
@@ -226,5 +239,14 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
  * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
 bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* copies_at_output(b, x, y): instruction x3 -> bool: b = binary(mb(x),
+ * mb(y)) computed as the rules that merge broadcasts leave it (b on x and
+ * y, the smaller multibroadcast to the larger's lens, then multibroadcast to
+ * b's lens) would have other strides than b has now, and those strides
+ * reach an output (the @return, an opaque op or a region, through views
+ * and binary ops that read them twice, b(v, v) having v's layout): the
+ * output would need a copy that b, left as it is, does not. */
+bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif
