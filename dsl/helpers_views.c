@@ -549,16 +549,21 @@ static bool reshape_inside_at(const ins *r, int depth)
 
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 
-/* Pointwise op x reads a broadcast (through shape ops), or a literal that
- * constant folding made from one: the common-dims rules move it
- * (GroupNorm), so it bounds the clusters around it. */
+/* Pointwise op x reads a broadcast (through shape ops and transposes: a
+ * transposed broadcast folds into a broadcast literal, and the answer must
+ * not depend on whether it has yet), or a literal that constant folding
+ * made from one, or a constant with a broadcast's layout that folds into
+ * such a literal (folding keeps the exact shape): the common-dims rules move
+ * it (GroupNorm), so it bounds the clusters around it. */
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
         const ins *a = x->args[k];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && (a->op->classes & OPC_SHAPE) && a->nargs == 1; depth++)
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose")) &&
+                            a->nargs == 1;
+             depth++)
             a = a->args[0];
-        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal")) &&
+        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)) &&
             shape_broadcasted_p(&a->sh))
             return true;
     }
