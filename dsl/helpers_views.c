@@ -549,16 +549,21 @@ static bool reshape_inside_at(const ins *r, int depth)
 
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 
-/* Pointwise op x reads a broadcast (through shape ops), or a literal that
- * constant folding made from one: the common-dims rules move it
- * (GroupNorm), so it bounds the clusters around it. */
+/* Pointwise op x reads a broadcast (through shape ops and transposes: a
+ * transposed broadcast folds into a broadcast literal, and the answer must
+ * not depend on whether it has yet), or a literal that constant folding
+ * made from one, or a constant with a broadcast's layout that folds into
+ * such a literal (folding keeps the exact shape): the common-dims rules move
+ * it (GroupNorm), so it bounds the clusters around it. */
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
         const ins *a = x->args[k];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && (a->op->classes & OPC_SHAPE) && a->nargs == 1; depth++)
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose")) &&
+                            a->nargs == 1;
+             depth++)
             a = a->args[0];
-        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal")) &&
+        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)) &&
             shape_broadcasted_p(&a->sh))
             return true;
     }
@@ -1353,5 +1358,107 @@ bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value 
     for (int i = 0; i < b->sh.rank && !changes; i++)
         changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
     *out = rule_bool(changes && layout_reaches_output(b, 0));
+    return true;
+}
+
+/* vanishes_below(t): see helpers_views.h. The walk starts at v, the value
+ * transpose[r] of a value of lens `base`, composes the transposes it passes
+ * (transpose[q](transpose[r](z)) is transpose[r o q](z)) and maps the
+ * reduction's axes back onto `base`. */
+static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, const int64_t *base)
+{
+    if (n > SHAPE_MAX_RANK)
+        return false;
+    int64_t r[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n)
+            return false;
+        r[i] = p[i];
+    }
+    for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+        if (!one_reader(v))
+            return false;
+        const ins *u = v->users[0];
+        unsigned c = u->op->classes;
+        if (u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
+            return false;
+        if (is_op(u, "transpose")) {
+            const attr_value *q = ins_attr(u, "permutation");
+            if (!q || q->n != n)
+                return false;
+            int64_t composed[SHAPE_MAX_RANK];
+            for (int i = 0; i < n; i++) {
+                if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+                    return false;
+                composed[i] = r[q->u.ints[i]];
+            }
+            memcpy(r, composed, sizeof r);
+            v = u;
+            continue;
+        }
+        /* a layout-only pending shape change is looked through (reads
+         * go through it: pending.rules) */
+        if ((c & OPC_UNARY) ||
+            (is_op(u, "pending_shape_change") && memcmp(u->sh.lens, v->sh.lens, sizeof(int64_t) * (size_t)n) == 0)) {
+            v = u;
+            continue;
+        }
+        if (!(c & OPC_REDUCE))
+            return false;
+        const attr_value *a = ins_attr(u, "axes");
+        if (!a)
+            return false;
+        /* base's lens reduced over the axes the reduction's come from */
+        int64_t l[SHAPE_MAX_RANK];
+        memcpy(l, base, sizeof(int64_t) * (size_t)n);
+        for (int k = 0; k < a->n; k++) {
+            int64_t ax = a->u.ints[k];
+            if (ax < 0 || ax >= n)
+                return false;
+            l[r[ax]] = 1;
+        }
+        return vanishes(r, n, l);
+    }
+    return false;
+}
+
+static bool transpose_vanishes_below(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1)
+        return false;
+    const attr_value *p = ins_attr(t, "permutation");
+    int n = t->sh.rank;
+    if (!p || p->n != n || t->args[0]->sh.rank != n)
+        return false;
+    return permutation_vanishes_below(t, p->u.ints, n, t->args[0]->sh.lens);
+}
+
+/* dot_permutation_vanishes(d): see helpers_views.h. */
+bool helper_dot_permutation_vanishes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *d = a[0].u.in;
+    const attr_value *q = is_op(d, "dot") ? ins_attr(d, "output_permutation") : NULL;
+    int rank = d->sh.rank;
+    bool yes = false;
+    if (q && q->n == rank && rank > 0 && rank <= SHAPE_MAX_RANK) {
+        /* the plain product's lens: d's are them permuted by q */
+        int64_t base[SHAPE_MAX_RANK];
+        bool ok = true;
+        for (int i = 0; i < rank && ok; i++) {
+            ok = q->u.ints[i] >= 0 && q->u.ints[i] < rank;
+            if (ok)
+                base[q->u.ints[i]] = d->sh.lens[i];
+        }
+        yes = ok && permutation_vanishes_below(d, q->u.ints, rank, base);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transpose_vanishes_below(a[0].u.in));
     return true;
 }

@@ -215,6 +215,19 @@ bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int 
  * first, in fold.rules). */
 bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* vanishes_below(t): instruction -> bool: t is a transpose[p] whose value
+ * reaches, through single-reader one-operand pointwise ops, a single-reader
+ * reduction that leaves only length-1 axes where p moves axes: sunk below
+ * the reduction (reduce_*_below_transpose), the transpose vanishes
+ * (unit_axes_transpose). The rules that would move it up into a dot's
+ * output_permutation wait for that (seed 10155). */
+bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
+ * output_permutation would vanish the same way, were it a transpose of the
+ * plain product (dot_permutation_out_for_reduction takes it out). */
+bool helper_dot_permutation_vanishes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* merges_at_reader(t): instruction -> bool: t is a transpose read once, by
  * a two-operand op whose operands are both transposes of one permutation,
  * read once each, of values that transposes_merge accepts:

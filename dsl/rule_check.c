@@ -1011,14 +1011,24 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
         for (int k = 0; k < c.nextra; k++)
             if (c.extra[k] != root)
                 rets[nrets++] = c.extra[k];
-        /* the root's readers: the return, a pointwise op, or both (guards
-         * such as takes_broadcast_layout and bytes_saved look at them) */
+        /* the root's readers: the return, a pointwise op, a reduction over
+         * every axis, or both (guards such as takes_broadcast_layout,
+         * bytes_saved and dot_permutation_vanishes look at them) */
         int use = pick(&c, 7);
         if (use > 0 && !shape_is_tuple(&root->sh)) {
             static const char *const unary[] = {"relu", "neg", "exp"};
             ins *u = NULL;
             if (use <= 2) {
-                u = module_add_op(c.m, unary[pick(&c, 3)], NULL, 0, &root, 1, &err);
+                int which = pick(&c, 4);
+                if (which < 3) {
+                    u = module_add_op(c.m, unary[which], NULL, 0, &root, 1, &err);
+                } else if (root->sh.rank > 0) {
+                    int64_t every[SHAPE_MAX_RANK];
+                    for (int i = 0; i < root->sh.rank; i++)
+                        every[i] = i;
+                    attr a = {"axes", attr_ints(every, root->sh.rank)};
+                    u = module_add_op(c.m, "reduce_sum", &a, 1, &root, 1, &err);
+                }
             } else if (use >= 5) {
                 lens_want l = regroup(&c, shape_elements(&root->sh));
                 attr a = {"dims", attr_ints(l.d, l.rank)};
