@@ -1462,3 +1462,18 @@ bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *o
     *out = rule_bool(transpose_vanishes_below(a[0].u.in));
     return true;
 }
+
+/* ---- reshapes that are not yet where they end (composes_below) ---- */
+
+/* composes_below(r): see helpers_views.h. */
+bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if (is_shape_view(r) && r->nargs == 1 && shape_standard_p(&r->sh))
+        for (int k = 0; k < r->nusers && !yes; k++)
+            yes = is_shape_view(r->users[k]) && r->users[k]->nargs == 1;
+    *out = rule_bool(yes);
+    return true;
+}

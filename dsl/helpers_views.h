@@ -262,4 +262,12 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * output would need a copy that b, left as it is, does not. */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* composes_below(r): instruction -> bool: r is a shape op with a standard
+ * result that a shape op reads: the two compose into one reshape
+ * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
+ * value ends in. A rule that moves an op through r waits for the composed
+ * reshape, so that whether the chain composed first cannot change which
+ * lens the op ends in (reshape_above_binary_first, _second). */
+bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 #endif
