@@ -1465,6 +1465,16 @@ bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *o
 
 /* ---- reshapes that are not yet where they end (composes_below) ---- */
 
+/* Pointwise op u runs in other lens once its cluster settles
+ * (cluster_lens): the rules conjugate it into them, and the reshape they
+ * put on its operand composes with the one it reads now. */
+static bool leaves_lens(const ins *u)
+{
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
+}
+
 /* composes_below(r): see helpers_views.h. */
 bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1473,7 +1483,7 @@ bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *o
     bool yes = false;
     if (is_shape_view(r) && r->nargs == 1 && shape_standard_p(&r->sh))
         for (int k = 0; k < r->nusers && !yes; k++)
-            yes = is_shape_view(r->users[k]) && r->users[k]->nargs == 1;
+            yes = (is_shape_view(r->users[k]) && r->users[k]->nargs == 1) || is_op(r->users[k], "transpose") || leaves_lens(r->users[k]);
     *out = rule_bool(yes);
     return true;
 }
