@@ -553,8 +553,13 @@ static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
  * transposed broadcast folds into a broadcast literal, and the answer must
  * not depend on whether it has yet), or a literal that constant folding
  * made from one, or a constant with a broadcast's layout that folds into
- * such a literal (folding keeps the exact shape): the common-dims rules move
- * it (GroupNorm), so it bounds the clusters around it. */
+ * such a literal (folding keeps the exact shape), or a binary op whose
+ * broadcasts merge into one (merges_into_broadcast: in some orders they
+ * have already): the common-dims rules move it (GroupNorm), so it bounds
+ * the clusters around it. */
+static bool broadcast_bound(const ins *v, const ins *u, int depth);
+static bool merges_into_broadcast(const ins *v);
+
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
@@ -565,6 +570,8 @@ static bool reads_broadcast(const ins *x)
             a = a->args[0];
         if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)) &&
             shape_broadcasted_p(&a->sh))
+            return true;
+        if (merges_into_broadcast(a))
             return true;
     }
     return false;
@@ -1103,6 +1110,31 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* Binary op v of broadcast layout whose operands are or may become
+ * broadcasts (broadcast_bound): the broadcasts below it merge into one
+ * broadcast of v (binary_above_multibroadcasts and its kin), so a value
+ * read through v is a broadcast whether they have merged yet or not. Only
+ * a binary op: a broadcast below a unary op sinks only where the op's
+ * readers take its layout (takes_broadcast_layout), which depends on the
+ * cluster the op would join. */
+static bool merges_into_broadcast(const ins *v)
+{
+    return is_cluster_op(v) && v->nargs == 2 && shape_broadcasted_p(&v->sh) && broadcast_bound(v, NULL, 0);
+}
+
+/* v's memory seen in `lens` (as a reshape of the broadcast v becomes sees
+ * it) still has a stride-0 axis longer than 1. */
+static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
+{
+    int64_t strides[SHAPE_MAX_RANK];
+    if (rank > SHAPE_MAX_RANK || rank < 1 || !shape_regroup_strides(&v->sh, rank, lens, strides))
+        return false;
+    for (int k = 0; k < rank; k++)
+        if (lens[k] != 1 && strides[k] == 0)
+            return true;
+    return false;
+}
+
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -1119,6 +1151,9 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
+        if (!yes)
+            yes = merges_into_broadcast(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
+                  readers_take_broadcast(r, r, 0);
     }
     *out = rule_bool(yes);
     return true;
