@@ -399,69 +399,20 @@ static bool helper_reduced_lens(arena *mem, const rule_value *a, int n, rule_val
     return true;
 }
 
-/* reduce_axes_through(in_lens, out_lens, axes): a reshape from in_lens to
- * out_lens splits and merges groups of axes (a group is a run of axes on each
- * side with equal products, cut as finely as possible). A reduction over
- * `axes` of out_lens is a reduction over axes of in_lens exactly when every
- * group is reduced entirely or not at all (length-1 axes may go either way);
- * the result is those in_lens axes. Fails otherwise: the reduction then
- * cannot move above the reshape. */
+/* reduce_axes_through(in_lens, out_lens, axes): see reduce_axes_map
+ * (helpers_reshape.h). */
 static bool helper_reduce_axes_through(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)n;
-    const int64_t *in = a[0].u.ints, *o = a[1].u.ints;
-    int nin = a[0].n, nout = a[1].n;
-    if (nin > SHAPE_MAX_RANK || nout > SHAPE_MAX_RANK)
+    int64_t r[SHAPE_MAX_RANK];
+    int nr;
+    if (!reduce_axes_map(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n, a[2].u.ints, a[2].n, r, &nr))
         return false;
-    bool reduced[SHAPE_MAX_RANK] = {false};
-    for (int i = 0; i < a[2].n; i++) {
-        int64_t ax = a[2].u.ints[i] < 0 ? a[2].u.ints[i] + nout : a[2].u.ints[i];
-        if (ax < 0 || ax >= nout)
-            return false;
-        reduced[ax] = true;
-    }
-    int64_t *r = new_ints(mem, nin);
-    if (!r)
+    int64_t *v = new_ints(mem, nr);
+    if (!v)
         return false;
-    int nr = 0, i = 0, j = 0;
-    while (i < nin || j < nout) {
-        /* Length-1 axes form groups of their own. */
-        if (i < nin && in[i] == 1 && (j >= nout || o[j] != 1)) {
-            i++;
-            continue;
-        }
-        if (j < nout && o[j] == 1 && (i >= nin || in[i] != 1)) {
-            j++;
-            continue;
-        }
-        if (i >= nin || j >= nout)
-            return false;
-        int i0 = i, j0 = j;
-        int64_t pi = in[i++], po = o[j++];
-        while (pi != po) {
-            if (pi < po) {
-                if (i >= nin)
-                    return false;
-                pi *= in[i++];
-            } else {
-                if (j >= nout)
-                    return false;
-                po *= o[j++];
-            }
-        }
-        int nred = 0;
-        for (int k = j0; k < j; k++)
-            nred += reduced[k] && o[k] != 1;
-        int nbig = 0;
-        for (int k = j0; k < j; k++)
-            nbig += o[k] != 1;
-        if (nred != 0 && nred != nbig)
-            return false;
-        if (nred)
-            for (int k = i0; k < i; k++)
-                r[nr++] = k;
-    }
-    *out = ints_value(r, nr);
+    memcpy(v, r, sizeof(int64_t) * (size_t)nr);
+    *out = ints_value(v, nr);
     return true;
 }
 
@@ -603,6 +554,10 @@ static const rule_helper helper_table[] = {
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,
      "broadcast_axis_after(b, lens): the axis of one broadcast[axis, lens] equal to multibroadcast[lens](b) for b a broadcast; fails when none"},
+    {"reduce_moves_below", RV_BOOL, 3, {RV_INTS, RV_INTS, RV_INTS}, false, helper_reduce_moves_below,
+     "reduce_moves_below(x_lens, r_lens, axes): reduce_*_below_reshape moves a reshape from x_lens to r_lens below a reduction over axes"},
+    {"in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_in_cluster_lens,
+     "in_cluster_lens(x): x is no cluster op, or already runs in the lens cluster_lens gives it"},
     {"composes_below", RV_BOOL, 1, {RV_INS}, false, helper_composes_below,
      "composes_below(r): shape op r (of standard result) is read by a shape op it composes with"},
     {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,

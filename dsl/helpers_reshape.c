@@ -242,3 +242,60 @@ bool helper_splits_reduced_axes(arena *mem, const rule_value *args, int nargs, r
     *out = rule_bool(split);
     return true;
 }
+
+/* reduce_axes_map: see helpers_reshape.h. A reshape from in_lens to
+ * out_lens splits and merges groups of axes (a group is a run of axes on
+ * each side with equal products, cut as finely as possible). */
+bool reduce_axes_map(const int64_t *in, int nin, const int64_t *o, int nout, const int64_t *axes, int naxes,
+                     int64_t *r, int *nr_out)
+{
+    if (nin > SHAPE_MAX_RANK || nout > SHAPE_MAX_RANK)
+        return false;
+    bool reduced[SHAPE_MAX_RANK] = {false};
+    for (int i = 0; i < naxes; i++) {
+        int64_t ax = axes[i] < 0 ? axes[i] + nout : axes[i];
+        if (ax < 0 || ax >= nout)
+            return false;
+        reduced[ax] = true;
+    }
+    int nr = 0, i = 0, j = 0;
+    while (i < nin || j < nout) {
+        /* Length-1 axes form groups of their own. */
+        if (i < nin && in[i] == 1 && (j >= nout || o[j] != 1)) {
+            i++;
+            continue;
+        }
+        if (j < nout && o[j] == 1 && (i >= nin || in[i] != 1)) {
+            j++;
+            continue;
+        }
+        if (i >= nin || j >= nout)
+            return false;
+        int i0 = i, j0 = j;
+        int64_t pi = in[i++], po = o[j++];
+        while (pi != po) {
+            if (pi < po) {
+                if (i >= nin)
+                    return false;
+                pi *= in[i++];
+            } else {
+                if (j >= nout)
+                    return false;
+                po *= o[j++];
+            }
+        }
+        int nred = 0;
+        for (int k = j0; k < j; k++)
+            nred += reduced[k] && o[k] != 1;
+        int nbig = 0;
+        for (int k = j0; k < j; k++)
+            nbig += o[k] != 1;
+        if (nred != 0 && nred != nbig)
+            return false;
+        if (nred)
+            for (int k = i0; k < i; k++)
+                r[nr++] = k;
+    }
+    *nr_out = nr;
+    return true;
+}

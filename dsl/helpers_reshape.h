@@ -46,6 +46,15 @@ bool common_dims_of(const int64_t *a, int na, const int64_t *b, int nb, common_d
  * axis of lens is a run of axes of c. */
 bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens);
 
+/* A reduction over `axes` of out_lens, reading a reshape from in_lens, is a
+ * reduction over axes of in_lens exactly when every group of axes the
+ * reshape splits or merges is reduced entirely or not at all (length-1 axes
+ * may go either way): those axes of in_lens go to r (*nr of them, at most
+ * SHAPE_MAX_RANK). False otherwise: the reduction then cannot move above
+ * the reshape (reduce_axes_through, reduce_*_below_reshape). */
+bool reduce_axes_map(const int64_t *in, int nin, const int64_t *o, int nout, const int64_t *axes, int naxes,
+                     int64_t *r, int *nr);
+
 /* ---- rule helpers (signatures of dsl/api.h's rule_helper_fn) ---- */
 
 /* common_dims(a, b): ints, ints -> ints. */

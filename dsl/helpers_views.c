@@ -515,12 +515,28 @@ static bool is_cluster_op(const ins *x)
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* A broadcast or multibroadcast that stretches no axis (it only adds
+ * length-1 axes) of a standard value: *broadcast_to_reshape make it a
+ * reshape, in some orders before the clusters around it are labelled, in
+ * others after, so the clusters take it for the reshape it becomes (a free
+ * view, looked through), not for a broadcast that ends them. (One to its
+ * operand's own lens goes, *broadcast_to_same_shape; taking those in too
+ * joined clusters that share a value, whose ties settle either way.) */
+static bool unit_broadcast(const ins *x)
+{
+    return (is_op(x, "multibroadcast") || is_op(x, "broadcast")) && x->nargs == 1 &&
+           shape_elements(&x->sh) == shape_elements(&x->args[0]->sh) && shape_standard_p(&x->args[0]->sh) &&
+           !lens_equal(x->sh.lens, x->sh.rank, x->args[0]->sh.lens, x->args[0]->sh.rank);
+}
+
 /* A shape op (reshape, squeeze, ...: they all compose into reshapes) of a
  * standard value: a free view. (Of another layout it would copy: the
  * cluster takes it as a leaf.) */
 static bool is_reshape(const ins *x)
 {
-    return (x->op->classes & OPC_SHAPE) && x->nargs == 1 && shape_standard_p(&x->args[0]->sh);
+    return ((x->op->classes & OPC_SHAPE) || unit_broadcast(x)) && x->nargs == 1 && shape_standard_p(&x->args[0]->sh);
 }
 
 /* Every reader of shape op r is a cluster op or a shape op inside too: the
@@ -564,7 +580,7 @@ static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
         const ins *a = x->args[k];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose")) &&
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a)) &&
                             a->nargs == 1;
              depth++)
             a = a->args[0];
@@ -620,7 +636,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
             cluster_collect(c, x->args[k], depth + 1);
         return;
     }
-    if (is_op(x, "multibroadcast") || is_op(x, "broadcast")) {
+    if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && !unit_broadcast(x)) {
         /* A cluster that reads a broadcast is where the common-dims rules
          * move ops into finer lens (GroupNorm): it has no lens of its own. */
         c->ok = false;
@@ -1519,6 +1535,31 @@ bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *o
     if (is_shape_view(r) && r->nargs == 1 && shape_standard_p(&r->sh))
         for (int k = 0; k < r->nusers && !yes; k++)
             yes = (is_shape_view(r->users[k]) && r->users[k]->nargs == 1) || is_op(r->users[k], "transpose") || leaves_lens(r->users[k]);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* ---- reductions below clusters ---- */
+
+/* in_cluster_lens(x): see helpers_views.h. */
+bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    bool moves = is_cluster_op(x) && view_cluster_lens(x, l, &nl) && !lens_equal(l, nl, x->sh.lens, x->sh.rank);
+    *out = rule_bool(!moves);
+    return true;
+}
+
+/* reduce_moves_below(x_lens, r_lens, axes): see helpers_views.h. */
+bool helper_reduce_moves_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t r[SHAPE_MAX_RANK];
+    int nr = 0;
+    bool yes = reduce_axes_map(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n, a[2].u.ints, a[2].n, r, &nr) && nr > 0;
     *out = rule_bool(yes);
     return true;
 }

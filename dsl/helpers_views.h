@@ -270,4 +270,17 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
  * lens the op ends in (reshape_above_binary_first, _second). */
 bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* in_cluster_lens(x): instruction -> bool: x is no pointwise op of a
+ * cluster, or runs in the lens cluster_lens gives it already. A reduction
+ * moves a reshape of x below it (reduce_*_below_reshape) only then: the
+ * cluster's sink is that reshape until it has settled, and x's lens once the
+ * reshape has moved, so moving it first would decide the labelling by the
+ * visiting order. */
+bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reduce_moves_below(x_lens, r_lens, axes): ints x3 -> bool: a reduction
+ * over `axes` of a reshape from x_lens to r_lens moves the reshape below it
+ * (reduce_*_below_reshape: reduce_axes_through gives a non-empty list). */
+bool helper_reduce_moves_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 #endif
