@@ -1375,6 +1375,9 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
             return false;
         r[i] = p[i];
     }
+    /* base's lens, reduced over the axes of the reductions passed so far */
+    int64_t l[SHAPE_MAX_RANK];
+    memcpy(l, base, sizeof(int64_t) * (size_t)n);
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
             return false;
@@ -1409,15 +1412,18 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
         if (!a)
             return false;
         /* base's lens reduced over the axes the reduction's come from */
-        int64_t l[SHAPE_MAX_RANK];
-        memcpy(l, base, sizeof(int64_t) * (size_t)n);
         for (int k = 0; k < a->n; k++) {
             int64_t ax = a->u.ints[k];
             if (ax < 0 || ax >= n)
                 return false;
             l[r[ax]] = 1;
         }
-        return vanishes(r, n, l);
+        if (vanishes(r, n, l))
+            return true;
+        /* not yet: a further reduction may reduce the axes it still moves
+         * (seeds 3236, 12472: two reductions, each over one of two axes
+         * the transpose swaps) */
+        v = u;
     }
     return false;
 }
