@@ -599,6 +599,8 @@ static const rule_helper helper_table[] = {
      "dot_permutation_vanishes(d): d's output_permutation, as a transpose of the plain product, would vanish below a reduction (vanishes_below)"},
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,
      "merges_at_reader(t): transpose t meets one of the same permutation at a binary reader, and binary_above_transposes merges them"},
+    {"transposed_back_below", RV_BOOL, 1, {RV_INS}, false, helper_transposed_back_below,
+     "transposed_back_below(t): t has several readers, each reaching through single-reader pointwise ops a transpose that undoes t"},
     {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,

@@ -1260,6 +1260,40 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* transposed_back_below(t): see helpers_views.h. From v, read once by
+ * pointwise ops down to a transpose that undoes p. */
+static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(v))
+        return false;
+    const ins *u = v->users[0];
+    if (is_op(u, "transpose")) {
+        const attr_value *q = ins_attr(u, "permutation");
+        if (!q || q->n != n)
+            return false;
+        for (int i = 0; i < n; i++)
+            if (q->u.ints[i] < 0 || q->u.ints[i] >= n || p[q->u.ints[i]] != i)
+                return false;
+        return true;
+    }
+    unsigned c = u->op->classes;
+    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)))
+        return false;
+    return undone_below(u, p, n, depth + 1);
+}
+
+bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    const attr_value *p = is_op(t, "transpose") ? ins_attr(t, "permutation") : NULL;
+    bool yes = p && p->n == t->sh.rank && t->nusers > 1;
+    for (int k = 0; k < t->nusers && yes; k++)
+        yes = undone_below(t->users[k], p->u.ints, p->n, 0);
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

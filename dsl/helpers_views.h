@@ -238,6 +238,13 @@ bool helper_dot_permutation_vanishes(arena *mem, const rule_value *args, int nar
 bool view_merges_at_reader(const ins *t);
 bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposed_back_below(t): instruction -> bool: t has several readers,
+ * and each reaches, through single-reader pointwise ops, a transpose that
+ * undoes t's permutation. transpose_into_dot waits: those transposes rise
+ * and cancel t on every path, while a dot that took t would have several
+ * readers and absorb none of them (seed 2623). */
+bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
