@@ -494,6 +494,77 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, r
     return true;
 }
 
+/* reduced_canonical_permutation(q, lens, axes): see helpers_views.h.
+ * Two canonical steps, repeated until neither changes q (each step only
+ * reorders sources among positions that the reduction's result, or the
+ * lens, cannot tell apart): the sources of the reduced positions in
+ * increasing order, and the length-1 sources over the length-1 positions
+ * in increasing order (canonical_unit_permutation). */
+static bool unit_canonical_step(int64_t *r, int n, const int64_t *l)
+{
+    int64_t ones[SHAPE_MAX_RANK];
+    int nones = 0, next = 0;
+    bool changed = false;
+    for (int k = 0; k < n; k++)
+        if (l[k] == 1)
+            ones[nones++] = k;
+    for (int i = 0; i < n; i++)
+        if (l[r[i]] == 1) {
+            changed |= r[i] != ones[next];
+            r[i] = ones[next++];
+        }
+    return changed;
+}
+
+static bool reduced_sort_step(int64_t *r, int n, const bool *reduced)
+{
+    bool changed = false;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; reduced[i] && j < n; j++)
+            if (reduced[j] && r[j] < r[i]) {
+                int64_t s = r[i];
+                r[i] = r[j];
+                r[j] = s;
+                changed = true;
+            }
+    return changed;
+}
+
+bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *p = a[0].u.ints, *l = a[1].u.ints, *ax = a[2].u.ints;
+    int np = a[0].n;
+    if (np != a[1].n || np > SHAPE_MAX_RANK || np < 1)
+        return false;
+    bool reduced[SHAPE_MAX_RANK] = {false}, seen[SHAPE_MAX_RANK] = {false};
+    for (int k = 0; k < a[2].n; k++) {
+        if (ax[k] < 0 || ax[k] >= np)
+            return false;
+        reduced[ax[k]] = true;
+    }
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)np);
+    if (!r)
+        return false;
+    for (int i = 0; i < np; i++) {
+        if (p[i] < 0 || p[i] >= np || seen[p[i]])
+            return false;
+        seen[p[i]] = true;
+        r[i] = p[i];
+    }
+    bool settled = false;
+    for (int round = 0; round < 4 * SHAPE_MAX_RANK && !settled; round++) {
+        bool a1 = reduced_sort_step(r, np, reduced);
+        bool a2 = unit_canonical_step(r, np, l);
+        settled = !a1 && !a2;
+    }
+    if (!settled)
+        memcpy(r, p, sizeof(int64_t) * (size_t)np);
+    rule_value v = {RV_INTS, np, {.ints = r}};
+    *out = v;
+    return true;
+}
+
 /* strictly_standard(x): see helpers_views.h. */
 bool helper_strictly_standard(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -245,6 +245,17 @@ bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule
  * readers and absorb none of them (seed 2623). */
 bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
+ * for transpose[q] of a value of lens `lens` read only by a reduction over
+ * `axes` (positions of the transposed value), the permutation that gives
+ * the reduction the same result with the reduced positions' sources in
+ * increasing order and the length-1 axes kept in order: which of the
+ * reduced axes lands where is invisible after the reduction (seed 10754:
+ * a dot's output_permutation {1, 2, 0} or {2, 1, 0} under a reduction over
+ * its first two axes, by visiting order). q itself where the two orders
+ * do not settle. */
+bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
