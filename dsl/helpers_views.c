@@ -1365,6 +1365,50 @@ bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* composes_at_reader(t), meets_below(t): see helpers_views.h. */
+static bool moves_longer_axes(const ins *t)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    const ins *x = t->args[0];
+    if (!p || p->n != x->sh.rank)
+        return false;
+    int64_t last = -1;
+    for (int i = 0; i < p->n; i++) {
+        int64_t k = p->u.ints[i];
+        if (k < 0 || k >= x->sh.rank)
+            return false;
+        if (x->sh.lens[k] != 1) {
+            if (k < last)
+                return true;
+            last = k;
+        }
+    }
+    return false;
+}
+
+static bool composes_at_reader(const ins *t)
+{
+    /* a transpose that moves only length-1 axes is left to the rules
+     * that spell it canonically or drop it (unit_axes_transpose*) */
+    return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
+           t->users[0]->nargs == 1 && moves_longer_axes(t);
+}
+
+bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(composes_at_reader(a[0].u.in));
+    return true;
+}
+
+bool helper_meets_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    *out = rule_bool(is_op(t, "transpose") && t->nargs == 1 && moves_longer_axes(t) && view_merges_at_reader(t));
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
