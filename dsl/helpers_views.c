@@ -1365,7 +1365,7 @@ bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
-/* composes_at_reader(t), meets_below(t): see helpers_views.h. */
+/* composes_at_reader(t): see helpers_views.h. */
 static bool moves_longer_axes(const ins *t)
 {
     const attr_value *p = ins_attr(t, "permutation");
@@ -1398,14 +1398,6 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
 {
     (void)mem, (void)n;
     *out = rule_bool(composes_at_reader(a[0].u.in));
-    return true;
-}
-
-bool helper_meets_below(arena *mem, const rule_value *a, int n, rule_value *out)
-{
-    (void)mem, (void)n;
-    const ins *t = a[0].u.in;
-    *out = rule_bool(is_op(t, "transpose") && t->nargs == 1 && moves_longer_axes(t) && view_merges_at_reader(t));
     return true;
 }
 

@@ -256,21 +256,16 @@ bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs,
  * do not settle. */
 bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* composes_at_reader(t): instruction -> bool: t is a transpose whose only
- * reader is a transpose: transpose_of_transpose makes the two one (or
- * none) whatever else fires, so the rules that move t up or into a dot
- * wait for it. Moved first, t left the reader on the op's value (seed
- * 17926: transpose(transpose(sub(transpose(x), dot))) ended as
- * sub(transpose(x), dot) in some orders, and as transpose(sub(x, dot[p]))
- * and a copy at the output in others). */
+/* composes_at_reader(t): instruction -> bool: t is a transpose, moving
+ * axes longer than 1, whose only reader is a transpose:
+ * transpose_of_transpose makes the two one (or none) whatever else fires,
+ * so transpose_above_binary waits for it. Moved first, t put a transpose
+ * on each operand and left the reader, now uncomposed, below the op in
+ * some visiting orders (transpose(transpose(sub(transpose(x), dot)))
+ * ended as sub(transpose(x), dot) or as transpose(sub(x, dot[p]))). A
+ * transpose that moves only length-1 axes is left to the rules that
+ * spell it canonically or drop it (unit_axes_transpose*). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
-
-/* meets_below(t): instruction -> bool: composes_at_reader(t), or t meets a
- * transpose of its permutation at a binary reader and they merge
- * (merges_at_reader), t moving axes longer than 1. The rules that move t
- * up wait for that as the dot rules do: moved up first, t left its
- * partner on the other operand in some visiting orders (seed 17717). */
-bool helper_meets_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
