@@ -494,6 +494,77 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, r
     return true;
 }
 
+/* reduced_canonical_permutation(q, lens, axes): see helpers_views.h.
+ * Two canonical steps, repeated until neither changes q (each step only
+ * reorders sources among positions that the reduction's result, or the
+ * lens, cannot tell apart): the sources of the reduced positions in
+ * increasing order, and the length-1 sources over the length-1 positions
+ * in increasing order (canonical_unit_permutation). */
+static bool unit_canonical_step(int64_t *r, int n, const int64_t *l)
+{
+    int64_t ones[SHAPE_MAX_RANK];
+    int nones = 0, next = 0;
+    bool changed = false;
+    for (int k = 0; k < n; k++)
+        if (l[k] == 1)
+            ones[nones++] = k;
+    for (int i = 0; i < n; i++)
+        if (l[r[i]] == 1) {
+            changed |= r[i] != ones[next];
+            r[i] = ones[next++];
+        }
+    return changed;
+}
+
+static bool reduced_sort_step(int64_t *r, int n, const bool *reduced)
+{
+    bool changed = false;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 1; reduced[i] && j < n; j++)
+            if (reduced[j] && r[j] < r[i]) {
+                int64_t s = r[i];
+                r[i] = r[j];
+                r[j] = s;
+                changed = true;
+            }
+    return changed;
+}
+
+bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const int64_t *p = a[0].u.ints, *l = a[1].u.ints, *ax = a[2].u.ints;
+    int np = a[0].n;
+    if (np != a[1].n || np > SHAPE_MAX_RANK || np < 1)
+        return false;
+    bool reduced[SHAPE_MAX_RANK] = {false}, seen[SHAPE_MAX_RANK] = {false};
+    for (int k = 0; k < a[2].n; k++) {
+        if (ax[k] < 0 || ax[k] >= np)
+            return false;
+        reduced[ax[k]] = true;
+    }
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)np);
+    if (!r)
+        return false;
+    for (int i = 0; i < np; i++) {
+        if (p[i] < 0 || p[i] >= np || seen[p[i]])
+            return false;
+        seen[p[i]] = true;
+        r[i] = p[i];
+    }
+    bool settled = false;
+    for (int round = 0; round < 4 * SHAPE_MAX_RANK && !settled; round++) {
+        bool a1 = reduced_sort_step(r, np, reduced);
+        bool a2 = unit_canonical_step(r, np, l);
+        settled = !a1 && !a2;
+    }
+    if (!settled)
+        memcpy(r, p, sizeof(int64_t) * (size_t)np);
+    rule_value v = {RV_INTS, np, {.ints = r}};
+    *out = v;
+    return true;
+}
+
 /* strictly_standard(x): see helpers_views.h. */
 bool helper_strictly_standard(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1311,6 +1382,76 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* transposed_back_below(t): see helpers_views.h. From v, read once by
+ * pointwise ops down to a transpose that undoes p. */
+static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(v))
+        return false;
+    const ins *u = v->users[0];
+    if (is_op(u, "transpose")) {
+        const attr_value *q = ins_attr(u, "permutation");
+        if (!q || q->n != n)
+            return false;
+        for (int i = 0; i < n; i++)
+            if (q->u.ints[i] < 0 || q->u.ints[i] >= n || p[q->u.ints[i]] != i)
+                return false;
+        return true;
+    }
+    unsigned c = u->op->classes;
+    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)))
+        return false;
+    return undone_below(u, p, n, depth + 1);
+}
+
+bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    const attr_value *p = is_op(t, "transpose") ? ins_attr(t, "permutation") : NULL;
+    bool yes = p && p->n == t->sh.rank && t->nusers > 1;
+    for (int k = 0; k < t->nusers && yes; k++)
+        yes = undone_below(t->users[k], p->u.ints, p->n, 0);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* composes_at_reader(t): see helpers_views.h. */
+static bool moves_longer_axes(const ins *t)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    const ins *x = t->args[0];
+    if (!p || p->n != x->sh.rank)
+        return false;
+    int64_t last = -1;
+    for (int i = 0; i < p->n; i++) {
+        int64_t k = p->u.ints[i];
+        if (k < 0 || k >= x->sh.rank)
+            return false;
+        if (x->sh.lens[k] != 1) {
+            if (k < last)
+                return true;
+            last = k;
+        }
+    }
+    return false;
+}
+
+static bool composes_at_reader(const ins *t)
+{
+    /* a transpose that moves only length-1 axes is left to the rules
+     * that spell it canonically or drop it (unit_axes_transpose*) */
+    return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
+           t->users[0]->nargs == 1 && moves_longer_axes(t);
+}
+
+bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(composes_at_reader(a[0].u.in));
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1426,6 +1567,9 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
             return false;
         r[i] = p[i];
     }
+    /* base's lens, reduced over the axes of the reductions passed so far */
+    int64_t l[SHAPE_MAX_RANK];
+    memcpy(l, base, sizeof(int64_t) * (size_t)n);
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
             return false;
@@ -1460,15 +1604,18 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
         if (!a)
             return false;
         /* base's lens reduced over the axes the reduction's come from */
-        int64_t l[SHAPE_MAX_RANK];
-        memcpy(l, base, sizeof(int64_t) * (size_t)n);
         for (int k = 0; k < a->n; k++) {
             int64_t ax = a->u.ints[k];
             if (ax < 0 || ax >= n)
                 return false;
             l[r[ax]] = 1;
         }
-        return vanishes(r, n, l);
+        if (vanishes(r, n, l))
+            return true;
+        /* not yet: a further reduction may reduce the axes it still moves
+         * (seeds 3236, 12472: two reductions, each over one of two axes
+         * the transpose swaps) */
+        v = u;
     }
     return false;
 }

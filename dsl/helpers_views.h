@@ -238,6 +238,35 @@ bool helper_dot_permutation_vanishes(arena *mem, const rule_value *args, int nar
 bool view_merges_at_reader(const ins *t);
 bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposed_back_below(t): instruction -> bool: t has several readers,
+ * and each reaches, through single-reader pointwise ops, a transpose that
+ * undoes t's permutation. transpose_into_dot waits: those transposes rise
+ * and cancel t on every path, while a dot that took t would have several
+ * readers and absorb none of them (seed 2623). */
+bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
+ * for transpose[q] of a value of lens `lens` read only by a reduction over
+ * `axes` (positions of the transposed value), the permutation that gives
+ * the reduction the same result with the reduced positions' sources in
+ * increasing order and the length-1 axes kept in order: which of the
+ * reduced axes lands where is invisible after the reduction (seed 10754:
+ * a dot's output_permutation {1, 2, 0} or {2, 1, 0} under a reduction over
+ * its first two axes, by visiting order). q itself where the two orders
+ * do not settle. */
+bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* composes_at_reader(t): instruction -> bool: t is a transpose, moving
+ * axes longer than 1, whose only reader is a transpose:
+ * transpose_of_transpose makes the two one (or none) whatever else fires,
+ * so transpose_above_binary waits for it. Moved first, t put a transpose
+ * on each operand and left the reader, now uncomposed, below the op in
+ * some visiting orders (transpose(transpose(sub(transpose(x), dot)))
+ * ended as sub(transpose(x), dot) or as transpose(sub(x, dot[p]))). A
+ * transpose that moves only length-1 axes is left to the rules that
+ * spell it canonically or drop it (unit_axes_transpose*). */
+bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
