@@ -1465,6 +1465,19 @@ bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *o
 
 /* ---- reshapes that are not yet where they end (composes_below) ---- */
 
+/* Cluster op u reads reshape r, and u's cluster runs it in the lens of r's
+ * operand (cluster_lens): unary_into_cluster_lens or binary_into_cluster_lens
+ * rebuilds u there, and r goes. Moving an op through r first would change
+ * the cluster's leaves, and so the lens it settles in. */
+static bool vanishes_into_cluster(const ins *r, const ins *u)
+{
+    int64_t lens[SHAPE_MAX_RANK];
+    int nl;
+    const shape *x = &r->args[0]->sh;
+    return is_cluster_op(u) && view_cluster_lens(u, lens, &nl) && lens_equal(lens, nl, x->lens, x->rank) &&
+           !lens_equal(x->lens, x->rank, r->sh.lens, r->sh.rank);
+}
+
 /* composes_below(r): see helpers_views.h. */
 bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1473,7 +1486,8 @@ bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *o
     bool yes = false;
     if (is_shape_view(r) && r->nargs == 1 && shape_standard_p(&r->sh))
         for (int k = 0; k < r->nusers && !yes; k++)
-            yes = is_shape_view(r->users[k]) && r->users[k]->nargs == 1;
+            yes = (is_shape_view(r->users[k]) && r->users[k]->nargs == 1) || vanishes_into_cluster(r, r->users[k]) ||
+                  is_op(r->users[k], "transpose");
     *out = rule_bool(yes);
     return true;
 }

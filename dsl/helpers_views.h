@@ -267,7 +267,9 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
  * value ends in. A rule that moves an op through r waits for the composed
  * reshape, so that whether the chain composed first cannot change which
- * lens the op ends in (reshape_above_binary_first, _second). */
+ * lens the op ends in (reshape_above_binary_first, _second). The same where
+ * a pointwise op reading r belongs to a cluster that runs in the lens of
+ * r's operand (cluster_lens): the cluster's rules take it there and r goes. */
 bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif
