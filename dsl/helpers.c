@@ -604,7 +604,7 @@ static const rule_helper helper_table[] = {
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,
      "broadcast_axis_after(b, lens): the axis of one broadcast[axis, lens] equal to multibroadcast[lens](b) for b a broadcast; fails when none"},
     {"composes_below", RV_BOOL, 1, {RV_INS}, false, helper_composes_below,
-     "composes_below(r): shape op r (of standard result) is read by a shape op it composes with"},
+     "composes_below(r): shape op r (of standard result) is read by a shape op it composes with, a transpose, or a cluster op that runs in r's operand's lens"},
     {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,
      "broadcasts_to(a, b): a multibroadcast takes lens a to lens b (aligned to the last axes, each axis equal or 1)"},
     {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,

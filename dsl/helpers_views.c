@@ -1489,6 +1489,8 @@ bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *o
     bool yes = false;
     if (is_shape_view(r) && r->nargs == 1 && shape_standard_p(&r->sh))
         for (int k = 0; k < r->nusers && !yes; k++)
+            /* a transpose reading r may still cancel and leave a cluster
+             * op reading it, which vanishes_into_cluster then asks about */
             yes = (is_shape_view(r->users[k]) && r->users[k]->nargs == 1) || vanishes_into_cluster(r, r->users[k]) ||
                   is_op(r->users[k], "transpose");
     *out = rule_bool(yes);
