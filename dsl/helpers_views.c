@@ -1287,8 +1287,11 @@ static bool flows_into_view(const ins *x, bool broadcasts)
             x = e;
             continue;
         }
+        /* a reduction counts where its own value flows on into a shape op, a
+         * reduction or a broadcast (GroupNorm's statistics): one whose value
+         * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return true;
+            return flows_into_view(u, true);
         if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
             return true;
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))

@@ -190,7 +190,10 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
 
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
- * reader each way); shape ops and pointwise ops count in the lens they
+ * reader each way; a reduction only where its own value flows on into a
+ * shape op, a reduction or a broadcast, as reshaped_or_broadcast_below
+ * asks: a returned reduction needs the reshape back to the old lens);
+ * shape ops and pointwise ops count in the lens they
  * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
  * back to the value's lens, or into a cluster that will run in them, is no
  * reshape. Moving b into the common dims of a reshape adds a
@@ -296,7 +299,11 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
  * value ends in. A rule that moves an op through r waits for the composed
  * reshape, so that whether the chain composed first cannot change which
- * lens the op ends in (reshape_above_binary_first, _second). */
+ * lens the op ends in (reshape_above_binary_first, _second). The same where
+ * a pointwise op reading r belongs to a cluster that runs in the lens of
+ * r's operand (cluster_lens): the cluster's rules take it there and r goes;
+ * and while a transpose reads r: it may still cancel against another and
+ * leave such a cluster op reading r (seed 5530). */
 bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* in_cluster_lens(x): instruction -> bool: x is no pointwise op of a
