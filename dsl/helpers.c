@@ -565,7 +565,7 @@ static const rule_helper helper_table[] = {
     {"in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_in_cluster_lens,
      "in_cluster_lens(x): x is no cluster op, or already runs in the lens cluster_lens gives it"},
     {"composes_below", RV_BOOL, 1, {RV_INS}, false, helper_composes_below,
-     "composes_below(r): shape op r (of standard result) is read by a shape op it composes with, a transpose, or a cluster op that runs in r's operand's lens"},
+     "composes_below(r): shape op r (of standard result) is read by a shape op it composes with, a transpose, or a pointwise op its cluster moves into other lens"},
     {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,
      "broadcasts_to(a, b): a multibroadcast takes lens a to lens b (aligned to the last axes, each axis equal or 1)"},
     {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,

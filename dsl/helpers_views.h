@@ -297,13 +297,13 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
  * result that a shape op reads: the two compose into one reshape
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
- * value ends in. A rule that moves an op through r waits for the composed
- * reshape, so that whether the chain composed first cannot change which
- * lens the op ends in (reshape_above_binary_first, _second). The same where
- * a pointwise op reading r belongs to a cluster that runs in the lens of
- * r's operand (cluster_lens): the cluster's rules take it there and r goes;
- * and while a transpose reads r: it may still cancel against another and
- * leave such a cluster op reading r (seed 5530). */
+ * value ends in. So is r read by a transpose (which sinks below the
+ * pointwise ops reading it, or cancels, and leaves them reading r) or by a
+ * pointwise op whose cluster runs it in other lens (cluster_lens: the
+ * reshape put on its operand composes with r). A rule that moves an op
+ * through r waits for the composed reshape, so that whether the chain
+ * composed first cannot change which lens the op ends in
+ * (reshape_above_binary_first, _second). */
 bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* in_cluster_lens(x): instruction -> bool: x is no pointwise op of a
