@@ -1331,13 +1331,13 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
-/* transposed_back_below(t): see helpers_views.h. From v, read once by
- * pointwise ops down to a transpose that undoes p. */
-static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
+/* transposed_back_below(t): see helpers_views.h. From u, a reader of t,
+ * through pointwise ops read once, to a transpose that undoes p (u itself,
+ * or one below). */
+static bool undone_below(const ins *u, const int64_t *p, int n, int depth)
 {
-    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(v))
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
-    const ins *u = v->users[0];
     if (is_op(u, "transpose")) {
         const attr_value *q = ins_attr(u, "permutation");
         if (!q || q->n != n)
@@ -1348,9 +1348,9 @@ static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
         return true;
     }
     unsigned c = u->op->classes;
-    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)))
+    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)) || !one_reader(u))
         return false;
-    return undone_below(u, p, n, depth + 1);
+    return undone_below(u->users[0], p, n, depth + 1);
 }
 
 bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -1398,6 +1398,24 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
 {
     (void)mem, (void)n;
     *out = rule_bool(composes_at_reader(a[0].u.in));
+    return true;
+}
+
+/* risen_into(t): see helpers_views.h. */
+bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = false;
+    if (is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && moves_longer_axes(t)) {
+        const ins *u = t->users[0];
+        if ((u->op->classes & (OPC_UNARY | OPC_BINARY)) && u->nmods == 0 && one_reader(u) &&
+            is_op(u->users[0], "transpose")) {
+            const attr_value *q = ins_attr(u->users[0], "permutation");
+            yes = q && view_absorbs_transpose(u, q->u.ints, q->n);
+        }
+    }
+    *out = rule_bool(yes);
     return true;
 }
 
