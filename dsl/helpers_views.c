@@ -1401,24 +1401,6 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
-/* risen_into(t): see helpers_views.h. */
-bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
-{
-    (void)mem, (void)n;
-    const ins *t = a[0].u.in;
-    bool yes = false;
-    if (is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && moves_longer_axes(t)) {
-        const ins *u = t->users[0];
-        if ((u->op->classes & (OPC_UNARY | OPC_BINARY)) && u->nmods == 0 && one_reader(u) &&
-            is_op(u->users[0], "transpose")) {
-            const attr_value *q = ins_attr(u->users[0], "permutation");
-            yes = q && view_absorbs_transpose(u, q->u.ints, q->n);
-        }
-    }
-    *out = rule_bool(yes);
-    return true;
-}
-
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -267,15 +267,6 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
  * spell it canonically or drop it (unit_axes_transpose*). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* risen_into(t): instruction -> bool: t, moving axes longer than 1, is
- * read once by a pointwise op read once by a transpose that the op absorbs
- * (absorbs_transpose): that transpose rises through the op and meets t.
- * transpose_above_binary waits for it, as for composes_at_reader: t rising
- * first left the one below stuck where the op's other operand does not
- * absorb it (seed 17926: transpose(mul(transpose(sub(transpose(x), dot)),
- * transpose(y)))). */
-bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
-
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
