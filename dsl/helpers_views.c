@@ -1385,13 +1385,13 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
-/* transposed_back_below(t): see helpers_views.h. From v, read once by
- * pointwise ops down to a transpose that undoes p. */
-static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
+/* transposed_back_below(t): see helpers_views.h. From u, a reader of t,
+ * through pointwise ops read once, to a transpose that undoes p (u itself,
+ * or one below). */
+static bool undone_below(const ins *u, const int64_t *p, int n, int depth)
 {
-    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(v))
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
-    const ins *u = v->users[0];
     if (is_op(u, "transpose")) {
         const attr_value *q = ins_attr(u, "permutation");
         if (!q || q->n != n)
@@ -1402,9 +1402,9 @@ static bool undone_below(const ins *v, const int64_t *p, int n, int depth)
         return true;
     }
     unsigned c = u->op->classes;
-    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)))
+    if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)) || !one_reader(u))
         return false;
-    return undone_below(u, p, n, depth + 1);
+    return undone_below(u->users[0], p, n, depth + 1);
 }
 
 bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)

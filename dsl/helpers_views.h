@@ -243,7 +243,7 @@ bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule
 
 /* transposed_back_below(t): instruction -> bool: t has several readers,
  * and each reaches, through single-reader pointwise ops, a transpose that
- * undoes t's permutation. transpose_into_dot waits: those transposes rise
+ * undoes t's permutation, or is one. transpose_into_dot waits: those rise (or compose)
  * and cancel t on every path, while a dot that took t would have several
  * readers and absorb none of them (seed 2623). */
 bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
