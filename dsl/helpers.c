@@ -556,6 +556,8 @@ static const rule_helper helper_table[] = {
      "reduced_canonical_permutation(q, lens, axes): q with the reduced positions' sources in increasing order and length-1 axes in order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,
      "composes_at_reader(t): t moves axes longer than 1 and its only reader is a transpose (transpose_of_transpose composes them)"},
+    {"risen_into", RV_BOOL, 1, {RV_INS}, false, helper_risen_into,
+     "risen_into(t): t's only reader is a pointwise op read once by a transpose that rises back through it"},
     {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,

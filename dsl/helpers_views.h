@@ -270,6 +270,14 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
  * spell it canonically or drop it (unit_axes_transpose*). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* risen_into(t): instruction -> bool: t is a transpose read once, by a
+ * one- or two-operand pointwise op w read once by a transpose that rises
+ * back through w (every operand of w, t among them, absorbs it): that
+ * transpose composes with t whatever order the driver visits them in, so
+ * transpose_above_binary waits for it instead of putting t on both of its
+ * operands first. */
+bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
