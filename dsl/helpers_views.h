@@ -274,8 +274,11 @@ bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, ru
  * one- or two-operand pointwise op w read once by a transpose that rises
  * back through w (every operand of w, t among them, absorbs it): that
  * transpose composes with t whatever order the driver visits them in, so
- * transpose_above_binary waits for it instead of putting t on both of its
- * operands first. */
+ * transpose_above_unary and transpose_above_binary wait for it instead of
+ * moving t onto the operands first, and transpose_into_dot instead of
+ * writing t into the dot's output_permutation (there the risen transpose
+ * would have to compose with the permutation, which some orders left
+ * below the op). */
 bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
