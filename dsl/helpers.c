@@ -551,7 +551,7 @@ static const rule_helper helper_table[] = {
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,
      "merges_at_reader(t): transpose t meets one of the same permutation at a binary reader, and binary_above_transposes merges them"},
     {"transposed_back_below", RV_BOOL, 1, {RV_INS}, false, helper_transposed_back_below,
-     "transposed_back_below(t): t has several readers, each a transpose that undoes t or reaching one through single-reader pointwise ops"},
+     "transposed_back_below(t): t has several readers, each a transpose that undoes t or reaching one through single-reader pointwise ops and transposes that compose"},
     {"reduced_canonical_permutation", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduced_canonical_permutation,
      "reduced_canonical_permutation(q, lens, axes): q with the reduced positions' sources in increasing order and length-1 axes in order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,

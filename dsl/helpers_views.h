@@ -243,9 +243,14 @@ bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule
 
 /* transposed_back_below(t): instruction -> bool: t has several readers,
  * and each reaches, through single-reader pointwise ops, a transpose that
- * undoes t's permutation, or is one. transpose_into_dot waits: those rise (or compose)
+ * undoes t's permutation, or is one (transposes on the way compose with
+ * t's permutation: an identity one that is not yet dropped does not stop
+ * the walk). transpose_into_dot waits: those rise (or compose)
  * and cancel t on every path, while a dot that took t would have several
- * readers and absorb none of them (seed 2623). */
+ * readers and absorb none of them (seed 2623). So do
+ * transpose_into_dot_through_unary and transpose_above_unary, which would
+ * take t to the dot through a unary op (seed 779: tanh(dot) transposed for
+ * two readers). */
 bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
