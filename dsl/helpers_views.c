@@ -1495,6 +1495,38 @@ bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* transposed_readers(u): see helpers_views.h. */
+static bool transposed_readers(const ins *u)
+{
+    if (u->nusers < 2 || one_reader(u))
+        return false;
+    for (int k = 0; k < u->nusers; k++)
+        if (!is_op(u->users[k], "transpose") || u->users[k]->nargs != 1)
+            return false;
+    return true;
+}
+
+bool helper_transposed_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transposed_readers(a[0].u.in));
+    return true;
+}
+
+/* into_transposed_readers(t): see helpers_views.h. */
+bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = is_op(t, "transpose") && one_reader(t);
+    if (yes) {
+        const ins *u = t->users[0];
+        yes = (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && transposed_readers(u);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

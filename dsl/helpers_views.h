@@ -286,6 +286,19 @@ bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, ru
  * below the op). */
 bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposed_readers(u): instruction -> bool: u has several readers and
+ * every one is a transpose. transpose_above_unary_of_transpose moves each
+ * of them above u, where it composes with the transpose u reads: u then
+ * reads one transpose per reader instead of one more above them. */
+bool helper_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* into_transposed_readers(t): instruction -> bool: t is a transpose read
+ * only by a one-operand pointwise op whose readers are transposes
+ * (transposed_readers): they rise through the op and compose with t, so
+ * the rules that take t into a dot wait (seed 6173: relu(dot[p]) read by
+ * two transposes kept a third view). */
+bool helper_into_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
