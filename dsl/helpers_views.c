@@ -1387,24 +1387,34 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
 
 /* transposed_back_below(t): see helpers_views.h. From u, a reader of t,
  * through pointwise ops read once, to a transpose that undoes p (u itself,
- * or one below). */
-static bool undone_below(const ins *u, const int64_t *p, int n, int depth)
+ * or one below). p is the permutation from `base` (the lens of t's
+ * operand) to u's operand. A transpose on the way that does not undo p
+ * composes with it (transpose_of_transpose) and the walk goes on with the
+ * composition: an identity transpose that identity_transpose has not yet
+ * dropped, or one that moves other axes, must not end the walk in some
+ * visiting orders and not in others (seed 2623). */
+static bool undone_below(const ins *u, const int64_t *p, int n, const int64_t *base, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
     if (is_op(u, "transpose")) {
         const attr_value *q = ins_attr(u, "permutation");
-        if (!q || q->n != n)
+        if (!q || q->n != n || u->nargs != 1)
             return false;
-        for (int i = 0; i < n; i++)
-            if (q->u.ints[i] < 0 || q->u.ints[i] >= n || p[q->u.ints[i]] != i)
+        int64_t r[SHAPE_MAX_RANK];
+        for (int i = 0; i < n; i++) {
+            if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
                 return false;
-        return true;
+            r[i] = p[q->u.ints[i]];
+        }
+        if (vanishes(r, n, base))
+            return true;
+        return one_reader(u) && undone_below(u->users[0], r, n, base, depth + 1);
     }
     unsigned c = u->op->classes;
     if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)) || !one_reader(u))
         return false;
-    return undone_below(u->users[0], p, n, depth + 1);
+    return undone_below(u->users[0], p, n, base, depth + 1);
 }
 
 bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -1412,9 +1422,9 @@ bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_v
     (void)mem, (void)n;
     const ins *t = a[0].u.in;
     const attr_value *p = is_op(t, "transpose") ? ins_attr(t, "permutation") : NULL;
-    bool yes = p && p->n == t->sh.rank && t->nusers > 1;
+    bool yes = p && p->n == t->sh.rank && p->n <= SHAPE_MAX_RANK && t->nargs == 1 && t->nusers > 1;
     for (int k = 0; k < t->nusers && yes; k++)
-        yes = undone_below(t->users[k], p->u.ints, p->n, 0);
+        yes = undone_below(t->users[k], p->u.ints, p->n, t->args[0]->sh.lens, 0);
     *out = rule_bool(yes);
     return true;
 }
@@ -1452,6 +1462,68 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
 {
     (void)mem, (void)n;
     *out = rule_bool(composes_at_reader(a[0].u.in));
+    return true;
+}
+
+/* risen_into(t): see helpers_views.h. The reader's transpose rises through
+ * w when every operand of w absorbs its permutation (transpose_above_unary,
+ * transpose_above_binary). */
+static bool risen_into(const ins *t)
+{
+    /* as in composes_at_reader, a transpose that moves only length-1 axes
+     * is left to unit_axes_transpose* */
+    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t) || !moves_longer_axes(t))
+        return false;
+    const ins *w = t->users[0];
+    unsigned c = w->op->classes;
+    if (w->nmods > 0 || !(c & (OPC_UNARY | OPC_BINARY)) || w->nargs < 1 || w->nargs > 2 || !one_reader(w))
+        return false;
+    const ins *t2 = w->users[0];
+    const attr_value *q = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
+    if (!q || q->n != w->sh.rank)
+        return false;
+    for (int k = 0; k < w->nargs; k++)
+        if (!view_absorbs_transpose(w->args[k], q->u.ints, q->n))
+            return false;
+    return true;
+}
+
+bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(risen_into(a[0].u.in));
+    return true;
+}
+
+/* transposed_readers(u): see helpers_views.h. */
+static bool transposed_readers(const ins *u)
+{
+    if (u->nusers < 2 || one_reader(u))
+        return false;
+    for (int k = 0; k < u->nusers; k++)
+        if (!is_op(u->users[k], "transpose") || u->users[k]->nargs != 1)
+            return false;
+    return true;
+}
+
+bool helper_transposed_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transposed_readers(a[0].u.in));
+    return true;
+}
+
+/* into_transposed_readers(t): see helpers_views.h. */
+bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = is_op(t, "transpose") && one_reader(t);
+    if (yes) {
+        const ins *u = t->users[0];
+        yes = (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && transposed_readers(u);
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -243,9 +243,14 @@ bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule
 
 /* transposed_back_below(t): instruction -> bool: t has several readers,
  * and each reaches, through single-reader pointwise ops, a transpose that
- * undoes t's permutation, or is one. transpose_into_dot waits: those rise (or compose)
+ * undoes t's permutation, or is one (transposes on the way compose with
+ * t's permutation: an identity one that is not yet dropped does not stop
+ * the walk). transpose_into_dot waits: those rise (or compose)
  * and cancel t on every path, while a dot that took t would have several
- * readers and absorb none of them (seed 2623). */
+ * readers and absorb none of them (seed 2623). So do
+ * transpose_into_dot_through_unary and transpose_above_unary, which would
+ * take t to the dot through a unary op (seed 779: tanh(dot) transposed for
+ * two readers). */
 bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
@@ -269,6 +274,30 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
  * transpose that moves only length-1 axes is left to the rules that
  * spell it canonically or drop it (unit_axes_transpose*). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* risen_into(t): instruction -> bool: t is a transpose read once, by a
+ * one- or two-operand pointwise op w read once by a transpose that rises
+ * back through w (every operand of w, t among them, absorbs it): that
+ * transpose composes with t whatever order the driver visits them in, so
+ * transpose_above_unary and transpose_above_binary wait for it instead of
+ * moving t onto the operands first, and transpose_into_dot instead of
+ * writing t into the dot's output_permutation (there the risen transpose
+ * would have to compose with the permutation, which some orders left
+ * below the op). */
+bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* transposed_readers(u): instruction -> bool: u has several readers and
+ * every one is a transpose. transpose_above_unary_of_transpose moves each
+ * of them above u, where it composes with the transpose u reads: u then
+ * reads one transpose per reader instead of one more above them. */
+bool helper_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* into_transposed_readers(t): instruction -> bool: t is a transpose read
+ * only by a one-operand pointwise op whose readers are transposes
+ * (transposed_readers): they rise through the op and compose with t, so
+ * the rules that take t into a dot wait (seed 6173: relu(dot[p]) read by
+ * two transposes kept a third view). */
+bool helper_into_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
