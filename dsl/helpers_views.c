@@ -372,6 +372,76 @@ bool helper_unit_reshape_axes(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* unit_reshape_absorbs(z, dl, w, axes): see helpers_views.h. */
+bool helper_unit_reshape_absorbs(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    *out = rule_bool(unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes));
+    return true;
+}
+
+/* The lens z of a reduction over axes without its length-1 axes that it
+ * does not reduce, and the reduced axes renumbered to match; false when z
+ * has no such axis (or the axes are out of range). */
+static bool reduce_without_unit_axes(const rule_value *a, int64_t *z2, int *nz2, int64_t *axes, int *naxes)
+{
+    const int64_t *z = a[0].u.ints, *ax = a[1].u.ints;
+    int nz = a[0].n, na = a[1].n;
+    if (nz > SHAPE_MAX_RANK)
+        return false;
+    bool red[SHAPE_MAX_RANK] = {false};
+    for (int k = 0; k < na; k++) {
+        int64_t v = ax[k] < 0 ? ax[k] + nz : ax[k];
+        if (v < 0 || v >= nz)
+            return false;
+        red[v] = true;
+    }
+    *nz2 = 0;
+    *naxes = 0;
+    for (int i = 0; i < nz; i++) {
+        if (z[i] == 1 && !red[i])
+            continue;
+        if (red[i])
+            axes[(*naxes)++] = *nz2;
+        z2[(*nz2)++] = z[i];
+    }
+    return *nz2 < nz;
+}
+
+bool helper_lens_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nz2 > 0 ? nz2 : 1));
+    if (!r)
+        return false;
+    memcpy(r, z2, sizeof(int64_t) * (size_t)nz2);
+    rule_value v = {RV_INTS, nz2, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(naxes > 0 ? naxes : 1));
+    if (!r)
+        return false;
+    memcpy(r, axes, sizeof(int64_t) * (size_t)naxes);
+    rule_value v = {RV_INTS, naxes, {.ints = r}};
+    *out = v;
+    return true;
+}
+
 /* reshaped_to(b): see helpers_views.h. */
 bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -97,6 +97,20 @@ bool helper_feeds_output(arena *mem, const rule_value *args, int nargs, rule_val
 bool helper_unit_reshape_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 bool helper_unit_reshape_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unit_reshape_absorbs(z, dl, w, axes): ints x4 -> bool: unit_reshape_lens
+ * would succeed, i.e. the reshape from dl to w keeps every reduced axis and
+ * so can move above the reduction (reshape_of_reduce_*_of_reshape). */
+bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* lens_without_unit_axes(z, axes) and axes_without_unit_axes(z, axes):
+ * ints x2 -> ints. A reduction over axes of lens z run without the
+ * length-1 axes of z it does not reduce: the lens it reads and its reduced
+ * axes renumbered. Fail when z has no such axis. This is the one lens a
+ * reduction between two reshapes that cannot move (the outer one removes a
+ * reduced axis) runs in, whichever unit axes the reshapes held when they
+ * met it (reduce_*_without_unit_axes). */
+bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reshaped_to(b): instruction -> ints: the lens b's value ends in after the
  * first run of shape ops (reshape, squeeze, ...) it reaches through a chain
  * of single-reader one-operand pointwise ops, or two-operand ones whose
