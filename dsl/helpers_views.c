@@ -1326,6 +1326,29 @@ static void settled_lens(const ins *v, int64_t *lens, int *n)
     }
 }
 
+/* The reduction d reads a reshape and a chain of shape ops from d ends in
+ * lens to that only insert and remove 1s and keep the reduced axes:
+ * reshape_of_reduce_*_of_reshape takes that chain into the reduction, which
+ * then has lens to itself, so the chain is no reshape below d (seed 15401:
+ * a reduction to {1, 1, 4} squeezed to {1, 4} moved into common dims in the
+ * orders where the squeeze had not yet been taken in). */
+static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
+{
+    if (!(d->op->classes & OPC_REDUCE) || d->nargs != 1 || !is_op(d->args[0], "reshape"))
+        return false;
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!ax)
+        return false;
+    const ins *r = d->args[0];
+    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
+                       {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
+                       {RV_INTS, nto, {.ints = to}},
+                       {RV_INTS, ax->n, {.ints = ax->u.ints}}};
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
@@ -1352,8 +1375,10 @@ static bool flows_into_view(const ins *x, bool broadcasts)
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
             if (one_reader(e) && is_cluster_op(e->users[0]))
                 settled_lens(e->users[0], to, &nto);
-            if (!lens_equal(to, nto, cur, ncur))
+            if (!lens_equal(to, nto, cur, ncur) && !reduction_takes_chain(x, to, nto))
                 return true;
+            memcpy(cur, to, sizeof(int64_t) * (size_t)nto);
+            ncur = nto;
             x = e;
             continue;
         }
@@ -1362,6 +1387,16 @@ static bool flows_into_view(const ins *x, bool broadcasts)
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
             return flows_into_view(u, true);
+        /* a broadcast that stretches nothing is a reshape (fold.rules turns
+         * it into one, or drops it), no broadcast (seed 5637: an identity
+         * multibroadcast of a reduction read by a max) */
+        if ((is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1 &&
+            shape_elements(&u->sh) == shape_elements(&x->sh)) {
+            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur))
+                return true;
+            x = u;
+            continue;
+        }
         if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
             return true;
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))

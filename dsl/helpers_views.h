@@ -210,7 +210,9 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * shape ops and pointwise ops count in the lens they
  * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
  * back to the value's lens, or into a cluster that will run in them, is no
- * reshape. Moving b into the common dims of a reshape adds a
+ * reshape; nor is a chain after a reduction that only inserts and removes
+ * 1s and keeps the reduced axes (reshape_of_reduce_*_of_reshape takes it
+ * in), nor a broadcast that stretches nothing. Moving b into the common dims of a reshape adds a
  * reshape back below it, and views for its other operand; they pay off only
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
