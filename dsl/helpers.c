@@ -522,6 +522,8 @@ static const rule_helper helper_table[] = {
      "lens_without_unit_axes(z, axes): z without the length-1 axes a reduction over axes does not reduce; fails when there are none"},
     {"axes_without_unit_axes", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_axes_without_unit_axes,
      "axes_without_unit_axes(z, axes): the reduced axes renumbered for lens_without_unit_axes(z, axes)"},
+    {"unary_reshape_taken", RV_BOOL, 1, {RV_INS}, false, helper_unary_reshape_taken,
+     "unary_reshape_taken(d): the reduction d is read by a one-operand pointwise op read by a reshape that only moves 1s and keeps the reduced axes"},
     {"reshaped_to", RV_INTS, 1, {RV_INS}, true, helper_reshaped_to,
      "reshaped_to(b): the lens of the reshape b's value reaches through single-reader one-operand pointwise ops; fails otherwise"},
     {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,

@@ -1349,6 +1349,25 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
     return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
 }
 
+/* unary_reshape_taken(d): see helpers_views.h. */
+bool helper_unary_reshape_taken(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *d = a[0].u.in;
+    bool yes = false;
+    if (one_reader(d) && (d->users[0]->op->classes & OPC_UNARY) && d->users[0]->nargs == 1) {
+        const ins *u = d->users[0];
+        const ins *e = u;
+        for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && is_shape_view(e->users[0]) && e->users[0]->nargs == 1;
+             k++)
+            e = e->users[0];
+        if (e != u)
+            yes = reduction_takes_chain(d, e->sh.lens, e->sh.rank);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
