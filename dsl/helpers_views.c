@@ -1349,13 +1349,16 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
     return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
 }
 
-/* unary_reshape_taken(d): see helpers_views.h. */
-bool helper_unary_reshape_taken(arena *mem, const rule_value *a, int n, rule_value *out)
+/* pointwise_reshape_taken(d): see helpers_views.h. */
+bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *d = a[0].u.in;
     bool yes = false;
-    if (one_reader(d) && (d->users[0]->op->classes & OPC_UNARY) && d->users[0]->nargs == 1) {
+    const ins *v = one_reader(d) ? d->users[0] : NULL;
+    bool pointwise = v && (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
+                           ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == d && v->args[1] == d));
+    if (pointwise) {
         const ins *u = d->users[0];
         const ins *e = u;
         for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && is_shape_view(e->users[0]) && e->users[0]->nargs == 1;

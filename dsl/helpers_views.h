@@ -111,14 +111,15 @@ bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, 
 bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* unary_reshape_taken(d): instruction -> bool: the reduction d (of a
- * reshape) is read by a one-operand pointwise op read by a chain of shape
+/* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
+ * reshape) is read by a one-operand pointwise op (or a two-operand one
+ * reading it twice, sub(d, d)) read by a chain of shape
  * ops that ends in lens that only insert and remove 1s and keep the reduced
  * axes (the chain composes into one such reshape):
  * reshape_of_unary_of_reduce_*_of_reshape takes that reshape into the
  * reduction, as reshape_of_reduce_*_of_reshape does without the op, and
  * reduce_*_without_unit_axes_below_unary leaves it alone. */
-bool helper_unary_reshape_taken(arena *mem, const rule_value *args, int nargs, rule_value *out);
+bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshaped_to(b): instruction -> ints: the lens b's value ends in after the
  * first run of shape ops (reshape, squeeze, ...) it reaches through a chain
