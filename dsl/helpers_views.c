@@ -372,6 +372,76 @@ bool helper_unit_reshape_axes(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* unit_reshape_absorbs(z, dl, w, axes): see helpers_views.h. */
+bool helper_unit_reshape_absorbs(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    *out = rule_bool(unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes));
+    return true;
+}
+
+/* The lens z of a reduction over axes without its length-1 axes that it
+ * does not reduce, and the reduced axes renumbered to match; false when z
+ * has no such axis (or the axes are out of range). */
+static bool reduce_without_unit_axes(const rule_value *a, int64_t *z2, int *nz2, int64_t *axes, int *naxes)
+{
+    const int64_t *z = a[0].u.ints, *ax = a[1].u.ints;
+    int nz = a[0].n, na = a[1].n;
+    if (nz > SHAPE_MAX_RANK)
+        return false;
+    bool red[SHAPE_MAX_RANK] = {false};
+    for (int k = 0; k < na; k++) {
+        int64_t v = ax[k] < 0 ? ax[k] + nz : ax[k];
+        if (v < 0 || v >= nz)
+            return false;
+        red[v] = true;
+    }
+    *nz2 = 0;
+    *naxes = 0;
+    for (int i = 0; i < nz; i++) {
+        if (z[i] == 1 && !red[i])
+            continue;
+        if (red[i])
+            axes[(*naxes)++] = *nz2;
+        z2[(*nz2)++] = z[i];
+    }
+    return *nz2 < nz;
+}
+
+bool helper_lens_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nz2 > 0 ? nz2 : 1));
+    if (!r)
+        return false;
+    memcpy(r, z2, sizeof(int64_t) * (size_t)nz2);
+    rule_value v = {RV_INTS, nz2, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
+        return false;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(naxes > 0 ? naxes : 1));
+    if (!r)
+        return false;
+    memcpy(r, axes, sizeof(int64_t) * (size_t)naxes);
+    rule_value v = {RV_INTS, naxes, {.ints = r}};
+    *out = v;
+    return true;
+}
+
 /* reshaped_to(b): see helpers_views.h. */
 bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1256,6 +1326,51 @@ static void settled_lens(const ins *v, int64_t *lens, int *n)
     }
 }
 
+/* The reduction d reads a reshape and a chain of shape ops from d ends in
+ * lens to that only insert and remove 1s and keep the reduced axes:
+ * reshape_of_reduce_*_of_reshape takes that chain into the reduction, which
+ * then has lens to itself, so the chain is no reshape below d (seed 15401:
+ * a reduction to {1, 1, 4} squeezed to {1, 4} moved into common dims in the
+ * orders where the squeeze had not yet been taken in). */
+static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
+{
+    if (!(d->op->classes & OPC_REDUCE) || d->nargs != 1 || !is_op(d->args[0], "reshape"))
+        return false;
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!ax)
+        return false;
+    const ins *r = d->args[0];
+    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
+                       {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
+                       {RV_INTS, nto, {.ints = to}},
+                       {RV_INTS, ax->n, {.ints = ax->u.ints}}};
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
+}
+
+/* pointwise_reshape_taken(d): see helpers_views.h. */
+bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *d = a[0].u.in;
+    bool yes = false;
+    const ins *v = one_reader(d) ? d->users[0] : NULL;
+    bool pointwise = v && (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
+                           ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == d && v->args[1] == d));
+    if (pointwise) {
+        const ins *u = d->users[0];
+        const ins *e = u;
+        for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && is_shape_view(e->users[0]) && e->users[0]->nargs == 1;
+             k++)
+            e = e->users[0];
+        if (e != u)
+            yes = reduction_takes_chain(d, e->sh.lens, e->sh.rank);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
@@ -1282,8 +1397,10 @@ static bool flows_into_view(const ins *x, bool broadcasts)
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
             if (one_reader(e) && is_cluster_op(e->users[0]))
                 settled_lens(e->users[0], to, &nto);
-            if (!lens_equal(to, nto, cur, ncur))
+            if (!lens_equal(to, nto, cur, ncur) && !reduction_takes_chain(x, to, nto))
                 return true;
+            memcpy(cur, to, sizeof(int64_t) * (size_t)nto);
+            ncur = nto;
             x = e;
             continue;
         }
@@ -1292,6 +1409,16 @@ static bool flows_into_view(const ins *x, bool broadcasts)
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
             return flows_into_view(u, true);
+        /* a broadcast that stretches nothing is a reshape (fold.rules turns
+         * it into one, or drops it), no broadcast (seed 5637: an identity
+         * multibroadcast of a reduction read by a max) */
+        if ((is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1 &&
+            shape_elements(&u->sh) == shape_elements(&x->sh)) {
+            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur))
+                return true;
+            x = u;
+            continue;
+        }
         if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
             return true;
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))

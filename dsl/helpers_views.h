@@ -97,6 +97,30 @@ bool helper_feeds_output(arena *mem, const rule_value *args, int nargs, rule_val
 bool helper_unit_reshape_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 bool helper_unit_reshape_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unit_reshape_absorbs(z, dl, w, axes): ints x4 -> bool: unit_reshape_lens
+ * would succeed, i.e. the reshape from dl to w keeps every reduced axis and
+ * so can move above the reduction (reshape_of_reduce_*_of_reshape). */
+bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* lens_without_unit_axes(z, axes) and axes_without_unit_axes(z, axes):
+ * ints x2 -> ints. A reduction over axes of lens z run without the
+ * length-1 axes of z it does not reduce: the lens it reads and its reduced
+ * axes renumbered. Fail when z has no such axis. This is the one lens a
+ * reduction between two reshapes that cannot move (the outer one removes a
+ * reduced axis) runs in, whichever unit axes the reshapes held when they
+ * met it (reduce_*_without_unit_axes). */
+bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
+ * reshape) is read by a one-operand pointwise op (or a two-operand one
+ * reading it twice, sub(d, d)) read by a chain of shape
+ * ops that ends in lens that only insert and remove 1s and keep the reduced
+ * axes (the chain composes into one such reshape):
+ * reshape_of_unary_of_reduce_*_of_reshape takes that reshape into the
+ * reduction, as reshape_of_reduce_*_of_reshape does without the op, and
+ * reduce_*_without_unit_axes_below_unary leaves it alone. */
+bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reshaped_to(b): instruction -> ints: the lens b's value ends in after the
  * first run of shape ops (reshape, squeeze, ...) it reaches through a chain
  * of single-reader one-operand pointwise ops, or two-operand ones whose
@@ -196,7 +220,9 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * shape ops and pointwise ops count in the lens they
  * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
  * back to the value's lens, or into a cluster that will run in them, is no
- * reshape. Moving b into the common dims of a reshape adds a
+ * reshape; nor is a chain after a reduction that only inserts and removes
+ * 1s and keeps the reduced axes (reshape_of_reduce_*_of_reshape takes it
+ * in), nor a broadcast that stretches nothing. Moving b into the common dims of a reshape adds a
  * reshape back below it, and views for its other operand; they pay off only
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
