@@ -657,6 +657,7 @@ static bool is_cluster_op(const ins *x)
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
 static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* A broadcast or multibroadcast that stretches no axis (it only adds
  * length-1 axes) of a standard value: *broadcast_to_reshape make it a
@@ -741,6 +742,11 @@ typedef struct cluster {
     int nleaves;
     int64_t sink[SHAPE_MAX_RANK];
     int nsink;
+    /* > 0: the sink is read by a multibroadcast of this rank, which reads
+     * any lens equal to the sink's but for leading 1s as well
+     * (multibroadcast_of_unit_reshape drops such a reshape): each of them
+     * costs nothing, and sink holds the one without leading 1s */
+    int sink_loose;
     const ins *root;
     bool ok;
 } cluster;
@@ -824,6 +830,14 @@ static bool cluster_of(const ins *v, cluster *c)
         s = s->users[0];
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
+    if (one_reader(s) && is_op(s->users[0], "multibroadcast") && !unit_broadcast(s->users[0]) && shape_elements(&s->sh) > 1) {
+        int k = 0;
+        while (k < c->nsink - 1 && c->sink[k] == 1)
+            k++;
+        memmove(c->sink, c->sink + k, sizeof(int64_t) * (size_t)(c->nsink - k));
+        c->nsink -= k;
+        c->sink_loose = s->users[0]->sh.rank;
+    }
     cluster_collect(c, root, 0);
     if (c->ok && c->nops < VIEW_CLUSTER_MAX && !cluster_has(c->ops, c->nops, root)) {
         /* the root has several readers or none: it is still the cluster's */
@@ -1026,6 +1040,17 @@ static bool cand_less(const labelling *L, int a, int b)
     return lens_less(L->cand[a], L->ncand_rank[a], L->cand[b], L->ncand_rank[b]);
 }
 
+/* What the root running in candidate k pays for the reshape to the sink
+ * (candidate 0). */
+static int64_t sink_cost(const labelling *L, int k)
+{
+    const cluster *c = L->c;
+    if (k == 0 || (c->sink_loose > 0 && L->ncand_rank[k] <= c->sink_loose &&
+                   lens_equal_but_leading_ones(L->cand[k], L->ncand_rank[k], c->sink, c->nsink)))
+        return 0;
+    return LABEL_UNIT;
+}
+
 /* Pre-order: op i runs in label[i]; each operand op takes the cheapest lens
  * given that, preferring its reader's (no reshape between), then the
  * smallest. */
@@ -1088,7 +1113,7 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
          * past a reduction yet, where the leaves are does not */
         int best = 0;
         for (int k = 1; k < L->ncand; k++) {
-            int64_t vk = L->cost[root][k] + LABEL_UNIT, vb = L->cost[root][best] + LABEL_UNIT * (best != 0);
+            int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
             if (vk < vb || (vk == vb && (best == 0 || cand_less(L, k, best))))
                 best = k;
         }
@@ -1675,13 +1700,8 @@ bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
-/* broadcast_axis_after(b, lens): see helpers_views.h. */
-bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_value *out)
+static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int64_t *axis_out)
 {
-    (void)mem, (void)n;
-    const ins *b = a[0].u.in;
-    const int64_t *l = a[1].u.ints;
-    int nl = a[1].n;
     const attr_value *axv = ins_attr(b, "axis");
     if (!is_op(b, "broadcast") || b->nargs != 1 || !axv || nl < b->sh.rank)
         return false;
@@ -1692,7 +1712,152 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_va
     for (int i = 0; i < x->sh.rank; i++)
         if (l[axis + i] != x->sh.lens[i] || b->sh.lens[axv->u.i + i] != x->sh.lens[i])
             return false;
+    *axis_out = axis;
+    return true;
+}
+
+/* broadcast_axis_after(b, lens): see helpers_views.h. */
+bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t axis;
+    if (!broadcast_axis_after_at(a[0].u.in, a[1].u.ints, a[1].n, &axis))
+        return false;
     *out = rule_int(axis);
+    return true;
+}
+
+/* How many leading 1s of lens a[0..na) a multibroadcast reading it makes
+ * up itself: all but the last axis at most (a value of 1s keeps one). */
+static int leading_ones(const int64_t *a, int na)
+{
+    int k = 0;
+    while (k < na - 1 && a[k] == 1)
+        k++;
+    return k;
+}
+
+/* a and b are the same lens but for leading 1s (a multibroadcast, which
+ * aligns to the last axes, reads either as the other). */
+static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    int ka = leading_ones(a, na), kb = leading_ones(b, nb);
+    return lens_equal(a + ka, na - ka, b + kb, nb - kb);
+}
+
+/* same_but_leading_ones(a, b): see helpers_views.h. */
+bool helper_same_but_leading_ones(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(lens_equal_but_leading_ones(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
+    return true;
+}
+
+/* without_leading_ones(a): see helpers_views.h. */
+bool helper_without_leading_ones(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int k = leading_ones(a[0].u.ints, a[0].n), nl = a[0].n - k;
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nl > 0 ? nl : 1));
+    if (!r)
+        return false;
+    memcpy(r, a[0].u.ints + k, sizeof(int64_t) * (size_t)nl);
+    rule_value v = {RV_INTS, nl, {.ints = r}};
+    *out = v;
+    return true;
+}
+
+static bool is_reduction(const ins *x)
+{
+    return is_op(x, "reduce_sum") || is_op(x, "reduce_mean") || is_op(x, "reduce_max");
+}
+
+/* reduction_of_reshape(x): see helpers_views.h. */
+static bool reduction_of_reshape(const ins *x)
+{
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
+        if (x->nargs == 1 && (((x->op->classes & OPC_UNARY) && !is_reduction(x)) || is_op(x, "transpose") || ins_is_pending(x)))
+            x = x->args[0];
+        else if (x->nargs == 2 && (x->op->classes & OPC_BINARY) && x->args[0] == x->args[1])
+            x = x->args[0];
+        else
+            break;
+    }
+    return is_reduction(x) && x->nargs == 1 &&
+           ((x->args[0]->op->classes & OPC_SHAPE) || is_op(x->args[0], "transpose") || ins_is_pending(x->args[0]));
+}
+
+bool helper_reduction_of_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(reduction_of_reshape(a[0].u.in));
+    return true;
+}
+
+static bool unit_reshape_below(const ins *m)
+{
+    bool yes = false;
+    /* a squeeze, unsqueeze or flatten of a standard value becomes such a
+     * reshape (*_to_reshape) */
+    if (is_op(m, "multibroadcast") && m->nargs == 1 && m->args[0]->nargs == 1 &&
+        (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
+        const ins *r = m->args[0], *x = r->args[0];
+        yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 && !reduction_of_reshape(x) &&
+              ((x->sh.rank <= m->sh.rank && lens_equal_but_leading_ones(x->sh.lens, x->sh.rank, r->sh.lens, r->sh.rank)) ||
+               (leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
+    }
+    return yes;
+}
+
+/* unit_reshape_below(m): see helpers_views.h. */
+bool helper_unit_reshape_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(unit_reshape_below(a[0].u.in));
+    return true;
+}
+
+
+/* dropped_below(r): see helpers_views.h. */
+bool helper_dropped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = r->nusers > 0;
+    for (int k = 0; k < r->nusers && yes; k++)
+        yes = unit_reshape_below(r->users[k]);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* broadcast_composes_below(m): see helpers_views.h. */
+bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    bool yes = false;
+    bool bcast = is_op(m, "broadcast");
+    /* (not of one element: multibroadcast_of_unit_reshape leaves those) */
+    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && shape_elements(&m->sh) > 1)
+        for (int k = 0; k < m->nusers && !yes; k++) {
+            const ins *r = m->users[k];
+            const attr_value *l = ins_attr(r, "out_lens");
+            /* a pending shape change between them goes first
+             * (view_through_pending) */
+            if (ins_is_pending(r)) {
+                yes = true;
+                continue;
+            }
+            if (!is_op(r, "multibroadcast") || r->nargs != 1 || r->args[0] != m || !l || l->kind != ATTR_INTS || l->n == 0)
+                continue;
+            if (!bcast) {
+                yes = true;
+                continue;
+            }
+            int64_t axis;
+            yes = broadcast_axis_after_at(m, l->u.ints, l->n, &axis);
+        }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -336,6 +336,47 @@ bool helper_duplicated_transpose(arena *mem, const rule_value *args, int nargs, 
  * otherwise. */
 bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* same_but_leading_ones(a, b): ints, ints -> bool: lens a and b are equal
+ * once their leading 1s are dropped (a reshape between them only adds or
+ * drops leading 1s, which a multibroadcast reading it does itself). */
+bool helper_same_but_leading_ones(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* without_leading_ones(a): ints -> ints: lens a without its leading 1s. */
+bool helper_without_leading_ones(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* unit_reshape_below(m): instruction -> bool: m is a multibroadcast of a
+ * reshape (or of a squeeze, unsqueeze or flatten of a standard value,
+ * which becomes one) that multibroadcast_of_unit_reshape or
+ * multibroadcast_of_reshape_leading_ones still rewrites (the reshape adds
+ * or drops leading 1s). The merges of multibroadcasts at a binary op wait
+ * for it, so that the op's lens do not depend on whether it has. */
+bool helper_unit_reshape_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reduction_of_reshape(x): instruction -> bool: x is a reduction of a shape
+ * op, a transpose or a pending shape change, reached through one-operand
+ * pointwise ops, transposes, pending shape changes and two-operand ops
+ * reading one value twice: a reshape of x that only moves 1s goes into the reduction
+ * (reshape_of_reduce_*_of_reshape and their kin), or the reduction drops
+ * the unit axes it does not reduce (reduce_*_without_unit_axes), so the
+ * rules that drop such a reshape under a multibroadcast leave it to them. */
+bool helper_reduction_of_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* dropped_below(r): instruction -> bool: every reader of shape op r is a
+ * multibroadcast for which unit_reshape_below holds: r goes or loses its
+ * leading 1s there. reshape_of_multibroadcast waits for that, so that the
+ * two multibroadcasts compose whichever fires first. */
+bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* broadcast_composes_below(m): instruction -> bool: m is a broadcast or
+ * multibroadcast read by a multibroadcast that composes with it
+ * (multibroadcast_of_multibroadcast, multibroadcast_of_broadcast). Where m
+ * stretches nothing, *broadcast_to_reshape would otherwise make it a
+ * reshape first in some orders, and the reader would keep a reshape under
+ * it (seed 14631: mb(mb(x)) ended as mb(reshape(x)) or mb(x) by order).
+ * Also while a pending shape change reads m (it goes first). Not for m of
+ * one element. */
+bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
  * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
 bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
