@@ -548,6 +548,8 @@ static const rule_helper helper_table[] = {
      "becomes_broadcast(r): r is a reshape of a broadcast that reshape_of_multibroadcast or reshape_of_broadcast turns into a broadcast"},
     {"reshaped_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_below,
      "reshaped_below(b): b's value flows through single-reader pointwise ops into a shape op or a reduction"},
+    {"regrouped_below", RV_BOOL, 1, {RV_INS}, false, helper_regrouped_below,
+     "regrouped_below(b): reshaped_below(b), where a shape chain that only inserts and removes 1s does not count"},
     {"reshaped_or_broadcast_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_or_broadcast_below,
      "reshaped_or_broadcast_below(d): d's value flows, through single-reader pointwise ops, into a shape op, a reduction or a broadcast"},
     {"transposes_merge", RV_BOOL, 3, {RV_INS, RV_INS, RV_INTS}, false, helper_transposes_merge,

@@ -1371,12 +1371,19 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* a and b are equal but for length-1 axes. */
+static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    rule_value v[2] = {{RV_INTS, na, {.ints = a}}, {RV_INTS, nb, {.ints = b}}}, r;
+    return helper_unit_axes_only(NULL, v, 2, &r) && r.u.i;
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
  * into a cluster that runs in x's lens composes away, and one into a
  * cluster in other lens stays, whichever the rules have moved first. */
-static bool flows_into_view(const ins *x, bool broadcasts)
+static bool flows_into_view(const ins *x, bool broadcasts, bool units)
 {
     int64_t cur[SHAPE_MAX_RANK];
     int ncur = x->sh.rank;
@@ -1397,7 +1404,8 @@ static bool flows_into_view(const ins *x, bool broadcasts)
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
             if (one_reader(e) && is_cluster_op(e->users[0]))
                 settled_lens(e->users[0], to, &nto);
-            if (!lens_equal(to, nto, cur, ncur) && !reduction_takes_chain(x, to, nto))
+            if (!lens_equal(to, nto, cur, ncur) && (units || !unit_lens_only(to, nto, cur, ncur)) &&
+                !reduction_takes_chain(x, to, nto))
                 return true;
             memcpy(cur, to, sizeof(int64_t) * (size_t)nto);
             ncur = nto;
@@ -1408,7 +1416,7 @@ static bool flows_into_view(const ins *x, bool broadcasts)
          * reduction or a broadcast (GroupNorm's statistics): one whose value
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return flows_into_view(u, true);
+            return flows_into_view(u, true, units);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
@@ -1437,7 +1445,15 @@ static bool flows_into_view(const ins *x, bool broadcasts)
 bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, true));
+    return true;
+}
+
+/* regrouped_below(b): see helpers_views.h. */
+bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, false, false));
     return true;
 }
 
@@ -1445,7 +1461,7 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, true));
+    *out = rule_bool(flows_into_view(a[0].u.in, true, false));
     return true;
 }
 

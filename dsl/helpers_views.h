@@ -227,9 +227,18 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* reshaped_or_broadcast_below(d): instruction -> bool: the same, or the
- * value flows into a broadcast (GroupNorm's statistics, broadcast back over
- * the values they were reduced from, which run in the common dims too).
+/* regrouped_below(b): instruction -> bool: the same, but a chain of shape
+ * ops that only inserts and removes 1s does not count: the common dims of
+ * a reshape do not help a value on its way to such a chain, which b's own
+ * lens reach as well (seed 7232: max(reshape(x), broadcast) moved into 5-d
+ * common dims above a reduction whose value was only squeezed, two views
+ * more than the core). The common-dims rules ask this one; the rules that
+ * drop a reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
+ * reshaped_below, since such a chain is what they take in. */
+bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_or_broadcast_below(d): instruction -> bool: regrouped_below, or
+ * the value flows into a broadcast (GroupNorm's statistics, broadcast back
+ * over the values they were reduced from, which run in the common dims too).
  * Moving reduction d into the common dims adds a reshape back below it
  * that pays off only there. */
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
