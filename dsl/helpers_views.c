@@ -1383,7 +1383,25 @@ static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb)
  * the clusters below will have them (settled_lens): a chain of shape ops
  * into a cluster that runs in x's lens composes away, and one into a
  * cluster in other lens stays, whichever the rules have moved first. */
-static bool flows_into_view(const ins *x, bool broadcasts, bool units)
+/* c refines lens, length-1 axes aside. */
+static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int nlens)
+{
+    int64_t a[SHAPE_MAX_RANK], b[SHAPE_MAX_RANK];
+    int na = 0, nb = 0;
+    for (int k = 0; k < nc && na < SHAPE_MAX_RANK; k++)
+        if (c[k] != 1)
+            a[na++] = c[k];
+    for (int k = 0; k < nlens && nb < SHAPE_MAX_RANK; k++)
+        if (lens[k] != 1)
+            b[nb++] = lens[k];
+    if (!na || !nb)
+        return na == nb;
+    return refines(a, na, b, nb);
+}
+
+/* cd (when given): the common dims x would run in; a reshape below (or an
+ * op that runs in other lens) then counts only where cd refines its lens. */
+static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd)
 {
     int64_t cur[SHAPE_MAX_RANK];
     int ncur = x->sh.rank;
@@ -1406,7 +1424,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units)
                 settled_lens(e->users[0], to, &nto);
             if (!lens_equal(to, nto, cur, ncur) && (units || !unit_lens_only(to, nto, cur, ncur)) &&
                 !reduction_takes_chain(x, to, nto))
-                return true;
+                return !cd || refines_but_units(cd, ncd, to, nto);
             memcpy(cur, to, sizeof(int64_t) * (size_t)nto);
             ncur = nto;
             x = e;
@@ -1416,7 +1434,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units)
          * reduction or a broadcast (GroupNorm's statistics): one whose value
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return flows_into_view(u, true, units);
+            return flows_into_view(u, true, units, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
@@ -1435,7 +1453,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units)
         int nl;
         settled_lens(u, l, &nl);
         if (!lens_equal(l, nl, cur, ncur))
-            return true;
+            return !cd || refines_but_units(cd, ncd, l, nl);
         x = u;
     }
     return false;
@@ -1445,7 +1463,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units)
 bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false, true));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, true, NULL, 0));
     return true;
 }
 
@@ -1453,7 +1471,7 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
 bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false, false));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, false, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -1461,7 +1479,7 @@ bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, true, false));
+    *out = rule_bool(flows_into_view(a[0].u.in, true, false, NULL, 0));
     return true;
 }
 

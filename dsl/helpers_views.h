@@ -227,13 +227,18 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* regrouped_below(b): instruction -> bool: the same, but a chain of shape
- * ops that only inserts and removes 1s does not count: the common dims of
- * a reshape do not help a value on its way to such a chain, which b's own
- * lens reach as well (seed 7232: max(reshape(x), broadcast) moved into 5-d
- * common dims above a reduction whose value was only squeezed, two views
- * more than the core). The common-dims rules ask this one; the rules that
- * drop a reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
+/* regrouped_below(b, c): instruction, ints -> bool: the same, but a chain
+ * of shape ops that only inserts and removes 1s does not count: the common
+ * dims of a reshape do not help a value on its way to such a chain, which
+ * b's own lens reach as well (seed 7232: max(reshape(x), broadcast) moved
+ * into 5-d common dims above a reduction whose value was only squeezed, two
+ * views more than the core); and before any reduction, a chain of shape ops
+ * or a pointwise op that runs in other lens counts only where c, the
+ * common dims b would run in, refine those lens (1s aside): elsewhere the
+ * reshape back from c stays a reshape there too (seed 8272: add(reshape(x),
+ * broadcast) moved into {2, 3, 1, 2, 1} on its way to a reshape to
+ * {1, 4, 1, 3}). The common-dims rules ask this one; the rules that drop a
+ * reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
  * reshaped_below, since such a chain is what they take in. */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_or_broadcast_below(d): instruction -> bool: regrouped_below, or
