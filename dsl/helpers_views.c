@@ -1479,7 +1479,7 @@ bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, true, false, NULL, 0));
+    *out = rule_bool(flows_into_view(a[0].u.in, true, false, a[1].u.ints, a[1].n));
     return true;
 }
 
