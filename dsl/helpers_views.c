@@ -1267,6 +1267,61 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* j is a one-operand op of m's op and attributes. */
+static bool same_view(const ins *j, const ins *m)
+{
+    bool yes = j->op == m->op && j->nargs == 1 && j->nattrs == m->nattrs && j->nmods == 0;
+    for (int t = 0; yes && t < m->nattrs; t++)
+        yes = strcmp(j->attrs[t].key, m->attrs[t].key) == 0 && attr_value_equal(j->attrs[t].v, m->attrs[t].v);
+    return yes;
+}
+
+static bool standard_readers(const ins *m);
+
+/* twin_of(x, m): see helpers_views.h. */
+bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *m = a[1].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *j = x->users[k];
+        if (j == m)
+            continue;
+        yes = same_view(j, m);
+        /* v(x) broadcast the same way, with readers that make the rules
+         * hoist that broadcast above v too */
+        if (!yes && (j->op->classes & OPC_UNARY) && j->nargs == 1 && j->nmods == 0 && one_reader(j)) {
+            const ins *w = j->users[0];
+            yes = w != m && same_view(w, m) && standard_readers(w);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* standard_readers(m): see helpers_views.h. */
+bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(standard_readers(a[0].u.in));
+    return true;
+}
+
+static bool standard_readers(const ins *m)
+{
+    bool ok = m->nusers > 0;
+    for (int k = 0; k < m->nusers && ok; k++) {
+        const ins *r = m->users[k];
+        ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
+        if (ok) {
+            const ins *other = r->args[0] == m ? r->args[1] : r->args[0];
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !view_is_constant(other);
+        }
+    }
+    return ok;
+}
+
 /* Binary op v of broadcast layout whose operands are or may become
  * broadcasts (broadcast_bound): the broadcasts below it merge into one
  * broadcast of v (binary_above_multibroadcasts and its kin), so a value

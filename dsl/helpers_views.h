@@ -203,6 +203,16 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* twin_of(x, m): instruction, instruction -> bool: x has a reader other
+ * than m of m's op and attributes (a broadcast the graph already has: CSE
+ * makes the two one when the driver run ends). */
+bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* standard_readers(m): instruction -> bool: every reader of m is a
+ * two-operand op reading it once whose other operand is standard, not
+ * constant, and cannot become a broadcast (broadcast_bound): its value is
+ * standard whether m is a broadcast or not, and nothing merges with m. */
+bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
  * (multi)broadcast (directly or through reshapes, which compose with r) of a
  * value that is not constant, r is a view of it
