@@ -1355,9 +1355,14 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     const ins *r = a[0].u.in;
     bool yes = false;
     if (is_op(r, "reshape") && r->nargs == 1) {
-        /* through reshapes, which compose with r first in some orders */
+        /* through reshapes, and squeezes and unsqueezes of broadcasts,
+         * which compose with r first in some orders (reshape_of_reshape,
+         * reshape_of_squeeze, reshape_of_unsqueeze; seed 5966) */
         const ins *m = r->args[0];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(m, "reshape") && m->nargs == 1; depth++)
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && m->nargs == 1 &&
+                            (is_op(m, "reshape") || ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
+                                                     shape_broadcasted_p(&m->args[0]->sh)));
+             depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
