@@ -1292,6 +1292,61 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* j is a one-operand op of m's op and attributes. */
+static bool same_view(const ins *j, const ins *m)
+{
+    bool yes = j->op == m->op && j->nargs == 1 && j->nattrs == m->nattrs && j->nmods == 0;
+    for (int t = 0; yes && t < m->nattrs; t++)
+        yes = strcmp(j->attrs[t].key, m->attrs[t].key) == 0 && attr_value_equal(j->attrs[t].v, m->attrs[t].v);
+    return yes;
+}
+
+static bool standard_readers(const ins *m);
+
+/* twin_of(x, m): see helpers_views.h. */
+bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *m = a[1].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *j = x->users[k];
+        if (j == m)
+            continue;
+        yes = same_view(j, m);
+        /* v(x) broadcast the same way, with readers that make the rules
+         * hoist that broadcast above v too */
+        if (!yes && (j->op->classes & OPC_UNARY) && j->nargs == 1 && j->nmods == 0 && one_reader(j)) {
+            const ins *w = j->users[0];
+            yes = w != m && same_view(w, m) && standard_readers(w);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* standard_readers(m): see helpers_views.h. */
+bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(standard_readers(a[0].u.in));
+    return true;
+}
+
+static bool standard_readers(const ins *m)
+{
+    bool ok = m->nusers > 0;
+    for (int k = 0; k < m->nusers && ok; k++) {
+        const ins *r = m->users[k];
+        ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
+        if (ok) {
+            const ins *other = r->args[0] == m ? r->args[1] : r->args[0];
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !view_is_constant(other);
+        }
+    }
+    return ok;
+}
+
 /* Binary op v of broadcast layout whose operands are or may become
  * broadcasts (broadcast_bound): the broadcasts below it merge into one
  * broadcast of v (binary_above_multibroadcasts and its kin), so a value
@@ -1325,9 +1380,14 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
     const ins *r = a[0].u.in;
     bool yes = false;
     if (is_op(r, "reshape") && r->nargs == 1) {
-        /* through reshapes, which compose with r first in some orders */
+        /* through reshapes, and squeezes and unsqueezes of broadcasts,
+         * which compose with r first in some orders (reshape_of_reshape,
+         * reshape_of_squeeze, reshape_of_unsqueeze; seed 5966) */
         const ins *m = r->args[0];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(m, "reshape") && m->nargs == 1; depth++)
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && m->nargs == 1 &&
+                            (is_op(m, "reshape") || ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
+                                                     shape_broadcasted_p(&m->args[0]->sh)));
+             depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
@@ -1396,12 +1456,37 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* a and b are equal but for length-1 axes. */
+static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    rule_value v[2] = {{RV_INTS, na, {.ints = a}}, {RV_INTS, nb, {.ints = b}}}, r;
+    return helper_unit_axes_only(NULL, v, 2, &r) && r.u.i;
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
  * into a cluster that runs in x's lens composes away, and one into a
  * cluster in other lens stays, whichever the rules have moved first. */
-static bool flows_into_view(const ins *x, bool broadcasts)
+/* c refines lens, length-1 axes aside. */
+static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int nlens)
+{
+    int64_t a[SHAPE_MAX_RANK], b[SHAPE_MAX_RANK];
+    int na = 0, nb = 0;
+    for (int k = 0; k < nc && na < SHAPE_MAX_RANK; k++)
+        if (c[k] != 1)
+            a[na++] = c[k];
+    for (int k = 0; k < nlens && nb < SHAPE_MAX_RANK; k++)
+        if (lens[k] != 1)
+            b[nb++] = lens[k];
+    if (!na || !nb)
+        return na == nb;
+    return refines(a, na, b, nb);
+}
+
+/* cd (when given): the common dims x would run in; a reshape below (or an
+ * op that runs in other lens) then counts only where cd refines its lens. */
+static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd)
 {
     int64_t cur[SHAPE_MAX_RANK];
     int ncur = x->sh.rank;
@@ -1422,8 +1507,9 @@ static bool flows_into_view(const ins *x, bool broadcasts)
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
             if (one_reader(e) && is_cluster_op(e->users[0]))
                 settled_lens(e->users[0], to, &nto);
-            if (!lens_equal(to, nto, cur, ncur) && !reduction_takes_chain(x, to, nto))
-                return true;
+            if (!lens_equal(to, nto, cur, ncur) && (units || !unit_lens_only(to, nto, cur, ncur)) &&
+                !reduction_takes_chain(x, to, nto))
+                return !cd || refines_but_units(cd, ncd, to, nto);
             memcpy(cur, to, sizeof(int64_t) * (size_t)nto);
             ncur = nto;
             x = e;
@@ -1433,7 +1519,7 @@ static bool flows_into_view(const ins *x, bool broadcasts)
          * reduction or a broadcast (GroupNorm's statistics): one whose value
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return flows_into_view(u, true);
+            return flows_into_view(u, true, units, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
@@ -1452,7 +1538,7 @@ static bool flows_into_view(const ins *x, bool broadcasts)
         int nl;
         settled_lens(u, l, &nl);
         if (!lens_equal(l, nl, cur, ncur))
-            return true;
+            return !cd || refines_but_units(cd, ncd, l, nl);
         x = u;
     }
     return false;
@@ -1462,7 +1548,15 @@ static bool flows_into_view(const ins *x, bool broadcasts)
 bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, true, NULL, 0));
+    return true;
+}
+
+/* regrouped_below(b): see helpers_views.h. */
+bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view(a[0].u.in, false, false, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -1470,7 +1564,7 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, true));
+    *out = rule_bool(flows_into_view(a[0].u.in, true, false, a[1].u.ints, a[1].n));
     return true;
 }
 

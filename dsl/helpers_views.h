@@ -203,6 +203,16 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* twin_of(x, m): instruction, instruction -> bool: x has a reader other
+ * than m of m's op and attributes (a broadcast the graph already has: CSE
+ * makes the two one when the driver run ends). */
+bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* standard_readers(m): instruction -> bool: every reader of m is a
+ * two-operand op reading it once whose other operand is standard, not
+ * constant, and cannot become a broadcast (broadcast_bound): its value is
+ * standard whether m is a broadcast or not, and nothing merges with m. */
+bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
  * (multi)broadcast (directly or through reshapes, which compose with r) of a
  * value that is not constant, r is a view of it
@@ -227,11 +237,26 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* reshaped_or_broadcast_below(d): instruction -> bool: the same, or the
- * value flows into a broadcast (GroupNorm's statistics, broadcast back over
- * the values they were reduced from, which run in the common dims too).
- * Moving reduction d into the common dims adds a reshape back below it
- * that pays off only there. */
+/* regrouped_below(b, c): instruction, ints -> bool: the same, but a chain
+ * of shape ops that only inserts and removes 1s does not count: the common
+ * dims of a reshape do not help a value on its way to such a chain, which
+ * b's own lens reach as well (seed 7232: max(reshape(x), broadcast) moved
+ * into 5-d common dims above a reduction whose value was only squeezed, two
+ * views more than the core); and before any reduction, a chain of shape ops
+ * or a pointwise op that runs in other lens counts only where c, the
+ * common dims b would run in, refine those lens (1s aside): elsewhere the
+ * reshape back from c stays a reshape there too (seed 8272: add(reshape(x),
+ * broadcast) moved into {2, 3, 1, 2, 1} on its way to a reshape to
+ * {1, 4, 1, 3}). The common-dims rules ask this one; the rules that drop a
+ * reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
+ * reshaped_below, since such a chain is what they take in. */
+bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_or_broadcast_below(d, c): instruction, ints -> bool:
+ * regrouped_below(d, c), c being the reduced common dims d would run in,
+ * or the value flows into a broadcast (GroupNorm's statistics, broadcast
+ * back over the values they were reduced from, which run in the common dims
+ * too). Moving reduction d into the common dims adds a reshape back below
+ * it that pays off only there. */
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposes_merge(x, y, p): instruction, instruction, ints -> bool:

@@ -426,6 +426,32 @@ static void test_cse(void)
     graph_free(g);
 }
 
+/* Two literals of one value whose strides differ only on length-1 axes
+ * (constant folding of a transposed literal leaves such strides) are one;
+ * strides of a longer axis still tell two literals apart. */
+static void test_cse_literal_unit_strides(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {1, 4}, {4, 1}\n"
+                     "@1 = @literal{1, 2, 3, 4} -> float_type, {1, 4}, {4, 1}\n"
+                     "@2 = @literal{1, 2, 3, 4} -> float_type, {1, 4}, {1, 1}\n"
+                     "@3 = @literal{1, 2, 3, 4} -> float_type, {2, 2}, {2, 1}\n"
+                     "@4 = @literal{1, 2, 3, 4} -> float_type, {2, 2}, {1, 2}\n"
+                     "@5 = add(x,@1)\n"
+                     "@6 = sub(x,@2)\n"
+                     "@7 = mul(@3,@4)\n"
+                     "@8 = @return(@5,@6,@7)\n");
+    if (!g)
+        return;
+    size_t merged = 0;
+    graft_error err = {0};
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 1); /* @2 */
+    CHECK_INT(count_op(g, "@literal"), 3);
+    CHECK(verifies(g));
+    graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_worklist_set_semantics);
@@ -438,6 +464,7 @@ int main(void)
     RUN(test_shuffled_order_reaches_same_graph);
     RUN(test_trace_names_rule_and_instructions);
     RUN(test_dce);
+    RUN(test_cse_literal_unit_strides);
     RUN(test_cse);
     return tests_finish();
 }
