@@ -570,6 +570,8 @@ static const rule_helper helper_table[] = {
      "transposed_readers(u): u has several readers, all transposes"},
     {"into_transposed_readers", RV_BOOL, 1, {RV_INS}, false, helper_into_transposed_readers,
      "into_transposed_readers(t): t's only reader is a one-operand pointwise op whose several readers are all transposes"},
+    {"rejoins_at_reader", RV_BOOL, 3, {RV_INS, RV_INS, RV_INS}, false, helper_rejoins_at_reader,
+     "rejoins_at_reader(t, b, u): b has one reader r, and every reader of t is b, u or r"},
     {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,

@@ -1654,6 +1654,23 @@ bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* rejoins_at_reader(t, b): see helpers_views.h. */
+bool helper_rejoins_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in, *b = a[1].u.in, *u = a[2].u.in;
+    bool yes = is_op(t, "transpose") && one_reader(b) && b->users[0] != b && b->users[0] != u;
+    const ins *r = yes ? b->users[0] : NULL;
+    bool reads_b = false, reads_r = false;
+    for (int k = 0; k < t->nusers && yes; k++) {
+        reads_b |= t->users[k] == b;
+        reads_r |= t->users[k] == r;
+        yes = t->users[k] == b || t->users[k] == u || t->users[k] == r;
+    }
+    *out = rule_bool(yes && reads_b && reads_r);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -325,6 +325,14 @@ bool helper_transposed_readers(arena *mem, const rule_value *args, int nargs, ru
  * two transposes kept a third view). */
 bool helper_into_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* rejoins_at_reader(t, b, u): instructions -> bool: b, a reader of the
+ * transpose t, has one reader r (neither b nor u), r reads t too, and every
+ * reader of t is b, u (b's operand u(t) in SiLU's shape; b where there is
+ * none) or r: a diamond closed one op below b, r(t, b(t, t)) or
+ * r(t, b(t, u(t))). Once t sinks below b as a copy, t is read by r only
+ * and merges there with the copy (binary_above_transposes). */
+bool helper_rejoins_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
