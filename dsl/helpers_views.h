@@ -325,13 +325,22 @@ bool helper_transposed_readers(arena *mem, const rule_value *args, int nargs, ru
  * two transposes kept a third view). */
 bool helper_into_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* rejoins_at_reader(t, b, u): instructions -> bool: b, a reader of the
- * transpose t, has one reader r (neither b nor u), r reads t too, and every
- * reader of t is b, u (b's operand u(t) in SiLU's shape; b where there is
- * none) or r: a diamond closed one op below b, r(t, b(t, t)) or
- * r(t, b(t, u(t))). Once t sinks below b as a copy, t is read by r only
- * and merges there with the copy (binary_above_transposes). */
-bool helper_rejoins_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* rejoins_below(t): instruction -> bool: t = transpose[p](x) has several
+ * readers, and they meet again below: from each, through pointwise ops of
+ * values transposed[p] from x only (t, its copies, copies of t sunk below
+ * ops of x), read once, down to one such op (a diamond). Sunk below each
+ * reader as a copy, the copies merge there: one transpose below it. */
+bool helper_rejoins_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* rejoins_shared(t2): instruction -> bool: t2 = transpose[p](u(x)) is such
+ * a copy, and x's transpose[p] t with u reading it would rejoin below
+ * (rejoins_below): transpose_above_unary_shared must not move t2 back. */
+bool helper_rejoins_shared(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reader_reads(u, t): instructions -> bool: u has one reader, and it reads
+ * t too (SiLU's shape b(t, u(t)), which binary_above_transpose_and_unary
+ * moves t below at once). */
+bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
