@@ -1710,9 +1710,39 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
     return true;
 }
 
+/* The one reader of v, a value transposed[p] from x, that does not undo
+ * p (a transpose that composes with it into one that vanishes: it cancels
+ * the copy sunk to v); *none when every reader undoes it. */
+static const ins *sole_reader(const ins *v, const ins *x, const attr_value *p, bool *none)
+{
+    const ins *w = NULL;
+    int n = x->sh.rank;
+    *none = false;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *u = v->users[k];
+        const attr_value *q = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
+        if (q && q->n == n && p->n == n && n <= SHAPE_MAX_RANK) {
+            int64_t r[SHAPE_MAX_RANK];
+            bool ok = true;
+            for (int i = 0; i < n && ok; i++) {
+                ok = q->u.ints[i] >= 0 && q->u.ints[i] < n;
+                if (ok)
+                    r[i] = p->u.ints[q->u.ints[i]];
+            }
+            if (ok && vanishes(r, n, x->sh.lens))
+                continue;
+        }
+        if (w && w != u)
+            return NULL;
+        w = u;
+    }
+    *none = w == NULL && v->nusers > 0;
+    return w;
+}
+
 /* From the frontier s (n distinct values transposed[p] from x), down
- * through single readers, the earliest in program order first, to one
- * pointwise op that all of them reach. */
+ * through single readers (readers that undo p aside), the earliest in
+ * program order first, to one pointwise op that all of them reach. */
 enum { REJOIN_MAX = 16 };
 static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
 {
@@ -1721,9 +1751,14 @@ static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
         for (int k = 1; k < n; k++)
             if (s[k]->order < s[m]->order)
                 m = k;
-        if (!one_reader(s[m]))
+        bool none;
+        const ins *w = sole_reader(s[m], x, p, &none);
+        if (none) { /* every reader cancels the copy: this branch ends */
+            s[m] = s[--n];
+            continue;
+        }
+        if (!w)
             return false;
-        const ins *w = s[m]->users[0];
         if (!layout_pending(w) && (!pointwise_op(w, x->sh.rank) || !transposed_of(w, x, p, 0)))
             return false;
         bool seen = false;
