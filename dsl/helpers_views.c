@@ -1701,7 +1701,8 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
     if (layout_pending(v))
         return transposed_of(v->args[0], x, p, depth + 1);
     if (same_permutation(v, p))
-        return v->args[0] == x || (one_reader(v) && plain_of(v->args[0], x, 0));
+        return v->args[0] == x || plain_of(v->args[0], x, 0) ||
+               (one_reader(v) && !view_absorbs_transpose(v->args[0], p->u.ints, p->n));
     if (!pointwise_op(v, v->sh.rank))
         return false;
     for (int k = 0; k < v->nargs; k++)
@@ -1710,64 +1711,75 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
     return true;
 }
 
-/* The one reader of v, a value transposed[p] from x, that does not undo
- * p (a transpose that composes with it into one that vanishes: it cancels
- * the copy sunk to v); *none when every reader undoes it. */
-static const ins *sole_reader(const ins *v, const ins *x, const attr_value *p, bool *none)
+/* v's distinct readers that do not undo p (a transpose that composes with
+ * it into one that vanishes cancels the copy sunk to v), at most max, into
+ * r; -1 when there are more. */
+static int own_readers(const ins *v, const attr_value *p, const ins **r, int max)
 {
-    const ins *w = NULL;
-    int n = x->sh.rank;
-    *none = false;
+    int n = v->sh.rank, nr = 0;
     for (int k = 0; k < v->nusers; k++) {
         const ins *u = v->users[k];
         const attr_value *q = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
         if (q && q->n == n && p->n == n && n <= SHAPE_MAX_RANK) {
-            int64_t r[SHAPE_MAX_RANK];
+            int64_t c[SHAPE_MAX_RANK];
             bool ok = true;
             for (int i = 0; i < n && ok; i++) {
-                ok = q->u.ints[i] >= 0 && q->u.ints[i] < n;
+                ok = q->u.ints[i] >= 0 && q->u.ints[i] < n && p->u.ints[i] >= 0 && p->u.ints[i] < n;
                 if (ok)
-                    r[i] = p->u.ints[q->u.ints[i]];
+                    c[i] = p->u.ints[q->u.ints[i]];
             }
-            if (ok && vanishes(r, n, x->sh.lens))
+            /* the lens of the value p transposed: v's, permuted back */
+            int64_t base[SHAPE_MAX_RANK];
+            for (int i = 0; i < n && ok; i++)
+                base[p->u.ints[i]] = v->sh.lens[i];
+            if (ok && vanishes(c, n, base))
                 continue;
         }
-        if (w && w != u)
-            return NULL;
-        w = u;
+        bool seen = false;
+        for (int j = 0; j < nr; j++)
+            seen |= r[j] == u;
+        if (seen)
+            continue;
+        if (nr >= max)
+            return -1;
+        r[nr++] = u;
     }
-    *none = w == NULL && v->nusers > 0;
-    return w;
+    return nr;
 }
 
 /* From the frontier s (n distinct values transposed[p] from x), down
- * through single readers (readers that undo p aside), the earliest in
- * program order first, to one pointwise op that all of them reach. */
+ * through their readers (readers that undo p aside), the earliest in
+ * program order first (so that a value is passed once all of its
+ * operands in the frontier are), to one pointwise op that all of them
+ * reach. */
 enum { REJOIN_MAX = 16 };
 static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
 {
-    for (int step = 0; step < REJOIN_MAX && n > 1; step++) {
+    for (int step = 0; step < 4 * REJOIN_MAX && n > 1; step++) {
         int m = 0;
         for (int k = 1; k < n; k++)
             if (s[k]->order < s[m]->order)
                 m = k;
-        bool none;
-        const ins *w = sole_reader(s[m], x, p, &none);
-        if (none) { /* every reader cancels the copy: this branch ends */
-            s[m] = s[--n];
-            continue;
+        const ins *r[REJOIN_MAX];
+        int nr = own_readers(s[m], p, r, REJOIN_MAX);
+        if (nr < 0 || (nr == 0 && s[m]->nusers == 0))
+            return false;
+        const ins *v = s[m];
+        s[m] = s[--n]; /* v is passed: its readers take its place */
+        for (int j = 0; j < nr; j++) {
+            const ins *w = r[j];
+            if (!layout_pending(w) && (!pointwise_op(w, x->sh.rank) || !transposed_of(w, x, p, 0)))
+                return false;
+            bool seen = false;
+            for (int k = 0; k < n; k++)
+                seen |= s[k] == w;
+            if (seen)
+                continue;
+            if (n >= REJOIN_MAX)
+                return false;
+            s[n++] = w;
         }
-        if (!w)
-            return false;
-        if (!layout_pending(w) && (!pointwise_op(w, x->sh.rank) || !transposed_of(w, x, p, 0)))
-            return false;
-        bool seen = false;
-        for (int k = 0; k < n; k++)
-            seen |= k != m && s[k] == w;
-        if (seen)
-            s[m] = s[--n];
-        else
-            s[m] = w;
+        (void)v;
     }
     return n == 1 && pointwise_op(s[0], x->sh.rank) && transposed_of(s[0], x, p, 0);
 }

@@ -327,12 +327,13 @@ bool helper_into_transposed_readers(arena *mem, const rule_value *args, int narg
 
 /* rejoins_below(t): instruction -> bool: t = transpose[p](x) has several
  * readers, and they meet again below: from each, through pointwise ops of
- * values transposed[p] from x only (t, its copies, copies of t sunk below
- * ops of x), read once (readers that undo p aside, which cancel the copy;
- * a branch read only by such ends there), down to one such op (a diamond).
- * Sunk below each reader as a copy, the copies merge there: one transpose
- * below it (seed 18031: relu(t) read by max(t, relu(t)) and by a
- * transpose back). */
+ * values transposed[p] (t, its copies, copies of t sunk below ops of x,
+ * or a transpose[p] read once of a value that does not absorb p, which
+ * merges with them), and through all of their readers (readers that undo
+ * p aside, which cancel the copy; a branch read only by such ends there),
+ * down to one such op that every path reaches (a diamond). Sunk below each
+ * reader as a copy, the copies merge there: one transpose below it (seed
+ * 18031: relu(t) read by max(t, relu(t)) and by a transpose back). */
 bool helper_rejoins_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* rejoins_shared(t2): instruction -> bool: t2 = transpose[p](u(x)) is such
