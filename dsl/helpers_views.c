@@ -1773,6 +1773,211 @@ bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* rejoins_below(t), rejoins_shared(t2): see helpers_views.h. The values
+ * of a diamond: a pointwise op (one or two operands, no region) of values
+ * that are all transposed[p] from x: transpose[p](x) itself (any copy), a
+ * transpose[p] read once of a pointwise function of x alone (a copy sunk
+ * below ops of x already), or such an op of them. */
+static bool pointwise_op(const ins *u, int n)
+{
+    unsigned c = u->op->classes;
+    return u->nmods == 0 && u->sh.rank == n && (c & (OPC_UNARY | OPC_BINARY)) && u->nargs >= 1 &&
+           u->nargs <= 2;
+}
+
+static bool same_permutation(const ins *t, const attr_value *p)
+{
+    const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    return q && attr_value_equal(*p, *q);
+}
+
+/* a pending shape change that keeps the lens (layout only) is read
+ * through (pending.rules) */
+static bool layout_pending(const ins *v)
+{
+    return is_op(v, "pending_shape_change") && v->nargs == 1 && v->sh.rank == v->args[0]->sh.rank &&
+           memcmp(v->sh.lens, v->args[0]->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
+}
+
+static bool plain_of(const ins *w, const ins *x, int depth)
+{
+    if (w == x)
+        return true;
+    if (depth <= 8 && layout_pending(w))
+        return plain_of(w->args[0], x, depth + 1);
+    if (depth > 8 || !pointwise_op(w, x->sh.rank))
+        return false;
+    for (int k = 0; k < w->nargs; k++)
+        if (!plain_of(w->args[k], x, depth + 1))
+            return false;
+    return true;
+}
+
+static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int depth)
+{
+    if (depth > 8)
+        return false;
+    if (layout_pending(v))
+        return transposed_of(v->args[0], x, p, depth + 1);
+    if (same_permutation(v, p))
+        return v->args[0] == x || plain_of(v->args[0], x, 0) ||
+               (one_reader(v) && !view_absorbs_transpose(v->args[0], p->u.ints, p->n));
+    if (!pointwise_op(v, v->sh.rank))
+        return false;
+    for (int k = 0; k < v->nargs; k++)
+        if (!transposed_of(v->args[k], x, p, depth + 1))
+            return false;
+    return true;
+}
+
+/* v's distinct readers that do not undo p (a transpose that composes with
+ * it into one that vanishes cancels the copy sunk to v), at most max, into
+ * r; -1 when there are more. */
+static int own_readers(const ins *v, const attr_value *p, const ins **r, int max)
+{
+    int n = v->sh.rank, nr = 0;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *u = v->users[k];
+        const attr_value *q = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
+        if (q && q->n == n && p->n == n && n <= SHAPE_MAX_RANK) {
+            int64_t c[SHAPE_MAX_RANK];
+            bool ok = true;
+            for (int i = 0; i < n && ok; i++) {
+                ok = q->u.ints[i] >= 0 && q->u.ints[i] < n && p->u.ints[i] >= 0 && p->u.ints[i] < n;
+                if (ok)
+                    c[i] = p->u.ints[q->u.ints[i]];
+            }
+            /* the lens of the value p transposed: v's, permuted back */
+            int64_t base[SHAPE_MAX_RANK];
+            for (int i = 0; i < n && ok; i++)
+                base[p->u.ints[i]] = v->sh.lens[i];
+            if (ok && vanishes(c, n, base))
+                continue;
+        }
+        bool seen = false;
+        for (int j = 0; j < nr; j++)
+            seen |= r[j] == u;
+        if (seen)
+            continue;
+        if (nr >= max)
+            return -1;
+        r[nr++] = u;
+    }
+    return nr;
+}
+
+/* From the frontier s (n distinct values transposed[p] from x), down
+ * through their readers (readers that undo p aside), the earliest in
+ * program order first (so that a value is passed once all of its
+ * operands in the frontier are), to one pointwise op that all of them
+ * reach. */
+enum { REJOIN_MAX = 16 };
+static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
+{
+    for (int step = 0; step < 4 * REJOIN_MAX && n > 1; step++) {
+        int m = 0;
+        for (int k = 1; k < n; k++)
+            if (s[k]->order < s[m]->order)
+                m = k;
+        const ins *r[REJOIN_MAX];
+        int nr = own_readers(s[m], p, r, REJOIN_MAX);
+        if (nr < 0 || (nr == 0 && s[m]->nusers == 0))
+            return false;
+        const ins *v = s[m];
+        s[m] = s[--n]; /* v is passed: its readers take its place */
+        for (int j = 0; j < nr; j++) {
+            const ins *w = r[j];
+            if (!layout_pending(w) && (!pointwise_op(w, x->sh.rank) || !transposed_of(w, x, p, 0)))
+                return false;
+            bool seen = false;
+            for (int k = 0; k < n; k++)
+                seen |= s[k] == w;
+            if (seen)
+                continue;
+            if (n >= REJOIN_MAX)
+                return false;
+            s[n++] = w;
+        }
+        (void)v;
+    }
+    return n == 1 && pointwise_op(s[0], x->sh.rank) && transposed_of(s[0], x, p, 0);
+}
+
+/* the distinct readers of t (with `extra`, if not NULL) into s; false when
+ * one of them is not a pointwise op of transposed values or too many */
+static bool rejoin_frontier(const ins *t, const ins *extra, const ins **s, int *n)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    const ins *x = t->args[0];
+    *n = 0;
+    if (extra)
+        s[(*n)++] = extra;
+    for (int k = 0; k < t->nusers; k++) {
+        const ins *u = t->users[k];
+        bool seen = false;
+        for (int j = 0; j < *n; j++)
+            seen |= s[j] == u;
+        if (seen)
+            continue;
+        if (*n >= REJOIN_MAX || !pointwise_op(u, x->sh.rank) || !transposed_of(u, x, p, 0))
+            return false;
+        s[(*n)++] = u;
+    }
+    return true;
+}
+
+static bool rejoins_below(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1 || one_reader(t) || t->nusers < 2 ||
+        t->sh.rank != t->args[0]->sh.rank)
+        return false;
+    const ins *s[REJOIN_MAX + 1];
+    int n;
+    return rejoin_frontier(t, NULL, s, &n) && converges(s, n, t->args[0], ins_attr(t, "permutation"));
+}
+
+bool helper_rejoins_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(rejoins_below(a[0].u.in));
+    return true;
+}
+
+bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t2 = a[0].u.in;
+    bool yes = false;
+    const attr_value *p = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
+    const ins *u = p ? t2->args[0] : NULL;
+    if (u && pointwise_op(u, t2->sh.rank) && u->nargs == 1) {
+        const ins *x = u->args[0];
+        for (int k = 0; k < x->nusers && !yes; k++) {
+            const ins *t = x->users[k];
+            if (t == t2 || !same_permutation(t, p) || t->sh.rank != x->sh.rank)
+                continue;
+            const ins *s[REJOIN_MAX + 1];
+            int m;
+            yes = rejoin_frontier(t, t2, s, &m) && converges(s, m, x, p);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* reader_reads(u, t): see helpers_views.h. */
+bool helper_reader_reads(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in, *t = a[1].u.in;
+    bool yes = false;
+    if (one_reader(u))
+        for (int k = 0; k < u->users[0]->nargs && !yes; k++)
+            yes = u->users[0]->args[k] == t;
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* duplicated_transpose(t): see helpers_views.h. */
 bool helper_duplicated_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {

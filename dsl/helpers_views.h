@@ -350,6 +350,27 @@ bool helper_transposed_readers(arena *mem, const rule_value *args, int nargs, ru
  * two transposes kept a third view). */
 bool helper_into_transposed_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* rejoins_below(t): instruction -> bool: t = transpose[p](x) has several
+ * readers, and they meet again below: from each, through pointwise ops of
+ * values transposed[p] (t, its copies, copies of t sunk below ops of x,
+ * or a transpose[p] read once of a value that does not absorb p, which
+ * merges with them), and through all of their readers (readers that undo
+ * p aside, which cancel the copy; a branch read only by such ends there),
+ * down to one such op that every path reaches (a diamond). Sunk below each
+ * reader as a copy, the copies merge there: one transpose below it (seed
+ * 18031: relu(t) read by max(t, relu(t)) and by a transpose back). */
+bool helper_rejoins_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* rejoins_shared(t2): instruction -> bool: t2 = transpose[p](u(x)) is such
+ * a copy, and x's transpose[p] t with u reading it would rejoin below
+ * (rejoins_below): transpose_above_unary_shared must not move t2 back. */
+bool helper_rejoins_shared(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reader_reads(u, t): instructions -> bool: u has one reader, and it reads
+ * t too (SiLU's shape b(t, u(t)), which binary_above_transpose_and_unary
+ * moves t below at once). */
+bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */

@@ -1036,7 +1036,24 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
             } else {
                 lens_want l = {.rank = root->sh.rank};
                 memcpy(l.d, root->sh.lens, (size_t)l.rank * sizeof l.d[0]);
-                ins *y = make_leaf(&c, &l, LEAF_ANY);
+                /* sometimes a one-operand op of another captured value of
+                 * the root's lens: its readers meet again at this op, a
+                 * diamond (guards such as rejoins_below look for them) */
+                ins *y = NULL;
+                if (chance(&c, 30)) {
+                    ins *same[64];
+                    int nsame = 0;
+                    for (int k = 0; k < r->ncaptures && nsame < 64; k++) {
+                        ins *i = c.caps[k];
+                        if (i && i != root && r->captures[k].kind == SYM_INS && !shape_is_tuple(&i->sh) &&
+                            shape_same_lens(&i->sh, &root->sh))
+                            same[nsame++] = i;
+                    }
+                    if (nsame > 0)
+                        y = module_add_op(c.m, "neg", NULL, 0, &same[pick(&c, nsame)], 1, &err);
+                }
+                if (!y)
+                    y = make_leaf(&c, &l, LEAF_ANY);
                 ins *xy[2] = {root, y};
                 u = y ? module_add_op(c.m, pick(&c, 2) ? "add" : "mul", NULL, 0, xy, 2, &err) : NULL;
             }
