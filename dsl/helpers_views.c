@@ -68,7 +68,7 @@ static constant_memo_entry *memo_entry(const ins *x, bool make)
 
 static bool constant_at(const ins *x, int depth)
 {
-    if (is_op(x, "@literal"))
+    if ((x->op->classes & OPC_BUILTIN) && is_op(x, "@literal")) /* the class test spares a strcmp per step */
         return x->data != NULL;
     unsigned fold = OPC_POINTWISE | OPC_VIEW | OPC_SHAPE | OPC_REDUCE | OPC_MOVE | OPC_COMPUTE;
     if (depth > VIEW_CONSTANT_MAX_DEPTH || !(x->op->classes & fold) ||
@@ -726,8 +726,10 @@ static bool reads_broadcast(const ins *x)
                             a->nargs == 1;
              depth++)
             a = a->args[0];
-        if ((is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)) &&
-            shape_broadcasted_p(&a->sh))
+        /* the stride test first: it is cheap, and view_is_constant walks
+         * up to VIEW_CONSTANT_MAX_DEPTH operands */
+        if (shape_broadcasted_p(&a->sh) &&
+            (is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)))
             return true;
         if (merges_into_broadcast(a))
             return true;
