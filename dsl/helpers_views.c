@@ -1246,6 +1246,29 @@ static bool layout_reaches_output(const ins *v, int depth)
     return false;
 }
 
+/* Every path from v's value, through one-operand pointwise ops and
+ * two-operand ops whose other operand is v or is or may become a broadcast
+ * (broadcast_bound: it merges with v's there), ends at a dot, which reads
+ * any strides: v may become a broadcast without a copy or a view left
+ * anywhere else (seeds 7608, 16540: mul(mb(p2), abs(mb(x))) read by a dot). */
+static bool flows_into_dots(const ins *v, const ins *u, int depth)
+{
+    bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *r = v->users[k];
+        unsigned c = r->op->classes;
+        if (is_op(r, "dot") && r->nmods == 0)
+            continue;
+        ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2));
+        if (ok && r->nargs == 2) {
+            const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
+            ok = other == v || broadcast_bound(other, u, 0);
+        }
+        ok = ok && flows_into_dots(r, u, depth + 1);
+    }
+    return ok;
+}
+
 /* v keeps its strides when the broadcast below unary op u sinks: v is u,
  * and u's value already has its operand's (the broadcast's) layout. */
 static bool keeps_layout(const ins *v, const ins *u)
@@ -1276,10 +1299,13 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
         if (ok) {
             /* an other operand that is or may become a broadcast merges with
-             * v's at r, whose layout then changes: r's readers decide */
+             * v's at r, whose layout then changes: r's readers decide, or
+             * the dots r's value flows into, which take the merged
+             * broadcast as the core's graph gives it to them */
             const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
             bool bound = broadcast_bound(other, u, 0);
-            ok = bound ? readers_take_broadcast(r, u, depth + 1) : shape_standard_p(&other->sh);
+            ok = bound ? readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1)
+                       : shape_standard_p(&other->sh);
         }
     }
     return ok;

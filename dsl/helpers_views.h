@@ -196,7 +196,9 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * layout stays), or a two-operand op whose other operand is standard and
  * cannot still become a broadcast (a broadcast sinking into it, or two
  * merging; u itself counts as one), or can and whose own readers take the
- * layout the merge then gives it (asked the same way): their results have the same
+ * layout the merge then gives it (asked the same way), or whose value flows
+ * only into dots, through one-operand ops and two-operand ops that merge
+ * with it (a dot reads any strides): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
  * below u without changing any layout downstream (an output keeps its
  * layout; a copy would follow). Asking what the other operand may become,
