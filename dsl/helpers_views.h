@@ -44,7 +44,8 @@ enum { VIEW_CONSTANT_MAX_DEPTH = 32, VIEW_CONSTANT_MAX_ELEMENTS = 4096 };
 
 /* True when x is a literal, or an op constant folding evaluates (pointwise,
  * view, shape, reduce, move, compute) of at most 4096 elements whose
- * operands are all constant: fold.rules turns it into one literal, in any
+ * operands are all constant, or a pending_shape_change of such a value
+ * (the shape pass resolves it): fold.rules turns it into one literal, in any
  * visiting order. The rules that move views leave such values to folding,
  * so that whether folding came first cannot change the result. */
 bool view_is_constant(const ins *x);
@@ -196,7 +197,8 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * layout stays), or a two-operand op whose other operand is standard and
  * cannot still become a broadcast (a broadcast sinking into it, or two
  * merging; u itself counts as one), or can and whose own readers take the
- * layout the merge then gives it (asked the same way), or whose value flows
+ * layout the merge then gives it (asked the same way), or b(u, u) (of u's
+ * layout) whose readers take it so, or whose value flows
  * only into dots, through one-operand ops and two-operand ops that merge
  * with it (a dot reads any strides): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
