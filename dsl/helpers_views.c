@@ -718,6 +718,22 @@ static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 static bool broadcast_bound(const ins *v, const ins *u, int depth);
 static bool merges_into_broadcast(const ins *v);
 
+static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
+
+/* One-operand pointwise op u reads a broadcast of a computed value that
+ * sinks below it (unary_above_*broadcast: its readers take the layout):
+ * to its readers it is a broadcast, whether it has sunk yet or not (seed
+ * 18297: mul(sin(mb(x)), k) moved into a cluster's lens in the orders
+ * where sin had not sunk yet, and was a leaf in the others). */
+static bool broadcast_sinks_below(const ins *u)
+{
+    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0))
+        return false;
+    const ins *m = u->args[0];
+    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && one_reader(m) &&
+           shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && readers_take_broadcast(u, u, 0);
+}
+
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
@@ -732,6 +748,8 @@ static bool reads_broadcast(const ins *x)
             (is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)))
             return true;
         if (merges_into_broadcast(a))
+            return true;
+        if (broadcast_sinks_below(a))
             return true;
     }
     return false;
