@@ -990,13 +990,16 @@ static int leaf_index(const cluster *c, const ins *x)
 static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
 
 /* Reader r of a reshape to `lens` keeps reading it: r is no cluster op
- * (nothing moves it into other lens), or its own cluster runs it in `lens`
- * when reshapes shared with other clusters are not counted (asking its
+ * (nothing moves it into other lens), or one that reads a broadcast, which
+ * ends the clusters around it and which no cluster moves (seeds 16046,
+ * 11617: tanh(reshape(x)) moved into x's lens while sub(reshape(x),
+ * broadcast) kept the reshape), or its own cluster runs it in `lens` when
+ * reshapes shared with other clusters are not counted (asking its
  * cluster with them counted would make two clusters that share a reshape
  * hold each other in place). */
 static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
 {
-    if (!is_cluster_op(r))
+    if (!is_cluster_op(r) || reads_broadcast(r))
         return true;
     int64_t l[SHAPE_MAX_RANK];
     int nl;
