@@ -661,6 +661,8 @@ static bool is_cluster_op(const ins *x)
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
 static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+static bool is_reduction(const ins *x);
+static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* A broadcast or multibroadcast that stretches no axis (it only adds
@@ -722,6 +724,22 @@ static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 static bool broadcast_bound(const ins *v, const ins *u, int depth);
 static bool merges_into_broadcast(const ins *v);
 
+static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
+
+/* One-operand pointwise op u reads a broadcast of a computed value that
+ * sinks below it (unary_above_*broadcast: its readers take the layout):
+ * to its readers it is a broadcast, whether it has sunk yet or not (seed
+ * 18297: mul(sin(mb(x)), k) moved into a cluster's lens in the orders
+ * where sin had not sunk yet, and was a leaf in the others). */
+static bool broadcast_sinks_below(const ins *u)
+{
+    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0))
+        return false;
+    const ins *m = u->args[0];
+    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && one_reader(m) &&
+           shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && readers_take_broadcast(u, u, 0);
+}
+
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
@@ -736,6 +754,8 @@ static bool reads_broadcast(const ins *x)
             (is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)))
             return true;
         if (merges_into_broadcast(a))
+            return true;
+        if (broadcast_sinks_below(a))
             return true;
     }
     return false;
@@ -753,6 +773,15 @@ typedef struct cluster {
      * (multibroadcast_of_unit_reshape drops such a reshape): each of them
      * costs nothing, and sink holds the one without leading 1s */
     int sink_loose;
+    /* the sink is read by one reduction over red_axes (of the sink's
+     * lens), whose value is reshaped to red_to below it: see sink_cost */
+    const ins *red;
+    int64_t red_axes[SHAPE_MAX_RANK];
+    int nred_axes;
+    int64_t red_to[SHAPE_MAX_RANK];
+    int nred_to;
+    int red_loose; /* as sink_loose, for red_to */
+    bool red_unary; /* a pointwise op stands between the reduction and red_to */
     const ins *root;
     bool ok;
 } cluster;
@@ -843,6 +872,34 @@ static bool cluster_of(const ins *v, cluster *c)
         memmove(c->sink, c->sink + k, sizeof(int64_t) * (size_t)(c->nsink - k));
         c->nsink -= k;
         c->sink_loose = s->users[0]->sh.rank;
+    }
+    if (one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
+        const ins *d = s->users[0];
+        const attr_value *ax = ins_attr(d, "axes");
+        if (ax && ax->n <= SHAPE_MAX_RANK) {
+            c->red = d;
+            c->nred_axes = ax->n;
+            memcpy(c->red_axes, ax->u.ints, sizeof(int64_t) * (size_t)ax->n);
+            /* through reshapes and one-operand pointwise ops, which
+             * run in the reduction's lens or the reshape's, whichever
+             * the cluster of the reduction's value gives them (seed
+             * 2893: neg between the reduction and a reshape) */
+            const ins *t = d;
+            for (int depth = 0; depth < VIEW_CLUSTER_MAX && one_reader(t) &&
+                                (is_reshape(t->users[0]) ||
+                                 (is_cluster_op(t->users[0]) && t->users[0]->nargs == 1 && !reads_broadcast(t->users[0])));
+                 depth++) {
+                t = t->users[0];
+                c->red_unary = c->red_unary || !is_reshape(t);
+            }
+            c->nred_to = t->sh.rank;
+            memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
+            /* a multibroadcast reads any lens equal to those but for
+             * leading 1s (multibroadcast_of_unit_reshape), as for the sink */
+            if (one_reader(t) && is_op(t->users[0], "multibroadcast") && !unit_broadcast(t->users[0]) &&
+                shape_elements(&t->sh) > 1)
+                c->red_loose = t->users[0]->sh.rank;
+        }
     }
     cluster_collect(c, root, 0);
     if (c->ok && c->nops < VIEW_CLUSTER_MAX && !cluster_has(c->ops, c->nops, root)) {
@@ -937,13 +994,16 @@ static int leaf_index(const cluster *c, const ins *x)
 static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
 
 /* Reader r of a reshape to `lens` keeps reading it: r is no cluster op
- * (nothing moves it into other lens), or its own cluster runs it in `lens`
- * when reshapes shared with other clusters are not counted (asking its
+ * (nothing moves it into other lens), or one that reads a broadcast, which
+ * ends the clusters around it and which no cluster moves (seeds 16046,
+ * 11617: tanh(reshape(x)) moved into x's lens while sub(reshape(x),
+ * broadcast) kept the reshape), or its own cluster runs it in `lens` when
+ * reshapes shared with other clusters are not counted (asking its
  * cluster with them counted would make two clusters that share a reshape
  * hold each other in place). */
 static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
 {
-    if (!is_cluster_op(r))
+    if (!is_cluster_op(r) || reads_broadcast(r))
         return true;
     int64_t l[SHAPE_MAX_RANK];
     int nl;
@@ -978,8 +1038,9 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
 }
 
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
- * nothing in the leaf's own lens or where a reshape of the leaf to k stays
- * for a reader outside the cluster, else its share of one reshape. */
+ * nothing in the leaf's own lens, where a reshape of the leaf to k stays
+ * for a reader outside the cluster, or where the leaf is a copying reshape
+ * read once, else its share of one reshape. */
 static void leaf_costs(labelling *L, bool shared)
 {
     const cluster *c = L->c;
@@ -994,8 +1055,16 @@ static void leaf_costs(labelling *L, bool shared)
     for (int l = 0; l < c->nleaves; l++) {
         const ins *x = c->leaves[l];
         bool standard = shape_standard_p(&x->sh);
+        /* a reshape of a transposed value copies, and a reshape of it
+         * composes with it (reshape_of_reshape) into one copy to any lens:
+         * read once, it costs nothing in any candidate (seeds 4385, 6085,
+         * 16610: relu(reshape(transpose(x))) ran in the lens the noise
+         * gave the copy, and the reshape to the sink stayed below it; not
+         * a reshape of a broadcast, which becomes one, seed 7350) */
+        bool copy = is_op(x, "reshape") && x->nargs == 1 && !shape_standard_p(&x->args[0]->sh) &&
+                    !shape_broadcasted_p(&x->args[0]->sh) && one_reader(x);
         for (int k = 0; k < L->ncand; k++) {
-            if (cand_is(L, k, &x->sh) ||
+            if (cand_is(L, k, &x->sh) || copy ||
                 (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
                 L->leaf_cost[l][k] = 0;
             else
@@ -1046,11 +1115,50 @@ static bool cand_less(const labelling *L, int a, int b)
     return lens_less(L->cand[a], L->ncand_rank[a], L->cand[b], L->ncand_rank[b]);
 }
 
+/* red = lens with the given axes set to 1 (what a reduction keeps). */
+static void reduced_to(const int64_t *lens, int n, const int64_t *axes, int naxes, int64_t *red)
+{
+    memcpy(red, lens, sizeof(int64_t) * (size_t)n);
+    for (int q = 0; q < naxes; q++) {
+        int64_t ax = axes[q] < 0 ? axes[q] + n : axes[q];
+        if (ax >= 0 && ax < n)
+            red[ax] = 1;
+    }
+}
+
 /* What the root running in candidate k pays for the reshape to the sink
  * (candidate 0). */
 static int64_t sink_cost(const labelling *L, int k)
 {
     const cluster *c = L->c;
+    if (c->red) {
+        /* The sink is reduced: a reshape from k to the sink moves below
+         * the reduction where the reduced axes map through it
+         * (reduce_*_below_reshape) and composes with the reshapes below
+         * it, so what stays is one reshape where the reduction, run in k,
+         * ends in other lens than those (seeds 6109, 16185: a cluster
+         * labelled in a leaf's lens with a 1 the core does not have, which
+         * cost a reshape after the reduction). Where they do not map, the
+         * reshape stays above the reduction, and one below it that only
+         * moves 1s becomes one with it (reshape_of_reduce_*_of_reshape;
+         * not across a pointwise op, seed 15278); counting that below
+         * the sink's lens as the same or not would depend on whether the
+         * reshape had moved yet (seed 7521). */
+        int64_t red[SHAPE_MAX_RANK], b[SHAPE_MAX_RANK];
+        int nb = 0;
+        bool maps = k == 0 || (reduce_axes_map(L->cand[k], L->ncand_rank[k], c->sink, c->nsink, c->red_axes,
+                                               c->nred_axes, b, &nb) &&
+                               nb > 0);
+        const int64_t *from = k == 0 || !maps ? c->sink : L->cand[k];
+        int nfrom = k == 0 || !maps ? c->nsink : L->ncand_rank[k];
+        reduced_to(from, nfrom, k == 0 || !maps ? c->red_axes : b, k == 0 || !maps ? c->nred_axes : nb, red);
+        if (!maps)
+            return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !unit_lens_only(red, nfrom, c->red_to, c->nred_to));
+        bool same = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
+                    (c->red_loose > 0 && nfrom <= c->red_loose &&
+                     lens_equal_but_leading_ones(red, nfrom, c->red_to, c->nred_to));
+        return LABEL_UNIT * !same;
+    }
     if (k == 0 || (c->sink_loose > 0 && L->ncand_rank[k] <= c->sink_loose &&
                    lens_equal_but_leading_ones(L->cand[k], L->ncand_rank[k], c->sink, c->nsink)))
         return 0;
@@ -1117,10 +1225,20 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
          * to a leaf's lens (the smallest), the sink's (candidate 0) last:
          * where the sink is depends on whether a reshape below has moved on
          * past a reduction yet, where the leaves are does not */
-        int best = 0;
-        for (int k = 1; k < L->ncand; k++) {
+        /* Above a reduction the sink is where the reshape below the
+         * cluster waits until the cluster runs in its lens; it then moves
+         * on past the reduction and the lens the cluster runs in become
+         * the sink. So there the sink is no candidate of its own, and a
+         * leaf's lens that is the sink's ties as a leaf's (seed 2893: the
+         * labelling moved back and forth between two leaves' lens with
+         * the rule budget used up). */
+        bool sink_leaf = false;
+        for (int q = 0; c.red && q < c.nleaves && !sink_leaf; q++)
+            sink_leaf = cand_is(L, 0, &c.leaves[q]->sh);
+        int best = c.red && !sink_leaf && L->ncand > 1 ? 1 : 0;
+        for (int k = best + 1; k < L->ncand; k++) {
             int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
-            if (vk < vb || (vk == vb && (best == 0 || cand_less(L, k, best))))
+            if (vk < vb || (vk == vb && ((best == 0 && !sink_leaf) || cand_less(L, k, best))))
                 best = k;
         }
         L->label[root] = best;
