@@ -89,7 +89,7 @@ bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens)
 
 /* ---- rule values ---- */
 
-static bool ints_result(arena *mem, const int64_t *v, int n, rule_value *out)
+bool ints_result(arena *mem, const int64_t *v, int n, rule_value *out)
 {
     int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(n > 0 ? n : 1));
     if (!r)
@@ -100,14 +100,13 @@ static bool ints_result(arena *mem, const int64_t *v, int n, rule_value *out)
     return true;
 }
 
-/* Marks in[] the axes of an axes list over `rank` axes (negative ones count
- * from the end). False on an axis out of range. */
-static bool mark_axes(const rule_value *axes, int rank, bool *in)
+/* mark_axes: see helpers_reshape.h. */
+bool mark_axes(const int64_t *axes, int naxes, int rank, bool *in)
 {
     for (int k = 0; k < rank; k++)
         in[k] = false;
-    for (int k = 0; k < axes->n; k++) {
-        int64_t ax = axes->u.ints[k] < 0 ? axes->u.ints[k] + rank : axes->u.ints[k];
+    for (int k = 0; k < naxes; k++) {
+        int64_t ax = axes[k] < 0 ? axes[k] + rank : axes[k];
         if (ax < 0 || ax >= rank)
             return false;
         in[ax] = true;
@@ -203,7 +202,7 @@ bool helper_axes_in_common(arena *mem, const rule_value *args, int nargs, rule_v
         return false;
     bool reduced[SHAPE_MAX_RANK];
     common_dims cd;
-    if (!mark_axes(&args[1], nlens, reduced) || !refines(c, nc, lens, nlens) ||
+    if (!mark_axes(args[1].u.ints, args[1].n, nlens, reduced) || !refines(c, nc, lens, nlens) ||
         !common_dims_of(lens, nlens, c, nc, &cd))
         return false;
     int64_t axes[SHAPE_MAX_RANK];
@@ -221,7 +220,7 @@ bool helper_splits_reduced_axes(arena *mem, const rule_value *args, int nargs, r
     int nin = args[0].n, nout = args[1].n;
     bool reduced[SHAPE_MAX_RANK];
     common_dims cd;
-    if (nout > SHAPE_MAX_RANK || !mark_axes(&args[2], nout, reduced))
+    if (nout > SHAPE_MAX_RANK || !mark_axes(args[2].u.ints, args[2].n, nout, reduced))
         return false;
     if (!common_dims_of(in, nin, o, nout, &cd)) {
         *out = rule_bool(false);
@@ -251,13 +250,9 @@ bool reduce_axes_map(const int64_t *in, int nin, const int64_t *o, int nout, con
 {
     if (nin > SHAPE_MAX_RANK || nout > SHAPE_MAX_RANK)
         return false;
-    bool reduced[SHAPE_MAX_RANK] = {false};
-    for (int i = 0; i < naxes; i++) {
-        int64_t ax = axes[i] < 0 ? axes[i] + nout : axes[i];
-        if (ax < 0 || ax >= nout)
-            return false;
-        reduced[ax] = true;
-    }
+    bool reduced[SHAPE_MAX_RANK];
+    if (!mark_axes(axes, naxes, nout, reduced))
+        return false;
     int nr = 0, i = 0, j = 0;
     while (i < nin || j < nout) {
         /* Length-1 axes form groups of their own. */

@@ -55,6 +55,16 @@ bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens);
 bool reduce_axes_map(const int64_t *in, int nin, const int64_t *o, int nout, const int64_t *axes, int naxes,
                      int64_t *r, int *nr);
 
+/* Marks in[0..rank) with the axes of an axes list of naxes entries over
+ * `rank` axes (negative ones count from the end). False on an axis out of
+ * range. */
+bool mark_axes(const int64_t *axes, int naxes, int rank, bool *in);
+
+/* *out = a copy of v (n ints) in mem, as a rule value; false when mem is
+ * exhausted. The result of every ints-valued helper that builds its list on
+ * the stack. */
+bool ints_result(arena *mem, const int64_t *v, int n, rule_value *out);
+
 /* ---- rule helpers (signatures of dsl/api.h's rule_helper_fn) ---- */
 
 /* common_dims(a, b): ints, ints -> ints. */

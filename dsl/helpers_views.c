@@ -251,25 +251,27 @@ bool helper_splits_axes(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
-/* unit_axes_only(a, b): see helpers_views.h. */
-bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *out)
+/* x and y are equal but for length-1 axes. */
+static bool unit_lens_only(const int64_t *x, int nx, const int64_t *y, int ny)
 {
-    (void)mem, (void)n;
-    const int64_t *x = a[0].u.ints, *y = a[1].u.ints;
-    int nx = a[0].n, ny = a[1].n, i = 0, j = 0;
-    bool same = true;
-    while (same) {
+    int i = 0, j = 0;
+    for (;;) {
         while (i < nx && x[i] == 1)
             i++;
         while (j < ny && y[j] == 1)
             j++;
-        if (i == nx || j == ny) {
-            same = i == nx && j == ny;
-            break;
-        }
-        same = x[i++] == y[j++];
+        if (i == nx || j == ny)
+            return i == nx && j == ny;
+        if (x[i++] != y[j++])
+            return false;
     }
-    *out = rule_bool(same);
+}
+
+/* unit_axes_only(a, b): see helpers_views.h. */
+bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(unit_lens_only(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -302,13 +304,12 @@ static bool unit_reshape_above_reduce(const rule_value *a, int64_t *z2, int *nz2
     int nz = a[0].n, nd = a[1].n, nw = a[2].n, na = a[3].n;
     if (nz != nd || nz > SHAPE_MAX_RANK || nw > SHAPE_MAX_RANK)
         return false;
-    bool red[SHAPE_MAX_RANK] = {false};
-    for (int k = 0; k < na; k++) {
-        int64_t v = ax[k] < 0 ? ax[k] + nz : ax[k];
-        if (v < 0 || v >= nz || dl[v] != 1)
+    bool red[SHAPE_MAX_RANK];
+    if (!mark_axes(ax, na, nz, red))
+        return false;
+    for (int k = 0; k < nz; k++)
+        if (red[k] && dl[k] != 1)
             return false;
-        red[v] = true;
-    }
     int i = 0, j = 0;
     *nz2 = nw;
     *naxes = 0;
@@ -351,13 +352,7 @@ bool helper_unit_reshape_lens(arena *mem, const rule_value *a, int n, rule_value
     int nz2, naxes;
     if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nz2 > 0 ? nz2 : 1));
-    if (!r)
-        return false;
-    memcpy(r, z2, sizeof(int64_t) * (size_t)nz2);
-    rule_value v = {RV_INTS, nz2, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, z2, nz2, out);
 }
 
 bool helper_unit_reshape_axes(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -367,13 +362,7 @@ bool helper_unit_reshape_axes(arena *mem, const rule_value *a, int n, rule_value
     int nz2, naxes;
     if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(naxes > 0 ? naxes : 1));
-    if (!r)
-        return false;
-    memcpy(r, axes, sizeof(int64_t) * (size_t)naxes);
-    rule_value v = {RV_INTS, naxes, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, axes, naxes, out);
 }
 
 /* unit_reshape_absorbs(z, dl, w, axes): see helpers_views.h. */
@@ -395,13 +384,9 @@ static bool reduce_without_unit_axes(const rule_value *a, int64_t *z2, int *nz2,
     int nz = a[0].n, na = a[1].n;
     if (nz > SHAPE_MAX_RANK)
         return false;
-    bool red[SHAPE_MAX_RANK] = {false};
-    for (int k = 0; k < na; k++) {
-        int64_t v = ax[k] < 0 ? ax[k] + nz : ax[k];
-        if (v < 0 || v >= nz)
-            return false;
-        red[v] = true;
-    }
+    bool red[SHAPE_MAX_RANK];
+    if (!mark_axes(ax, na, nz, red))
+        return false;
     *nz2 = 0;
     *naxes = 0;
     for (int i = 0; i < nz; i++) {
@@ -421,13 +406,7 @@ bool helper_lens_without_unit_axes(arena *mem, const rule_value *a, int n, rule_
     int nz2, naxes;
     if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nz2 > 0 ? nz2 : 1));
-    if (!r)
-        return false;
-    memcpy(r, z2, sizeof(int64_t) * (size_t)nz2);
-    rule_value v = {RV_INTS, nz2, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, z2, nz2, out);
 }
 
 bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -437,13 +416,7 @@ bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_
     int nz2, naxes;
     if (!reduce_without_unit_axes(a, z2, &nz2, axes, &naxes))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(naxes > 0 ? naxes : 1));
-    if (!r)
-        return false;
-    memcpy(r, axes, sizeof(int64_t) * (size_t)naxes);
-    rule_value v = {RV_INTS, naxes, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, axes, naxes, out);
 }
 
 /* reshaped_to(b): see helpers_views.h. */
@@ -475,13 +448,7 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
     }
     if (!last || shape_same_lens(&last->sh, &b->sh))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(last->sh.rank > 0 ? last->sh.rank : 1));
-    if (!r)
-        return false;
-    memcpy(r, last->sh.lens, sizeof(int64_t) * (size_t)last->sh.rank);
-    rule_value v = {RV_INTS, last->sh.rank, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, last->sh.lens, last->sh.rank, out);
 }
 
 /* settled(x): see helpers_views.h. */
@@ -662,7 +629,6 @@ static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t 
 
 static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 static bool is_reduction(const ins *x);
-static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* A broadcast or multibroadcast that stretches no axis (it only adds
@@ -1263,13 +1229,7 @@ bool helper_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out
     int nl;
     if (!view_cluster_lens(a[0].u.in, lens, &nl))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nl > 0 ? nl : 1));
-    if (!r)
-        return false;
-    memcpy(r, lens, sizeof(int64_t) * (size_t)nl);
-    rule_value v = {RV_INTS, nl, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, lens, nl, out);
 }
 
 bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -1310,13 +1270,7 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
     int64_t kc[SHAPE_MAX_RANK];
     if (!broadcast_view(a[0].u.in, a[1].u.ints, rank, kc))
         return false;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)rank);
-    if (!r)
-        return false;
-    memcpy(r, kc, sizeof(int64_t) * (size_t)rank);
-    rule_value v = {RV_INTS, rank, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, kc, rank, out);
 }
 
 /* A value that is, or may still become, a broadcast when the broadcasts
@@ -1617,17 +1571,6 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
 }
 
 /* a and b are equal but for length-1 axes. */
-static bool unit_lens_only(const int64_t *a, int na, const int64_t *b, int nb)
-{
-    rule_value v[2] = {{RV_INTS, na, {.ints = a}}, {RV_INTS, nb, {.ints = b}}}, r;
-    return helper_unit_axes_only(NULL, v, 2, &r) && r.u.i;
-}
-
-/* x's value flows, through pointwise ops of one reader, into a shape op
- * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
- * the clusters below will have them (settled_lens): a chain of shape ops
- * into a cluster that runs in x's lens composes away, and one into a
- * cluster in other lens stays, whichever the rules have moved first. */
 /* c refines lens, length-1 axes aside. */
 static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int nlens)
 {
@@ -1644,7 +1587,12 @@ static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int
     return refines(a, na, b, nb);
 }
 
-/* cd (when given): the common dims x would run in; a reshape below (or an
+/* x's value flows, through pointwise ops of one reader, into a shape op
+ * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
+ * the clusters below will have them (settled_lens): a chain of shape ops
+ * into a cluster that runs in x's lens composes away, and one into a
+ * cluster in other lens stays, whichever the rules have moved first.
+ * cd (when given): the common dims x would run in; a reshape below (or an
  * op that runs in other lens) then counts only where cd refines its lens. */
 static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd)
 {
@@ -2217,13 +2165,7 @@ bool helper_without_leading_ones(arena *mem, const rule_value *a, int n, rule_va
 {
     (void)n;
     int k = leading_ones(a[0].u.ints, a[0].n), nl = a[0].n - k;
-    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(nl > 0 ? nl : 1));
-    if (!r)
-        return false;
-    memcpy(r, a[0].u.ints + k, sizeof(int64_t) * (size_t)nl);
-    rule_value v = {RV_INTS, nl, {.ints = r}};
-    *out = v;
-    return true;
+    return ints_result(mem, a[0].u.ints + k, nl, out);
 }
 
 static bool is_reduction(const ins *x)
