@@ -2321,6 +2321,54 @@ bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* broadcast_merge_copies(b, m): see helpers_views.h. */
+bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *m = a[1].u.in;
+    bool mb = is_op(m, "multibroadcast");
+    if (b->nargs != 2 || m->nargs != 1 || (!mb && !is_op(m, "broadcast")) || (b->args[0] != m && b->args[1] != m))
+        return false;
+    const shape *x = &m->args[0]->sh;
+    if (x->rank > b->sh.rank)
+        return false;
+    /* b on x and the other operand in x's lens: the other broadcast's
+     * operand (binary_above_broadcasts), or the folded literal read back,
+     * standard (binary_above_*broadcast_literal_*) */
+    const ins *o = b->args[0] == m ? b->args[1] : b->args[0];
+    shape other = shape_standard(x->type, x->rank, x->lens);
+    if (o->op == m->op && o->nargs == 1 && shape_same_lens(&o->args[0]->sh, x))
+        other = o->args[0]->sh;
+    shape in[2] = {*x, other};
+    if (b->args[0] != m) {
+        in[0] = other;
+        in[1] = *x;
+    }
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    shape inner;
+    graft_error err = {0};
+    if (!op_compute_shape(&call, &inner, &err))
+        return false;
+    /* ... then m to b's lens: its axes at `axis` (broadcast) or last */
+    int64_t outer[SHAPE_MAX_RANK];
+    int64_t at = b->sh.rank - inner.rank;
+    if (!mb) {
+        const attr_value *axv = ins_attr(m, "axis");
+        if (!axv || axv->kind != ATTR_INT)
+            return false;
+        at = axv->u.i;
+    }
+    for (int i = 0; i < b->sh.rank; i++) {
+        int64_t j = i - at;
+        outer[i] = j >= 0 && j < inner.rank && inner.lens[j] == b->sh.lens[i] ? inner.strides[j] : 0;
+    }
+    bool changes = false;
+    for (int i = 0; i < b->sh.rank && !changes; i++)
+        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
+    *out = rule_bool(changes && layout_reaches_output(b, 0));
+    return true;
+}
+
 /* vanishes_below(t): see helpers_views.h. The walk starts at v, the value
  * transpose[r] of a value of lens `base`, composes the transposes it passes
  * (transpose[q](transpose[r](z)) is transpose[r o q](z)) and maps the

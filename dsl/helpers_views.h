@@ -440,6 +440,16 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * output would need a copy that b, left as it is, does not. */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_merge_copies(b, m): instruction x2 -> bool: b = binary(m, k)
+ * or binary(k, m), m a broadcast or multibroadcast of x, k a broadcast of
+ * the same kind (binary_above_broadcasts) or a folded broadcast literal
+ * (binary_above_*broadcast_literal_*): b computed as those rules leave it (b
+ * on x and k's value in x's lens, then m to b's lens) would have other
+ * strides than b has now, and those strides reach an output, which would
+ * need a copy that b, left as it is, does not (copies_at_output for the
+ * rules these do not cover). */
+bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
  * result that a shape op reads: the two compose into one reshape
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
