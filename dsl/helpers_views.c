@@ -275,6 +275,24 @@ bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* shares_reshape(r): see helpers_views.h. */
+bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if ((r->op->classes & OPC_SHAPE) && r->nargs == 1 && shape_standard_p(&r->args[0]->sh)) {
+        const ins *x = r->args[0];
+        for (int k = 0; k < x->nusers && !yes; k++) {
+            const ins *s = x->users[k];
+            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0 &&
+                  unit_lens_only(s->sh.lens, s->sh.rank, r->sh.lens, r->sh.rank);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* feeds_output(x): see helpers_views.h. */
 bool helper_feeds_output(arena *mem, const rule_value *a, int n, rule_value *out)
 {

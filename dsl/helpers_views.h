@@ -450,6 +450,14 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
  * rules these do not cover). */
 bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* shares_reshape(r): instruction -> bool: r is a shape op of a standard
+ * value x that another shape op of x reads, of r's lens but for length-1
+ * axes: that reshape stays for its own readers, so a reduction reading r
+ * takes it in (reshape_of_reduce_*_of_reshape, reduce_*_without_unit_axes
+ * leave the reduction reading x in those lens) instead of moving r below
+ * itself, where it would be one more reshape. */
+bool helper_shares_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
  * result that a shape op reads: the two compose into one reshape
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
