@@ -513,7 +513,7 @@ static const rule_helper helper_table[] = {
     {"broadcast_merge_copies", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_broadcast_merge_copies,
      "broadcast_merge_copies(b, m): b with broadcast m (and the other operand's broadcast or broadcast literal) merged below it would have other strides, which reach an output"},
     {"shares_reshape", RV_BOOL, 1, {RV_INS}, false, helper_shares_reshape,
-     "shares_reshape(r): another shape op of r's operand has r's lens but for length-1 axes"},
+     "shares_reshape(r): another shape op reads r's (standard) operand too"},
     {"feeds_output", RV_BOOL, 1, {RV_INS}, false, helper_feeds_output,
      "feeds_output(x): x is read by the @return, an opaque op or a region (which keep the shapes they read)"},
     {"unit_reshape_lens", RV_INTS, 4, {RV_INTS, RV_INTS, RV_INTS, RV_INTS}, true, helper_unit_reshape_lens,

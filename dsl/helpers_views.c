@@ -285,8 +285,7 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
         const ins *x = r->args[0];
         for (int k = 0; k < x->nusers && !yes; k++) {
             const ins *s = x->users[k];
-            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0 &&
-                  unit_lens_only(s->sh.lens, s->sh.rank, r->sh.lens, r->sh.rank);
+            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0;
         }
     }
     *out = rule_bool(yes);

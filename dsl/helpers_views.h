@@ -451,11 +451,13 @@ bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule
 bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* shares_reshape(r): instruction -> bool: r is a shape op of a standard
- * value x that another shape op of x reads, of r's lens but for length-1
- * axes: that reshape stays for its own readers, so a reduction reading r
- * takes it in (reshape_of_reduce_*_of_reshape, reduce_*_without_unit_axes
- * leave the reduction reading x in those lens) instead of moving r below
- * itself, where it would be one more reshape. */
+ * value x that another shape op of x reads as well. Whether a reduction
+ * reads r alone or a reshape it shares with x's other readers depends on
+ * whether those readers' reshapes have composed with r yet (reshape_of_reshape),
+ * so a reduction reading r does not move r below itself there
+ * (reduce_*_below_reshape); the reshape stays above it, where clusters
+ * reading x can share it, or is taken in (reshape_of_reduce_*_of_reshape,
+ * reduce_*_without_unit_axes). */
 bool helper_shares_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
