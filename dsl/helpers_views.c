@@ -1604,6 +1604,22 @@ static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int
     return refines(a, na, b, nb);
 }
 
+/* Some reader of v, through views, is no output (the @return, an opaque
+ * op or a region). */
+static bool read_beyond_outputs(const ins *v, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *r = v->users[k];
+        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+            continue;
+        if (!((r->op->classes & OPC_VIEW) && r->nargs == 1) || read_beyond_outputs(r, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* x's value flows, through pointwise ops of one reader, into a shape op
  * or a reduction, or also (broadcasts) a broadcast. Lens are compared as
  * the clusters below will have them (settled_lens): a chain of shape ops
@@ -1655,8 +1671,10 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
             x = u;
             continue;
         }
+        /* (not a broadcast only outputs read: nothing meets it in the
+         * common dims, and the reshape back stays above it; seed 12319) */
         if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
-            return true;
+            return read_beyond_outputs(u, 0);
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
             return false;
         int64_t l[SHAPE_MAX_RANK];
