@@ -1626,8 +1626,11 @@ static bool read_beyond_outputs(const ins *v, int depth)
  * into a cluster that runs in x's lens composes away, and one into a
  * cluster in other lens stays, whichever the rules have moved first.
  * cd (when given): the common dims x would run in; a reshape below (or an
- * op that runs in other lens) then counts only where cd refines its lens. */
-static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd)
+ * op that runs in other lens) then counts only where cd refines its lens;
+ * cc (when given): those common dims before the reduction, which must
+ * refine a broadcast's lens. */
+static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd, const int64_t *cc,
+                            int ncc)
 {
     int64_t cur[SHAPE_MAX_RANK];
     int ncur = x->sh.rank;
@@ -1660,7 +1663,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
          * reduction or a broadcast (GroupNorm's statistics): one whose value
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return flows_into_view(u, true, units, NULL, 0);
+            return flows_into_view(u, true, units, NULL, 0, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
@@ -1672,9 +1675,12 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
             continue;
         }
         /* (not a broadcast only outputs read: nothing meets it in the
-         * common dims, and the reshape back stays above it; seed 12319) */
+         * common dims, and the reshape back stays above it, seed 12319;
+         * given the common dims cc the reduction runs in, not one to lens cc
+         * does not refine, where nothing it meets can run in c either,
+         * seed 6847: mb[{3, 3, 2}] of a mean over {2, 2, 2}) */
         if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
-            return read_beyond_outputs(u, 0);
+            return read_beyond_outputs(u, 0) && (!cc || refines_but_units(cc, ncc, u->sh.lens, u->sh.rank));
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
             return false;
         int64_t l[SHAPE_MAX_RANK];
@@ -1691,7 +1697,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
 bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false, true, NULL, 0));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, true, NULL, 0, NULL, 0));
     return true;
 }
 
@@ -1699,7 +1705,7 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
 bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, false, false, a[1].u.ints, a[1].n));
+    *out = rule_bool(flows_into_view(a[0].u.in, false, false, a[1].u.ints, a[1].n, NULL, 0));
     return true;
 }
 
@@ -1707,7 +1713,7 @@ bool helper_regrouped_below(arena *mem, const rule_value *a, int n, rule_value *
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(flows_into_view(a[0].u.in, true, false, a[1].u.ints, a[1].n));
+    *out = rule_bool(flows_into_view(a[0].u.in, true, false, a[1].u.ints, a[1].n, a[2].u.ints, a[2].n));
     return true;
 }
 

@@ -255,12 +255,13 @@ bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_v
  * reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
  * reshaped_below, since such a chain is what they take in. */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* reshaped_or_broadcast_below(d, c): instruction, ints -> bool:
- * regrouped_below(d, c), c being the reduced common dims d would run in,
- * or the value flows into a broadcast (GroupNorm's statistics, broadcast
- * back over the values they were reduced from, which run in the common dims
- * too). Moving reduction d into the common dims adds a reshape back below
- * it that pays off only there. */
+/* reshaped_or_broadcast_below(d, cd, c): instruction, ints x2 -> bool:
+ * regrouped_below(d, cd), cd being the reduced common dims d would run in
+ * and c those common dims before the reduction, or the value flows into a
+ * broadcast to lens c refines (1s aside) that not only outputs read
+ * (GroupNorm's statistics, broadcast back over the values they were
+ * reduced from, which run in the common dims too). Moving reduction d into
+ * the common dims adds a reshape back below it that pays off only there. */
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposes_merge(x, y, p): instruction, instruction, ints -> bool:
