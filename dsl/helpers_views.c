@@ -1290,6 +1290,28 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
     return ints_result(mem, kc, rank, out);
 }
 
+/* broadcast_view_computed(m, lens): see helpers_views.h. A one-element
+ * value broadcast to lens without a length-1 axis has every stride 0, and
+ * a pointwise op keeps that layout (ops_unary_layout: an output then needs
+ * a copy); any other view is broadcast with some stride, and a pointwise op
+ * of it is standard. */
+bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    int rank = a[1].n;
+    int64_t kc[SHAPE_MAX_RANK];
+    bool yes = broadcast_view(m, a[1].u.ints, rank, kc);
+    if (yes && shape_elements(&m->args[0]->sh) == 1) {
+        bool unit = false;
+        for (int k = 0; k < rank; k++)
+            unit = unit || a[1].u.ints[k] == 1;
+        yes = unit;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* A value that is, or may still become, a broadcast when the broadcasts
  * below it sink: a broadcast shape now; u itself (the op whose broadcast
  * is about to sink, seen from a value that reads it); a transpose or shape

@@ -191,6 +191,12 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
  * axis 1. Fails when no view exists or the result broadcasts nothing. */
 bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_view_computed(m, lens): instruction, ints -> bool: the reshape
+ * of broadcast m to lens is a view of it (broadcast_view_lens succeeds), and
+ * a pointwise op of that view is standard (not a one-element value with
+ * every stride 0, whose layout a pointwise op keeps). */
+bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
  * one-operand pointwise op, a broadcast that stretches (one that does not
  * counts by its own readers; one whose strides reach an output only if u's
