@@ -1912,6 +1912,48 @@ bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* transposes_settle_below(u): see helpers_views.h. The chain below u of
+ * single readers that are transposes (which compose) and one-operand
+ * pointwise ops (which a transpose sinks below): a transpose sinking from
+ * above u ends where the chain ends, composed with the chain's
+ * transposes, and stays there only if they do not compose to the identity
+ * (seed 2797: abs(t(mb(x))) read by t2, then neg, then t3 with t3(t2) the
+ * identity) and the chain's end reaches no output (where the transposed
+ * value would need a copy). */
+bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in, *v = u;
+    int64_t acc[SHAPE_MAX_RANK];
+    int rank = u->sh.rank;
+    for (int k = 0; k < rank; k++)
+        acc[k] = k;
+    bool seen = false, ok = rank <= SHAPE_MAX_RANK;
+    for (int depth = 0; ok && depth < VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if (is_op(r, "transpose") && r->nargs == 1) {
+            const attr_value *p = ins_attr(r, "permutation");
+            if (!p || p->n != rank) {
+                ok = false;
+                break;
+            }
+            int64_t next[SHAPE_MAX_RANK];
+            for (int k = 0; k < rank; k++)
+                next[k] = p->u.ints[k] >= 0 && p->u.ints[k] < rank ? acc[p->u.ints[k]] : -1;
+            memcpy(acc, next, sizeof(int64_t) * (size_t)rank);
+            seen = true;
+        } else if (!((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0))
+            break;
+        v = r;
+    }
+    bool identity = true;
+    for (int k = 0; k < rank; k++)
+        identity = identity && acc[k] == k;
+    *out = rule_bool(ok && seen && !identity && !layout_reaches_output(v, 0) &&
+                     !(one_reader(v) && (v->users[0]->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION))));
+    return true;
+}
+
 /* transposed_readers(u): see helpers_views.h. */
 static bool transposed_readers(const ins *u)
 {

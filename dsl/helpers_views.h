@@ -197,6 +197,12 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * every stride 0, whose layout a pointwise op keeps). */
 bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposes_settle_below(u): instruction -> bool: u's value flows through
+ * single readers that are transposes and one-operand pointwise ops, at
+ * least one transpose, which compose to no identity, to an end whose
+ * strides reach no output: a transpose sinking below u stays there. */
+bool helper_transposes_settle_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
  * one-operand pointwise op, a broadcast that stretches (one that does not
  * counts by its own readers; one whose strides reach an output only if u's
