@@ -1346,9 +1346,15 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
 }
 
 /* v keeps its strides when the broadcast below unary op u sinks: v is u,
- * and u's value already has its operand's (the broadcast's) layout. */
+ * and u's value already has its operand's (the broadcast's) layout, or v
+ * is b(w, w) of such a w, which has w's layout (seed 13587: abs(mb(x)) of
+ * a one-element x, of stride 0 already, sank where a multibroadcast read
+ * it and stayed once add(abs, abs) had taken that multibroadcast in). */
 static bool keeps_layout(const ins *v, const ins *u)
 {
+    while (v != u && (v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] && v->nmods == 0 &&
+           shape_equal(&v->sh, &v->args[0]->sh))
+        v = v->args[0];
     return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
 }
 
