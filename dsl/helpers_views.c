@@ -1385,9 +1385,15 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
 }
 
 /* v keeps its strides when the broadcast below unary op u sinks: v is u,
- * and u's value already has its operand's (the broadcast's) layout. */
+ * and u's value already has its operand's (the broadcast's) layout, or v
+ * is b(w, w) of such a w, which has w's layout (seed 13587: abs(mb(x)) of
+ * a one-element x, of stride 0 already, sank where a multibroadcast read
+ * it and stayed once add(abs, abs) had taken that multibroadcast in). */
 static bool keeps_layout(const ins *v, const ins *u)
 {
+    while (v != u && (v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] && v->nmods == 0 &&
+           shape_equal(&v->sh, &v->args[0]->sh))
+        v = v->args[0];
     return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
 }
 
@@ -1507,9 +1513,39 @@ static bool standard_readers(const ins *m)
  * a binary op: a broadcast below a unary op sinks only where the op's
  * readers take its layout (takes_broadcast_layout), which depends on the
  * cluster the op would join. */
+static bool copies_at_output(const ins *b, const ins *x, const ins *y);
+static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *outer);
+
+/* lens a broadcast to lens b (multibroadcast's alignment to the last axes) */
+static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    bool ok = na <= nb;
+    for (int i = 0; ok && i < na; i++)
+        ok = a[i] == b[nb - na + i] || a[i] == 1;
+    return ok;
+}
+
+/* Two-operand op v reads two multibroadcasts of computed values that
+ * binary_above_multibroadcasts* merge into one below it (whatever they
+ * wait for first): its value becomes a broadcast, even while its own
+ * strides, of two broadcasts of different layouts, are standard. */
+static bool multibroadcasts_merge(const ins *v)
+{
+    if (v->nargs != 2 || v->nmods != 0 || !is_op(v->args[0], "multibroadcast") ||
+        !is_op(v->args[1], "multibroadcast") || v->args[0]->nargs != 1 || v->args[1]->nargs != 1 ||
+        v->args[0] == v->args[1])
+        return false;
+    const ins *x = v->args[0]->args[0], *y = v->args[1]->args[0];
+    return (lens_broadcast_to(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank) ||
+            lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) &&
+           shape_elements(&x->sh) < shape_elements(&v->sh) && shape_elements(&y->sh) < shape_elements(&v->sh) &&
+           !view_is_constant(x) && !view_is_constant(y) && !copies_at_output(v, x, y);
+}
+
 static bool merges_into_broadcast(const ins *v)
 {
-    return is_cluster_op(v) && v->nargs == 2 && shape_broadcasted_p(&v->sh) && broadcast_bound(v, NULL, 0);
+    return is_cluster_op(v) && v->nargs == 2 && (shape_broadcasted_p(&v->sh) || multibroadcasts_merge(v)) &&
+           broadcast_bound(v, NULL, 0);
 }
 
 /* v's memory seen in `lens` (as a reshape of the broadcast v becomes sees
@@ -1517,7 +1553,12 @@ static bool merges_into_broadcast(const ins *v)
 static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
 {
     int64_t strides[SHAPE_MAX_RANK];
-    if (rank > SHAPE_MAX_RANK || rank < 1 || !shape_regroup_strides(&v->sh, rank, lens, strides))
+    /* two multibroadcasts that merge below v give it their merged strides */
+    shape sh = v->sh;
+    if (!shape_broadcasted_p(&sh) && multibroadcasts_merge(v) &&
+        !merged_strides(v, v->args[0]->args[0], v->args[1]->args[0], sh.strides))
+        return false;
+    if (rank > SHAPE_MAX_RANK || rank < 1 || !shape_regroup_strides(&sh, rank, lens, strides))
         return false;
     for (int k = 0; k < rank; k++)
         if (lens[k] != 1 && strides[k] == 0)
@@ -2392,13 +2433,31 @@ static void broadcast_strides(const shape *s, const int64_t *lens, int rank, int
     }
 }
 
-/* copies_at_output(b, x, y): see helpers_views.h. */
-bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+/* The strides b(x, y) has once the multibroadcast merges rebuild it as
+ * m(b(x, y)) (in `outer`, of b's rank); false where it cannot be so
+ * rebuilt. */
+static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *outer)
 {
-    (void)mem, (void)n;
-    const ins *b = a[0].u.in, *x = a[1].u.in, *y = a[2].u.in;
     if (b->nargs != 2 || x->sh.rank > b->sh.rank || y->sh.rank > b->sh.rank)
         return false;
+    /* two broadcast[axis]s of values of the same lens (binary_above_broadcasts
+     * rebuilds b as broadcast[axis](b(x, y))): b(x, y)'s strides from axis
+     * on, 0 elsewhere */
+    const attr_value *ax = is_op(b->args[0], "broadcast") ? ins_attr(b->args[0], "axis") : NULL;
+    if (ax && ax->kind == ATTR_INT) {
+        int64_t a = ax->u.i;
+        if (!shape_same_lens(&x->sh, &y->sh) || a < 0 || a + x->sh.rank > b->sh.rank)
+            return false;
+        shape in2[2] = {x->sh, y->sh};
+        op_call call2 = {b->op, b->attrs, in2, 2, NULL, 0};
+        shape inner2;
+        graft_error err2 = {0};
+        if (!op_compute_shape(&call2, &inner2, &err2))
+            return false;
+        for (int i = 0; i < b->sh.rank; i++)
+            outer[i] = i >= a && i < a + x->sh.rank ? inner2.strides[i - a] : 0;
+        return true;
+    }
     /* b(x, y) with the smaller operand broadcast to the larger's lens, as
      * the merging rules build it; its layout from b's own shape rule */
     bool x_small = shape_elements(&x->sh) < shape_elements(&y->sh);
@@ -2417,12 +2476,31 @@ bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value 
     if (!op_compute_shape(&call, &inner, &err))
         return false;
     /* ... then multibroadcast to b's lens */
-    int64_t outer[SHAPE_MAX_RANK];
     broadcast_strides(&inner, b->sh.lens, b->sh.rank, outer);
+    return true;
+}
+
+/* b(x, y) rebuilt as m(b(x, y)) by the multibroadcast merges changes
+ * strides that reach an output. false where b cannot be so rebuilt. */
+static bool copies_at_output(const ins *b, const ins *x, const ins *y)
+{
+    int64_t outer[SHAPE_MAX_RANK];
+    if (!merged_strides(b, x, y, outer))
+        return false;
     bool changes = false;
     for (int i = 0; i < b->sh.rank && !changes; i++)
         changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
-    *out = rule_bool(changes && layout_reaches_output(b, 0));
+    return changes && layout_reaches_output(b, 0);
+}
+
+/* copies_at_output(b, x, y): see helpers_views.h. */
+bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *x = a[1].u.in, *y = a[2].u.in;
+    if (b->nargs != 2 || x->sh.rank > b->sh.rank || y->sh.rank > b->sh.rank)
+        return false;
+    *out = rule_bool(copies_at_output(b, x, y));
     return true;
 }
 
