@@ -532,6 +532,8 @@ static const rule_helper helper_table[] = {
      "settled(x): no reshape can still come out of x (it is not a shape op, a unary op of one, or a binary op of two)"},
     {"moves_unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_moves_unit_axes_only,
      "moves_unit_axes_only(p, lens): transpose[p] keeps the order of the axes of lens longer than 1"},
+    {"moves_beside", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_moves_beside,
+     "moves_beside(b, p): transpose[p] of b moves only length-1 axes to b's operand beside its inverse"},
     {"has_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_has_transpose,
      "has_transpose(x, p): x is already read by a transpose with permutation p"},
     {"canonical_unit_permutation", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_canonical_unit_permutation,

@@ -1676,6 +1676,61 @@ bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, 
     return true;
 }
 
+/* transpose[p] of a value of lens `lens` moves only length-1 axes. */
+static bool unit_only(const int64_t *p, int n, const int64_t *lens)
+{
+    int64_t last = -1;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n)
+            return false;
+        if (lens[p[i]] != 1) {
+            if (p[i] < last)
+                return false;
+            last = p[i];
+        }
+    }
+    return true;
+}
+
+/* moves_beside(b, p): see helpers_views.h. */
+static bool moves_beside(const ins *b, const int64_t *p, int np)
+{
+    bool yes = false;
+    /* through single-reader one-operand ops, which the transpose rises
+     * through to b (transpose_above_unary) */
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && (b->op->classes & OPC_UNARY) && b->nargs == 1 &&
+                    one_reader(b) && b->nmods == 0 && !view_is_constant(b);
+         d++)
+        b = b->args[0];
+    if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
+        b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK && unit_only(p, np, b->sh.lens)) {
+        int64_t tl[SHAPE_MAX_RANK];
+        for (int i = 0; i < np; i++)
+            tl[i] = b->sh.lens[p[i]];
+        for (int k = 0; k < 2 && !yes; k++) {
+            const ins *s = b->args[k], *x = b->args[1 - k];
+            if (!is_op(s, "transpose") || s->nargs != 1 || !one_reader(s))
+                continue;
+            const attr_value *q = ins_attr(s, "permutation");
+            const ins *y = s->args[0];
+            if (!q || q->n != np || y->sh.rank != np || !unit_only(q->u.ints, np, y->sh.lens))
+                continue;
+            if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
+                continue;
+            yes = !view_absorbs_transpose(x, p, np) && !view_is_constant(x) && !view_is_constant(y) &&
+                  !shape_broadcasted_p(&x->sh);
+        }
+    }
+    return yes;
+}
+
+bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(moves_beside(a[0].u.in, a[1].u.ints, a[1].n));
+    return true;
+}
+
 /* transposes_merge(x, y, p): see helpers_views.h. */
 /* x takes transpose[p] in only at dots: through single-reader pointwise ops
  * and reductions (constant operands aside) to dots, no transpose it would
@@ -1700,7 +1755,9 @@ static bool absorbed_by_dots(const ins *x, int depth)
 static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n)
 {
     bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
-    if (ax && ay)
+    /* one the transpose moves into beside its inverse (moves_beside) takes
+     * it as one that absorbs it: transpose_above_binary moves it there */
+    if ((ax || moves_beside(x, p, n)) && (ay || moves_beside(y, p, n)))
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */

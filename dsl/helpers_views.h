@@ -147,6 +147,14 @@ bool helper_settled(arena *mem, const rule_value *args, int nargs, rule_value *o
  * value of lens `lens` keeps the order of every axis longer than 1. */
 bool helper_moves_unit_axes_only(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* moves_beside(b, p): instruction, ints -> bool: transpose[p] of b moves
+ * only length-1 axes and b, a two-operand op read once, reads its inverse
+ * (a single-reader transpose moving only length-1 axes, of a value of the
+ * lens transpose[p] gives) beside an operand x that does not absorb it (not a
+ * constant, not a broadcast): the transpose moves to x, t(b(x, t'(y))) =>
+ * b(t(x), y), one view for two. */
+bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* has_transpose(x, p): instruction, ints -> bool: x is already read by a
  * transpose with permutation p (so a transpose of x by p costs nothing: the
  * rewrite reuses it). */
