@@ -569,7 +569,7 @@ static const rule_helper helper_table[] = {
     {"transposed_back_below", RV_BOOL, 1, {RV_INS}, false, helper_transposed_back_below,
      "transposed_back_below(t): t has several readers, each a transpose that undoes t or reaching one through single-reader pointwise ops and transposes that compose"},
     {"reduced_canonical_permutation", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduced_canonical_permutation,
-     "reduced_canonical_permutation(q, lens, axes): q with the reduced positions' sources in increasing order and length-1 axes in order"},
+     "reduced_canonical_permutation(q, lens, axes): q with the sources of the positions of length 1 after the reduction (reduced or of length-1 axes) in increasing order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,
      "composes_at_reader(t): t moves axes longer than 1 and its only reader is a transpose (transpose_of_transpose composes them)"},
     {"risen_into", RV_BOOL, 1, {RV_INS}, false, helper_risen_into,

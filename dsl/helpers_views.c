@@ -536,27 +536,9 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, r
 }
 
 /* reduced_canonical_permutation(q, lens, axes): see helpers_views.h.
- * Two canonical steps, repeated until neither changes q (each step only
- * reorders sources among positions that the reduction's result, or the
- * lens, cannot tell apart): the sources of the reduced positions in
- * increasing order, and the length-1 sources over the length-1 positions
- * in increasing order (canonical_unit_permutation). */
-static bool unit_canonical_step(int64_t *r, int n, const int64_t *l)
-{
-    int64_t ones[SHAPE_MAX_RANK];
-    int nones = 0, next = 0;
-    bool changed = false;
-    for (int k = 0; k < n; k++)
-        if (l[k] == 1)
-            ones[nones++] = k;
-    for (int i = 0; i < n; i++)
-        if (l[r[i]] == 1) {
-            changed |= r[i] != ones[next];
-            r[i] = ones[next++];
-        }
-    return changed;
-}
-
+ * One step: the positions the reduction's result cannot tell apart (each
+ * is of length 1 after it: reduced, or of a length-1 source) take their
+ * sources in increasing order. */
 static bool reduced_sort_step(int64_t *r, int n, const bool *reduced)
 {
     bool changed = false;
@@ -593,14 +575,13 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n
         seen[p[i]] = true;
         r[i] = p[i];
     }
-    bool settled = false;
-    for (int round = 0; round < 4 * SHAPE_MAX_RANK && !settled; round++) {
-        bool a1 = reduced_sort_step(r, np, reduced);
-        bool a2 = unit_canonical_step(r, np, l);
-        settled = !a1 && !a2;
-    }
-    if (!settled)
-        memcpy(r, p, sizeof(int64_t) * (size_t)np);
+    /* every position of length 1 after the reduction (a reduced one, or
+     * one whose source has length 1) takes the sources of those positions
+     * in increasing order; the rules move the reduced axes along with
+     * their sources (axes_of) */
+    for (int i = 0; i < np; i++)
+        reduced[i] = reduced[i] || l[r[i]] == 1;
+    reduced_sort_step(r, np, reduced);
     rule_value v = {RV_INTS, np, {.ints = r}};
     *out = v;
     return true;

@@ -319,12 +319,14 @@ bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs,
 /* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
  * for transpose[q] of a value of lens `lens` read only by a reduction over
  * `axes` (positions of the transposed value), the permutation that gives
- * the reduction the same result with the reduced positions' sources in
- * increasing order and the length-1 axes kept in order: which of the
- * reduced axes lands where is invisible after the reduction (seed 10754:
- * a dot's output_permutation {1, 2, 0} or {2, 1, 0} under a reduction over
- * its first two axes, by visiting order). q itself where the two orders
- * do not settle. */
+ * the reduction the same result (its axes moved along with their sources,
+ * axes_of(invert(c), axes_of(q, axes))) with the sources of the positions
+ * of length 1 after it (reduced ones and those of length-1 sources) in
+ * increasing order: which of them lands where is invisible after the
+ * reduction (seed 10754: a dot's output_permutation {1, 2, 0} or
+ * {2, 1, 0} under a reduction over its first two axes; seed 15776: {2, 0,
+ * 1} under a reduction over axis 2 or {2, 1, 0} over axis 1, a length-1
+ * axis and a reduced one swapped, by visiting order). */
 bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_at_reader(t): instruction -> bool: t is a transpose, moving
