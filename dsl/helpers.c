@@ -534,6 +534,8 @@ static const rule_helper helper_table[] = {
      "moves_unit_axes_only(p, lens): transpose[p] keeps the order of the axes of lens longer than 1"},
     {"moves_beside", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_moves_beside,
      "moves_beside(b, p): transpose[p] of b moves only length-1 axes to b's operand beside its inverse"},
+    {"moves_beside_below", RV_BOOL, 3, {RV_INS, RV_INS, RV_INTS}, false, helper_moves_beside_below,
+     "moves_beside_below(top, b, p): moves_beside, or with any permutation where top's layout reaches nothing"},
     {"has_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_has_transpose,
      "has_transpose(x, p): x is already read by a transpose with permutation p"},
     {"canonical_unit_permutation", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_canonical_unit_permutation,

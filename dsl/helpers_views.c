@@ -1674,7 +1674,27 @@ static bool unit_only(const int64_t *p, int n, const int64_t *lens)
 }
 
 /* moves_beside(b, p): see helpers_views.h. */
-static bool moves_beside(const ins *b, const int64_t *p, int np)
+/* Every reader of top is a two-operand op whose other operand is standard
+ * (its result is standard whatever layout top has: ops_binary_layout) or
+ * a dot (which reads any strides): top's layout reaches nothing. */
+static bool layout_settles_below(const ins *top)
+{
+    if (top->nusers < 1)
+        return false;
+    for (int k = 0; k < top->nusers; k++) {
+        const ins *u = top->users[k];
+        if (is_op(u, "dot"))
+            continue;
+        if (!(u->op->classes & OPC_BINARY) || u->nargs != 2 || u->nmods > 0 || u->args[0] == u->args[1])
+            return false;
+        const ins *o = u->args[0] == top ? u->args[1] : u->args[0];
+        if (!shape_standard_p(&o->sh) || shape_broadcasted_p(&o->sh) || o->sh.rank != top->sh.rank)
+            return false;
+    }
+    return true;
+}
+
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np)
 {
     bool yes = false;
     /* through single-reader one-operand ops, which the transpose rises
@@ -1684,7 +1704,9 @@ static bool moves_beside(const ins *b, const int64_t *p, int np)
          d++)
         b = b->args[0];
     if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
-        b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK && unit_only(p, np, b->sh.lens)) {
+        b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK &&
+        (unit_only(p, np, b->sh.lens) || (top && layout_settles_below(top)))) {
+        bool unit = unit_only(p, np, b->sh.lens);
         int64_t tl[SHAPE_MAX_RANK];
         for (int i = 0; i < np; i++)
             tl[i] = b->sh.lens[p[i]];
@@ -1694,21 +1716,35 @@ static bool moves_beside(const ins *b, const int64_t *p, int np)
                 continue;
             const attr_value *q = ins_attr(s, "permutation");
             const ins *y = s->args[0];
-            if (!q || q->n != np || y->sh.rank != np || !unit_only(q->u.ints, np, y->sh.lens))
+            if (!q || q->n != np || y->sh.rank != np)
+                continue;
+            bool inverse = true;
+            for (int i = 0; i < np && inverse; i++)
+                inverse = p[i] >= 0 && p[i] < np && q->u.ints[p[i]] == i;
+            if (unit ? !unit_only(q->u.ints, np, y->sh.lens) : !inverse)
                 continue;
             if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
                 continue;
-            yes = !view_absorbs_transpose(x, p, np) && !view_is_constant(x) && !view_is_constant(y) &&
-                  !shape_broadcasted_p(&x->sh);
+            yes = !view_absorbs_transpose(x, p, np) && !view_absorbs_transpose(y, q->u.ints, np) &&
+                  !view_is_constant(x) && !view_is_constant(y) && !shape_broadcasted_p(&x->sh);
         }
     }
     return yes;
 }
 
+static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np); }
+
 bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     *out = rule_bool(moves_beside(a[0].u.in, a[1].u.ints, a[1].n));
+    return true;
+}
+
+bool helper_moves_beside_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
     return true;
 }
 

@@ -155,6 +155,13 @@ bool helper_moves_unit_axes_only(arena *mem, const rule_value *args, int nargs, 
  * b(t(x), y), one view for two. */
 bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* moves_beside_below(top, b, p): instruction, instruction, ints -> bool:
+ * moves_beside(b, p), or the same for a transpose that moves longer axes
+ * too, where the op's operand is its exact inverse and top (the value the
+ * transpose sits on or would, whose layout the move changes) is read only
+ * by dots and by two-operand ops whose other operand is standard. */
+bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* has_transpose(x, p): instruction, ints -> bool: x is already read by a
  * transpose with permutation p (so a transpose of x by p costs nothing: the
  * rewrite reuses it). */
