@@ -2542,6 +2542,25 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
     return true;
 }
 
+/* result_reshape_moves(d): see helpers_views.h. */
+bool helper_result_reshape_moves(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *d = a[0].u.in;
+    bool yes = false;
+    if (d->nusers == 1 && is_op(d->users[0], "reshape")) {
+        const ins *q = d->users[0];
+        for (int k = 0; k < q->nusers && !yes; k++) {
+            const ins *u = q->users[k];
+            int64_t l[SHAPE_MAX_RANK];
+            int nl;
+            yes = is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* reduce_moves_below(x_lens, r_lens, axes): see helpers_views.h. */
 bool helper_reduce_moves_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -477,6 +477,11 @@ bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_v
  * visiting order. */
 bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* result_reshape_moves(d): instruction -> bool: d is read only by a
+ * reshape that a pointwise op reads which is not yet in its cluster's lens
+ * (that op's move may take the reshape, changing what d's cluster sees). */
+bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reduce_moves_below(x_lens, r_lens, axes): ints x3 -> bool: a reduction
  * over `axes` of a reshape from x_lens to r_lens moves the reshape below it
  * (reduce_*_below_reshape: reduce_axes_through gives a non-empty list). */
