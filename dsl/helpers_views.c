@@ -553,27 +553,9 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, r
 }
 
 /* reduced_canonical_permutation(q, lens, axes): see helpers_views.h.
- * Two canonical steps, repeated until neither changes q (each step only
- * reorders sources among positions that the reduction's result, or the
- * lens, cannot tell apart): the sources of the reduced positions in
- * increasing order, and the length-1 sources over the length-1 positions
- * in increasing order (canonical_unit_permutation). */
-static bool unit_canonical_step(int64_t *r, int n, const int64_t *l)
-{
-    int64_t ones[SHAPE_MAX_RANK];
-    int nones = 0, next = 0;
-    bool changed = false;
-    for (int k = 0; k < n; k++)
-        if (l[k] == 1)
-            ones[nones++] = k;
-    for (int i = 0; i < n; i++)
-        if (l[r[i]] == 1) {
-            changed |= r[i] != ones[next];
-            r[i] = ones[next++];
-        }
-    return changed;
-}
-
+ * One step: the positions the reduction's result cannot tell apart (each
+ * is of length 1 after it: reduced, or of a length-1 source) take their
+ * sources in increasing order. */
 static bool reduced_sort_step(int64_t *r, int n, const bool *reduced)
 {
     bool changed = false;
@@ -610,14 +592,13 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n
         seen[p[i]] = true;
         r[i] = p[i];
     }
-    bool settled = false;
-    for (int round = 0; round < 4 * SHAPE_MAX_RANK && !settled; round++) {
-        bool a1 = reduced_sort_step(r, np, reduced);
-        bool a2 = unit_canonical_step(r, np, l);
-        settled = !a1 && !a2;
-    }
-    if (!settled)
-        memcpy(r, p, sizeof(int64_t) * (size_t)np);
+    /* every position of length 1 after the reduction (a reduced one, or
+     * one whose source has length 1) takes the sources of those positions
+     * in increasing order; the rules move the reduced axes along with
+     * their sources (axes_of) */
+    for (int i = 0; i < np; i++)
+        reduced[i] = reduced[i] || l[r[i]] == 1;
+    reduced_sort_step(r, np, reduced);
     rule_value v = {RV_INTS, np, {.ints = r}};
     *out = v;
     return true;
@@ -1780,6 +1761,97 @@ bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, 
     return true;
 }
 
+/* transpose[p] of a value of lens `lens` moves only length-1 axes. */
+static bool unit_only(const int64_t *p, int n, const int64_t *lens)
+{
+    int64_t last = -1;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n)
+            return false;
+        if (lens[p[i]] != 1) {
+            if (p[i] < last)
+                return false;
+            last = p[i];
+        }
+    }
+    return true;
+}
+
+/* moves_beside(b, p): see helpers_views.h. */
+/* Every reader of top is a two-operand op whose other operand is standard
+ * (its result is standard whatever layout top has: ops_binary_layout) or
+ * a dot (which reads any strides): top's layout reaches nothing. */
+static bool layout_settles_below(const ins *top)
+{
+    if (top->nusers < 1)
+        return false;
+    for (int k = 0; k < top->nusers; k++) {
+        const ins *u = top->users[k];
+        if (is_op(u, "dot"))
+            continue;
+        if (!(u->op->classes & OPC_BINARY) || u->nargs != 2 || u->nmods > 0 || u->args[0] == u->args[1])
+            return false;
+        const ins *o = u->args[0] == top ? u->args[1] : u->args[0];
+        if (!shape_standard_p(&o->sh) || shape_broadcasted_p(&o->sh) || o->sh.rank != top->sh.rank)
+            return false;
+    }
+    return true;
+}
+
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np)
+{
+    bool yes = false;
+    /* through single-reader one-operand ops, which the transpose rises
+     * through to b (transpose_above_unary) */
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && (b->op->classes & OPC_UNARY) && b->nargs == 1 &&
+                    one_reader(b) && b->nmods == 0 && !view_is_constant(b);
+         d++)
+        b = b->args[0];
+    if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
+        b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK &&
+        (unit_only(p, np, b->sh.lens) || (top && layout_settles_below(top)))) {
+        bool unit = unit_only(p, np, b->sh.lens);
+        int64_t tl[SHAPE_MAX_RANK];
+        for (int i = 0; i < np; i++)
+            tl[i] = b->sh.lens[p[i]];
+        for (int k = 0; k < 2 && !yes; k++) {
+            const ins *s = b->args[k], *x = b->args[1 - k];
+            if (!is_op(s, "transpose") || s->nargs != 1 || !one_reader(s))
+                continue;
+            const attr_value *q = ins_attr(s, "permutation");
+            const ins *y = s->args[0];
+            if (!q || q->n != np || y->sh.rank != np)
+                continue;
+            bool inverse = true;
+            for (int i = 0; i < np && inverse; i++)
+                inverse = p[i] >= 0 && p[i] < np && q->u.ints[p[i]] == i;
+            if (unit ? !unit_only(q->u.ints, np, y->sh.lens) : !inverse)
+                continue;
+            if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
+                continue;
+            yes = !view_absorbs_transpose(x, p, np) && !view_absorbs_transpose(y, q->u.ints, np) &&
+                  !view_is_constant(x) && !view_is_constant(y) && !shape_broadcasted_p(&x->sh);
+        }
+    }
+    return yes;
+}
+
+static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np); }
+
+bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(moves_beside(a[0].u.in, a[1].u.ints, a[1].n));
+    return true;
+}
+
+bool helper_moves_beside_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
+    return true;
+}
+
 /* transposes_merge(x, y, p): see helpers_views.h. */
 /* x takes transpose[p] in only at dots: through single-reader pointwise ops
  * and reductions (constant operands aside) to dots, no transpose it would
@@ -1804,7 +1876,9 @@ static bool absorbed_by_dots(const ins *x, int depth)
 static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n)
 {
     bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
-    if (ax && ay)
+    /* one the transpose moves into beside its inverse (moves_beside) takes
+     * it as one that absorbs it: transpose_above_binary moves it there */
+    if ((ax || moves_beside(x, p, n)) && (ay || moves_beside(y, p, n)))
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */
@@ -2696,6 +2770,25 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
     int nl;
     bool moves = is_cluster_op(x) && view_cluster_lens(x, l, &nl) && !lens_equal(l, nl, x->sh.lens, x->sh.rank);
     *out = rule_bool(!moves);
+    return true;
+}
+
+/* result_reshape_moves(d): see helpers_views.h. */
+bool helper_result_reshape_moves(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *d = a[0].u.in;
+    bool yes = false;
+    if (d->nusers == 1 && is_op(d->users[0], "reshape")) {
+        const ins *q = d->users[0];
+        for (int k = 0; k < q->nusers && !yes; k++) {
+            const ins *u = q->users[k];
+            int64_t l[SHAPE_MAX_RANK];
+            int nl;
+            yes = is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
+        }
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -147,6 +147,21 @@ bool helper_settled(arena *mem, const rule_value *args, int nargs, rule_value *o
  * value of lens `lens` keeps the order of every axis longer than 1. */
 bool helper_moves_unit_axes_only(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* moves_beside(b, p): instruction, ints -> bool: transpose[p] of b moves
+ * only length-1 axes and b, a two-operand op read once, reads its inverse
+ * (a single-reader transpose moving only length-1 axes, of a value of the
+ * lens transpose[p] gives) beside an operand x that does not absorb it (not a
+ * constant, not a broadcast): the transpose moves to x, t(b(x, t'(y))) =>
+ * b(t(x), y), one view for two. */
+bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* moves_beside_below(top, b, p): instruction, instruction, ints -> bool:
+ * moves_beside(b, p), or the same for a transpose that moves longer axes
+ * too, where the op's operand is its exact inverse and top (the value the
+ * transpose sits on or would, whose layout the move changes) is read only
+ * by dots and by two-operand ops whose other operand is standard. */
+bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* has_transpose(x, p): instruction, ints -> bool: x is already read by a
  * transpose with permutation p (so a transpose of x by p costs nothing: the
  * rewrite reuses it). */
@@ -324,12 +339,14 @@ bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs,
 /* reduced_canonical_permutation(q, lens, axes): ints, ints, ints -> ints:
  * for transpose[q] of a value of lens `lens` read only by a reduction over
  * `axes` (positions of the transposed value), the permutation that gives
- * the reduction the same result with the reduced positions' sources in
- * increasing order and the length-1 axes kept in order: which of the
- * reduced axes lands where is invisible after the reduction (seed 10754:
- * a dot's output_permutation {1, 2, 0} or {2, 1, 0} under a reduction over
- * its first two axes, by visiting order). q itself where the two orders
- * do not settle. */
+ * the reduction the same result (its axes moved along with their sources,
+ * axes_of(invert(c), axes_of(q, axes))) with the sources of the positions
+ * of length 1 after it (reduced ones and those of length-1 sources) in
+ * increasing order: which of them lands where is invisible after the
+ * reduction (seed 10754: a dot's output_permutation {1, 2, 0} or
+ * {2, 1, 0} under a reduction over its first two axes; seed 15776: {2, 0,
+ * 1} under a reduction over axis 2 or {2, 1, 0} over axis 1, a length-1
+ * axis and a reduced one swapped, by visiting order). */
 bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_at_reader(t): instruction -> bool: t is a transpose, moving
@@ -494,6 +511,11 @@ bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_v
  * reshape has moved, so moving it first would decide the labelling by the
  * visiting order. */
 bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* result_reshape_moves(d): instruction -> bool: d is read only by a
+ * reshape that a pointwise op reads which is not yet in its cluster's lens
+ * (that op's move may take the reshape, changing what d's cluster sees). */
+bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduce_moves_below(x_lens, r_lens, axes): ints x3 -> bool: a reduction
  * over `axes` of a reshape from x_lens to r_lens moves the reshape below it
