@@ -509,7 +509,7 @@ static const rule_helper helper_table[] = {
     {"unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_unit_axes_only,
      "unit_axes_only(a, b): a and b are equal but for length-1 axes"},
     {"copies_at_output", RV_BOOL, 3, {RV_INS, RV_INS, RV_INS}, false, helper_copies_at_output,
-     "copies_at_output(b, x, y): b(mb(x), mb(y)) (or of two broadcast[axis]s) with its broadcasts merged below it would have other strides, which reach an output"},
+     "copies_at_output(b, x, y): b(mb(x), mb(y)) with its broadcasts merged below it would have other strides, which reach an output"},
     {"broadcast_merge_copies", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_broadcast_merge_copies,
      "broadcast_merge_copies(b, m): b with broadcast m (and the other operand's broadcast or broadcast literal) merged below it would have other strides, which reach an output"},
     {"shares_reshape", RV_BOOL, 1, {RV_INS}, false, helper_shares_reshape,

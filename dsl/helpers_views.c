@@ -2514,24 +2514,6 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
 {
     if (b->nargs != 2 || x->sh.rank > b->sh.rank || y->sh.rank > b->sh.rank)
         return false;
-    /* two broadcast[axis]s of values of the same lens (binary_above_broadcasts
-     * rebuilds b as broadcast[axis](b(x, y))): b(x, y)'s strides from axis
-     * on, 0 elsewhere */
-    const attr_value *ax = is_op(b->args[0], "broadcast") ? ins_attr(b->args[0], "axis") : NULL;
-    if (ax && ax->kind == ATTR_INT) {
-        int64_t a = ax->u.i;
-        if (!shape_same_lens(&x->sh, &y->sh) || a < 0 || a + x->sh.rank > b->sh.rank)
-            return false;
-        shape in2[2] = {x->sh, y->sh};
-        op_call call2 = {b->op, b->attrs, in2, 2, NULL, 0};
-        shape inner2;
-        graft_error err2 = {0};
-        if (!op_compute_shape(&call2, &inner2, &err2))
-            return false;
-        for (int i = 0; i < b->sh.rank; i++)
-            outer[i] = i >= a && i < a + x->sh.rank ? inner2.strides[i - a] : 0;
-        return true;
-    }
     /* b(x, y) with the smaller operand broadcast to the larger's lens, as
      * the merging rules build it; its layout from b's own shape rule */
     bool x_small = shape_elements(&x->sh) < shape_elements(&y->sh);

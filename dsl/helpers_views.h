@@ -467,9 +467,7 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * b's lens) would have other strides than b has now, and those strides
  * reach an output (the @return, an opaque op or a region, through views
  * and binary ops that read them twice, b(v, v) having v's layout): the
- * output would need a copy that b, left as it is, does not. For b =
- * binary(broadcast[axis](x), broadcast[axis](y)) of x and y of the same
- * lens, as binary_above_broadcasts leaves it: broadcast[axis](b(x, y)). */
+ * output would need a copy that b, left as it is, does not. */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_merge_copies(b, m): instruction x2 -> bool: b = binary(m, k)
