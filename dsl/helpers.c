@@ -602,6 +602,8 @@ static const rule_helper helper_table[] = {
      "reduce_moves_below(x_lens, r_lens, axes): reduce_*_below_reshape moves a reshape from x_lens to r_lens below a reduction over axes"},
     {"in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_in_cluster_lens,
      "in_cluster_lens(x): x is no cluster op, or already runs in the lens cluster_lens gives it"},
+    {"reshape_moves_below_reader", RV_BOOL, 1, {RV_INS}, false, helper_reshape_moves_below_reader,
+     "reshape_moves_below_reader(q): q's only reader is a reduction that moves q below itself"},
     {"result_reshape_moves", RV_BOOL, 1, {RV_INS}, false, helper_result_reshape_moves,
      "result_reshape_moves(d): d is read only by a reshape read by a pointwise op not yet in its cluster's lens"},
     {"composes_below", RV_BOOL, 1, {RV_INS}, false, helper_composes_below,

@@ -2774,6 +2774,28 @@ bool helper_result_reshape_moves(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+/* reshape_moves_below_reader(q): see helpers_views.h. */
+bool helper_reshape_moves_below_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *q = a[0].u.in;
+    bool yes = false;
+    if (is_op(q, "reshape") && q->nargs == 1 && q->nusers == 1 && shape_standard_p(&q->args[0]->sh)) {
+        const ins *d = q->users[0], *x = q->args[0];
+        const attr_value *ax = ins_attr(d, "axes");
+        int64_t r[SHAPE_MAX_RANK];
+        int nr = 0;
+        bool shared = false;
+        for (int k = 0; k < x->nusers && !shared; k++)
+            shared = x->users[k] != q && (x->users[k]->op->classes & OPC_SHAPE) && x->users[k]->nargs == 1;
+        yes = (is_op(d, "reduce_sum") || is_op(d, "reduce_mean") || is_op(d, "reduce_max")) && d->nargs == 1 &&
+              ax && ax->kind == ATTR_INTS && !shared &&
+              reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) && nr > 0;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* reduce_moves_below(x_lens, r_lens, axes): see helpers_views.h. */
 bool helper_reduce_moves_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {

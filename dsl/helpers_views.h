@@ -515,6 +515,13 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_
  * (that op's move may take the reshape, changing what d's cluster sees). */
 bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reshape_moves_below_reader(q): instruction -> bool: reshape q of a
+ * standard value is read only by a reduction that moves it below itself
+ * (reduce_*_below_reshape: its axes map through q, and no other shape op
+ * reads q's operand). reshape_of_reduce_*_of_reshape leaves such a q to
+ * that reduction. */
+bool helper_reshape_moves_below_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reduce_moves_below(x_lens, r_lens, axes): ints x3 -> bool: a reduction
  * over `axes` of a reshape from x_lens to r_lens moves the reshape below it
  * (reduce_*_below_reshape: reduce_axes_through gives a non-empty list). */
