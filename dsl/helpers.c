@@ -579,7 +579,7 @@ static const rule_helper helper_table[] = {
     {"transposed_back_below", RV_BOOL, 1, {RV_INS}, false, helper_transposed_back_below,
      "transposed_back_below(t): t has several readers, each a transpose that undoes t or reaching one through single-reader pointwise ops and transposes that compose"},
     {"cone_reduced_permutation", RV_INTS, 1, {RV_INS}, false, helper_cone_reduced_permutation,
-     "cone_reduced_permutation(d): dot d's output_permutation made canonical (reduced_canonical_permutation) for a reduction it reaches through pointwise ops, one with two operands"},
+     "cone_reduced_permutation(d): dot d's output_permutation made canonical (reduced_canonical_permutation) for a reduction it reaches through single-reader pointwise ops"},
     {"reduced_canonical_permutation", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduced_canonical_permutation,
      "reduced_canonical_permutation(q, lens, axes): q with the sources of the positions of length 1 after the reduction (reduced or of length-1 axes) in increasing order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,

@@ -622,7 +622,7 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rul
         base[q->u.ints[i]] = d->sh.lens[i];
     }
     rule_value args[3] = {{RV_INTS, rank, {.ints = q->u.ints}}, {RV_INTS, rank, {.ints = base}}, {RV_INTS, 0, {.ints = NULL}}};
-    bool binary = false;
+    bool binary = false; /* without one, dot_permutation_canonical_for_reduce_* */
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
             break;

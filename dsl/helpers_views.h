@@ -354,10 +354,10 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
 
 /* cone_reduced_permutation(d): instruction -> ints: for a dot d with an
  * output_permutation q whose value reaches a reduction through
- * single-reader pointwise ops of d's lens, at least one of them
- * two-operand whose other operand is the same value, a constant, a
- * transpose or a dot under pointwise ops (max(literal, dot), max(dot,
- * neg(dot))), reduced_canonical_permutation(q, d's plain lens, the
+ * single-reader pointwise ops of d's lens (one-operand ones, and
+ * two-operand ones whose other operand is the same value, a constant, a
+ * transpose or a dot under pointwise ops: max(literal, dot), max(dot,
+ * neg(dot)); at least one of those), reduced_canonical_permutation(q, d's plain lens, the
  * reduction's axes); q itself when there is no such walk (seed 13388). */
 bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
