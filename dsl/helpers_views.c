@@ -604,6 +604,64 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n
     return true;
 }
 
+static bool cone_operand(const ins *u, const ins *v);
+
+/* cone_reduced_permutation(d): see helpers_views.h. */
+bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *d = a[0].u.in, *v = d;
+    const attr_value *q = is_op(d, "dot") ? ins_attr(d, "output_permutation") : NULL;
+    int rank = d->sh.rank;
+    if (!q || q->n != rank || rank < 1 || rank > SHAPE_MAX_RANK)
+        return false;
+    int64_t base[SHAPE_MAX_RANK];
+    for (int i = 0; i < rank; i++) {
+        if (q->u.ints[i] < 0 || q->u.ints[i] >= rank)
+            return false;
+        base[q->u.ints[i]] = d->sh.lens[i];
+    }
+    rule_value args[3] = {{RV_INTS, rank, {.ints = q->u.ints}}, {RV_INTS, rank, {.ints = base}}, {RV_INTS, 0, {.ints = NULL}}};
+    bool binary = false; /* without one, dot_permutation_canonical_for_reduce_* */
+    for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+        if (!one_reader(v))
+            break;
+        const ins *u = v->users[0];
+        unsigned c = u->op->classes;
+        if (u->nmods > 0 || u->sh.rank != rank || memcmp(u->sh.lens, d->sh.lens, sizeof(int64_t) * (size_t)rank) != 0) {
+            if ((c & OPC_REDUCE) && u->nargs == 1 && u->nmods == 0 && binary) {
+                const attr_value *ax = ins_attr(u, "axes");
+                if (!ax)
+                    break;
+                args[2].n = ax->n;
+                args[2].u.ints = ax->u.ints;
+                return helper_reduced_canonical_permutation(mem, args, 3, out);
+            }
+            break;
+        }
+        if ((c & OPC_UNARY) && u->nargs == 1) {
+            v = u;
+            continue;
+        }
+        if ((c & OPC_BINARY) && u->nargs == 2 && cone_operand(u, v)) {
+            binary = true;
+            v = u;
+            continue;
+        }
+        if ((c & OPC_REDUCE) && u->nargs == 1 && binary) {
+            const attr_value *ax = ins_attr(u, "axes");
+            if (!ax)
+                break;
+            args[2].n = ax->n;
+            args[2].u.ints = ax->u.ints;
+            return helper_reduced_canonical_permutation(mem, args, 3, out);
+        }
+        break;
+    }
+    *out = args[0];
+    return true;
+}
+
 /* strictly_standard(x): see helpers_views.h. */
 bool helper_strictly_standard(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -2608,6 +2666,41 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* cone_value(w): w is a constant, a transpose read once, or a dot reached
+ * through single-reader one-operand ops and two-operand ops whose operands
+ * are such values (a transpose: binary_above_transposes merges it with
+ * the one sinking; seed 13032): it takes a transpose that sinks to a reduction
+ * as the dot does (each dot takes the same canonical permutation,
+ * cone_reduced_permutation). */
+static bool cone_value(const ins *w, int depth)
+{
+    if (view_is_constant(w))
+        return true;
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(w))
+        return false;
+    unsigned c = w->op->classes;
+    if (is_op(w, "dot") || (is_op(w, "transpose") && w->nargs == 1))
+        return true;
+    if (w->nmods > 0)
+        return false;
+    if ((c & OPC_UNARY) && w->nargs == 1)
+        return cone_value(w->args[0], depth + 1);
+    if ((c & OPC_BINARY) && w->nargs == 2)
+        return w->args[0] == w->args[1] ? cone_value(w->args[0], depth + 1)
+                                        : cone_value(w->args[0], depth + 1) && cone_value(w->args[1], depth + 1);
+    return false;
+}
+
+/* The other operand w of two-operand op u on a transpose's way down from
+ * v to a reduction lets it through: the same value, or a cone_value (a
+ * constant: the inverse folds into it; a dot, bare or under pointwise
+ * ops, takes the same permutation: max(dot, neg(dot)); seed 13388). */
+static bool cone_operand(const ins *u, const ins *v)
+{
+    const ins *w = u->args[u->args[0] == v ? 1 : 0];
+    return u->args[0] == u->args[1] || cone_value(w, 0);
+}
+
 /* vanishes_below(t): see helpers_views.h. The walk starts at v, the value
  * transpose[r] of a value of lens `base`, composes the transposes it passes
  * (transpose[q](transpose[r](z)) is transpose[r o q](z)) and maps the
@@ -2630,6 +2723,13 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
             return false;
         const ins *u = v->users[0];
         unsigned c = u->op->classes;
+        /* a two-operand op whose other operand is a constant (the
+         * transpose folds into it) or the same value keeps the layout
+         * (cone_reduced_permutation's transposes; seed 13388) */
+        if ((c & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->sh.rank == n && cone_operand(u, v)) {
+            v = u;
+            continue;
+        }
         if (u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
             return false;
         if (is_op(u, "transpose")) {

@@ -306,7 +306,10 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * reduction that leaves only length-1 axes where p moves axes: sunk below
  * the reduction (reduce_*_below_transpose), the transpose vanishes
  * (unit_axes_transpose). The rules that would move it up into a dot's
- * output_permutation wait for that (seed 10155). */
+ * output_permutation wait for that (seed 10155). The walk also passes
+ * two-operand ops whose other operand is the same value, a constant, a
+ * transpose, or a dot under pointwise ops (cone_reduced_permutation's
+ * transposes sink through them; seeds 13388, 13032). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
@@ -348,6 +351,15 @@ bool helper_transposed_back_below(arena *mem, const rule_value *args, int nargs,
  * 1} under a reduction over axis 2 or {2, 1, 0} over axis 1, a length-1
  * axis and a reduced one swapped, by visiting order). */
 bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* cone_reduced_permutation(d): instruction -> ints: for a dot d with an
+ * output_permutation q whose value reaches a reduction through
+ * single-reader pointwise ops of d's lens (one-operand ones, and
+ * two-operand ones whose other operand is the same value, a constant, a
+ * transpose or a dot under pointwise ops: max(literal, dot), max(dot,
+ * neg(dot)); at least one of those), reduced_canonical_permutation(q, d's plain lens, the
+ * reduction's axes); q itself when there is no such walk (seed 13388). */
+bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_at_reader(t): instruction -> bool: t is a transpose, moving
  * axes longer than 1, whose only reader is a transpose:
