@@ -2666,12 +2666,15 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
-/* cone_value(w): w is a constant, a transpose read once, or a dot reached
- * through single-reader one-operand ops and two-operand ops whose operands
- * are such values (a transpose: binary_above_transposes merges it with
- * the one sinking; seed 13032): it takes a transpose that sinks to a reduction
- * as the dot does (each dot takes the same canonical permutation,
- * cone_reduced_permutation). */
+/* cone_value(w): w is a constant, or a dot reached through single-reader
+ * one-operand ops, transposes read once and two-operand ops whose operands
+ * are such values: it takes a transpose that sinks to a reduction as the
+ * dot does (each dot takes the same canonical permutation,
+ * cone_reduced_permutation, and a transpose of one merges with the one
+ * sinking, binary_above_transposes). Not a transpose of any other value:
+ * max(dot, transpose(p)) under a reduction then kept the dot's new
+ * transpose beside p's, one view more than the dot's old permutation
+ * (golden dot_permutation_canonical_for_reduce_of_cone.not_transposed_param). */
 static bool cone_value(const ins *w, int depth)
 {
     if (view_is_constant(w))
@@ -2679,8 +2682,10 @@ static bool cone_value(const ins *w, int depth)
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(w))
         return false;
     unsigned c = w->op->classes;
-    if (is_op(w, "dot") || (is_op(w, "transpose") && w->nargs == 1))
+    if (is_op(w, "dot"))
         return true;
+    if (is_op(w, "transpose") && w->nargs == 1)
+        return !view_is_constant(w->args[0]) && cone_value(w->args[0], depth + 1);
     if (w->nmods > 0)
         return false;
     if ((c & OPC_UNARY) && w->nargs == 1)
