@@ -628,27 +628,19 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rul
             break;
         const ins *u = v->users[0];
         unsigned c = u->op->classes;
-        if (u->nmods > 0 || u->sh.rank != rank || memcmp(u->sh.lens, d->sh.lens, sizeof(int64_t) * (size_t)rank) != 0) {
-            if ((c & OPC_REDUCE) && u->nargs == 1 && u->nmods == 0 && binary) {
-                const attr_value *ax = ins_attr(u, "axes");
-                if (!ax)
-                    break;
-                args[2].n = ax->n;
-                args[2].u.ints = ax->u.ints;
-                return helper_reduced_canonical_permutation(mem, args, 3, out);
-            }
-            break;
-        }
-        if ((c & OPC_UNARY) && u->nargs == 1) {
+        bool same_lens = u->nmods == 0 && u->sh.rank == rank &&
+                         memcmp(u->sh.lens, d->sh.lens, sizeof(int64_t) * (size_t)rank) == 0;
+        if (same_lens && (c & OPC_UNARY) && u->nargs == 1) {
             v = u;
             continue;
         }
-        if ((c & OPC_BINARY) && u->nargs == 2 && cone_operand(u, v)) {
+        if (same_lens && (c & OPC_BINARY) && u->nargs == 2 && cone_operand(u, v)) {
             binary = true;
             v = u;
             continue;
         }
-        if ((c & OPC_REDUCE) && u->nargs == 1 && binary) {
+        /* the reduction ends the cone, in the dot's lens or not */
+        if ((c & OPC_REDUCE) && u->nargs == 1 && u->nmods == 0 && binary) {
             const attr_value *ax = ins_attr(u, "axes");
             if (!ax)
                 break;
