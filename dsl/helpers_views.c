@@ -275,11 +275,9 @@ bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
-/* shares_reshape(r): see helpers_views.h. */
-bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+/* Shape op r of a standard value x: another shape op reads x too. */
+static bool shares_reshape(const ins *r)
 {
-    (void)mem, (void)n;
-    const ins *r = a[0].u.in;
     bool yes = false;
     if ((r->op->classes & OPC_SHAPE) && r->nargs == 1 && shape_standard_p(&r->args[0]->sh)) {
         const ins *x = r->args[0];
@@ -288,7 +286,14 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
             yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0;
         }
     }
-    *out = rule_bool(yes);
+    return yes;
+}
+
+/* shares_reshape(r): see helpers_views.h. */
+bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shares_reshape(a[0].u.in));
     return true;
 }
 
@@ -484,23 +489,28 @@ bool helper_settled(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* transpose[p] of a value of lens `lens` (both of length n) moves only
+ * length-1 axes: the longer axes keep their order. */
+static bool moves_unit_axes_only(const int64_t *p, int n, const int64_t *lens)
+{
+    int64_t last = -1;
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n)
+            return false;
+        if (lens[p[i]] != 1) {
+            if (p[i] <= last)
+                return false;
+            last = p[i];
+        }
+    }
+    return true;
+}
+
 /* moves_unit_axes_only(p, lens): see helpers_views.h. */
 bool helper_moves_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const int64_t *p = a[0].u.ints, *l = a[1].u.ints;
-    int np = a[0].n, nl = a[1].n;
-    bool ok = np == nl;
-    int64_t last = -1;
-    for (int i = 0; ok && i < np; i++) {
-        if (p[i] < 0 || p[i] >= nl)
-            ok = false;
-        else if (l[p[i]] != 1) {
-            ok = p[i] > last;
-            last = p[i];
-        }
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(a[0].n == a[1].n && moves_unit_axes_only(a[0].u.ints, a[0].n, a[1].u.ints));
     return true;
 }
 
@@ -1681,7 +1691,6 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
-/* a and b are equal but for length-1 axes. */
 /* c refines lens, length-1 axes aside. */
 static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int nlens)
 {
@@ -1811,23 +1820,6 @@ bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, 
     return true;
 }
 
-/* transpose[p] of a value of lens `lens` moves only length-1 axes. */
-static bool unit_only(const int64_t *p, int n, const int64_t *lens)
-{
-    int64_t last = -1;
-    for (int i = 0; i < n; i++) {
-        if (p[i] < 0 || p[i] >= n)
-            return false;
-        if (lens[p[i]] != 1) {
-            if (p[i] < last)
-                return false;
-            last = p[i];
-        }
-    }
-    return true;
-}
-
-/* moves_beside(b, p): see helpers_views.h. */
 /* Every reader of top is a two-operand op whose other operand is standard
  * (its result is standard whatever layout top has: ops_binary_layout) or
  * a dot (which reads any strides): top's layout reaches nothing. */
@@ -1848,6 +1840,7 @@ static bool layout_settles_below(const ins *top)
     return true;
 }
 
+/* moves_beside(b, p), moves_beside_below(top, b, p): see helpers_views.h. */
 static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np)
 {
     bool yes = false;
@@ -1857,10 +1850,10 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
                     one_reader(b) && b->nmods == 0 && !view_is_constant(b);
          d++)
         b = b->args[0];
-    if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
-        b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK &&
-        (unit_only(p, np, b->sh.lens) || (top && layout_settles_below(top)))) {
-        bool unit = unit_only(p, np, b->sh.lens);
+    bool binary = (b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
+                  b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK;
+    bool unit = binary && moves_unit_axes_only(p, np, b->sh.lens);
+    if (binary && (unit || (top && layout_settles_below(top)))) {
         int64_t tl[SHAPE_MAX_RANK];
         for (int i = 0; i < np; i++)
             tl[i] = b->sh.lens[p[i]];
@@ -1875,7 +1868,7 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
             bool inverse = true;
             for (int i = 0; i < np && inverse; i++)
                 inverse = p[i] >= 0 && p[i] < np && q->u.ints[p[i]] == i;
-            if (unit ? !unit_only(q->u.ints, np, y->sh.lens) : !inverse)
+            if (unit ? !moves_unit_axes_only(q->u.ints, np, y->sh.lens) : !inverse)
                 continue;
             if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
                 continue;
@@ -2536,14 +2529,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
 bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const int64_t *x = a[0].u.ints, *y = a[1].u.ints;
-    int nx = a[0].n, ny = a[1].n;
-    bool ok = nx <= ny;
-    for (int i = 0; ok && i < nx; i++) {
-        int64_t want = y[ny - nx + i];
-        ok = x[i] == want || x[i] == 1;
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(lens_broadcast_to(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -2586,17 +2572,23 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
     return true;
 }
 
+/* b rebuilt with strides `outer` (of b's rank) has other strides than
+ * now, length-1 axes aside, and they reach an output: it would need a
+ * copy there. */
+static bool strides_change_at_output(const ins *b, const int64_t *outer)
+{
+    bool changes = false;
+    for (int i = 0; i < b->sh.rank && !changes; i++)
+        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
+    return changes && layout_reaches_output(b, 0);
+}
+
 /* b(x, y) rebuilt as m(b(x, y)) by the multibroadcast merges changes
  * strides that reach an output. false where b cannot be so rebuilt. */
 static bool copies_at_output(const ins *b, const ins *x, const ins *y)
 {
     int64_t outer[SHAPE_MAX_RANK];
-    if (!merged_strides(b, x, y, outer))
-        return false;
-    bool changes = false;
-    for (int i = 0; i < b->sh.rank && !changes; i++)
-        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
-    return changes && layout_reaches_output(b, 0);
+    return merged_strides(b, x, y, outer) && strides_change_at_output(b, outer);
 }
 
 /* copies_at_output(b, x, y): see helpers_views.h. */
@@ -2651,10 +2643,7 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
         int64_t j = i - at;
         outer[i] = j >= 0 && j < inner.rank && inner.lens[j] == b->sh.lens[i] ? inner.strides[j] : 0;
     }
-    bool changes = false;
-    for (int i = 0; i < b->sh.rank && !changes; i++)
-        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
-    *out = rule_bool(changes && layout_reaches_output(b, 0));
+    *out = rule_bool(strides_change_at_output(b, outer));
     return true;
 }
 
@@ -2882,11 +2871,7 @@ bool helper_reshape_moves_below_reader(arena *mem, const rule_value *a, int n, r
         const attr_value *ax = ins_attr(d, "axes");
         int64_t r[SHAPE_MAX_RANK];
         int nr = 0;
-        bool shared = false;
-        for (int k = 0; k < x->nusers && !shared; k++)
-            shared = x->users[k] != q && (x->users[k]->op->classes & OPC_SHAPE) && x->users[k]->nargs == 1;
-        yes = (is_op(d, "reduce_sum") || is_op(d, "reduce_mean") || is_op(d, "reduce_max")) && d->nargs == 1 &&
-              ax && ax->kind == ATTR_INTS && !shared &&
+        yes = is_reduction(d) && d->nargs == 1 && ax && ax->kind == ATTR_INTS && !shares_reshape(q) &&
               reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) && nr > 0;
     }
     *out = rule_bool(yes);
