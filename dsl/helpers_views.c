@@ -2602,6 +2602,55 @@ bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* broadcast_stays(m): see helpers_views.h. */
+bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    bool stays = m->nusers > 0;
+    for (int k = 0; k < m->nusers && stays; k++) {
+        const ins *r = m->users[k];
+        stays = is_op(r, "dot") || (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
+    }
+    *out = rule_bool(stays);
+    return true;
+}
+
+/* hoist_keeps_strides(m): see helpers_views.h. */
+bool helper_hoist_keeps_strides(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    if (m->nargs != 1 || !is_op(m, "multibroadcast"))
+        return false;
+    const ins *b = m->args[0];
+    if (b->nargs != 2 || !(b->op->classes & OPC_BINARY) || b->sh.rank > m->sh.rank)
+        return false;
+    /* each operand of b multibroadcast to m's lens: the inner multibroadcast
+     * composes with m, and the literal folds with m's copy */
+    shape in[2];
+    for (int k = 0; k < 2; k++) {
+        const ins *v = b->args[k];
+        if (is_op(v, "multibroadcast") && v->nargs == 1)
+            v = v->args[0];
+        if (v->sh.rank > m->sh.rank)
+            return false;
+        int64_t st[SHAPE_MAX_RANK];
+        broadcast_strides(&v->sh, m->sh.lens, m->sh.rank, st);
+        in[k] = shape_with_strides(v->sh.type, m->sh.rank, m->sh.lens, st);
+    }
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    shape hoisted;
+    graft_error err = {0};
+    if (!op_compute_shape(&call, &hoisted, &err))
+        return false;
+    bool same = true;
+    for (int i = 0; i < m->sh.rank && same; i++)
+        same = m->sh.lens[i] == 1 || hoisted.strides[i] == m->sh.strides[i];
+    *out = rule_bool(same);
+    return true;
+}
+
 /* broadcast_merge_copies(b, m): see helpers_views.h. */
 bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -482,6 +482,21 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * output would need a copy that b, left as it is, does not. */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_stays(m): instruction -> bool: every reader of broadcast m is
+ * a dot or an output, so no rule moves m further down, now or once its
+ * readers' own views have moved (a pointwise reader may take a broadcast's
+ * layout later, seed 6597: relu read by a reshape that a cluster takes
+ * away). */
+bool helper_broadcast_stays(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* hoist_keeps_strides(m): instruction -> bool: m = multibroadcast(b), b a
+ * two-operand op: b computed on its operands each multibroadcast to m's
+ * lens (a multibroadcast operand composed with m, the other broadcast as a
+ * folded literal) has m's strides, length-1 axes aside, so readers see no
+ * change of layout when m moves above b
+ * (multibroadcast_above_binary_of_multibroadcast_and_literal). */
+bool helper_hoist_keeps_strides(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* broadcast_merge_copies(b, m): instruction x2 -> bool: b = binary(m, k)
  * or binary(k, m), m a broadcast or multibroadcast of x, k a broadcast of
  * the same kind (binary_above_broadcasts) or a folded broadcast literal
