@@ -510,6 +510,8 @@ static const rule_helper helper_table[] = {
      "unit_axes_only(a, b): a and b are equal but for length-1 axes"},
     {"copies_at_output", RV_BOOL, 3, {RV_INS, RV_INS, RV_INS}, false, helper_copies_at_output,
      "copies_at_output(b, x, y): b(mb(x), mb(y)) with its broadcasts merged below it would have other strides, which reach an output"},
+    {"regroups_to_broadcast", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_regroups_to_broadcast,
+     "regroups_to_broadcast(r, v): r = reshape(u(m)) or a shape op of m, m = multibroadcast(v) or multibroadcast(reshape(v)): m read in r's lens is v multibroadcast to r's lens"},
     {"broadcast_stays", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_stays,
      "broadcast_stays(m): every reader of broadcast m is a dot or an output (nothing moves m further down)"},
     {"hoist_keeps_strides", RV_BOOL, 1, {RV_INS}, false, helper_hoist_keeps_strides,

@@ -2602,6 +2602,47 @@ bool helper_copies_at_output(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* m (a multibroadcast), read in r's lens as a view, is v multibroadcast
+ * to r's lens, length-1 axes aside; v is m's operand, or the operand of
+ * a standard reshape of a standard value that m reads (so that m's strides
+ * count in v's memory). */
+static bool regroups_to(const ins *r, const ins *m, const ins *v)
+{
+    const ins *q = m->args[0];
+    const shape *rs = &r->sh;
+    if (v != q && !(v == q->args[0] && shape_standard_p(&q->sh) && shape_standard_p(&v->sh)))
+        return false;
+    if (v->sh.rank > rs->rank || !lens_broadcast_to(v->sh.lens, v->sh.rank, rs->lens, rs->rank))
+        return false;
+    int64_t viewed[SHAPE_MAX_RANK], direct[SHAPE_MAX_RANK];
+    bool same = shape_regroup_strides(&m->sh, rs->rank, rs->lens, viewed);
+    broadcast_strides(&v->sh, rs->lens, rs->rank, direct);
+    for (int i = 0; i < rs->rank && same; i++)
+        same = rs->lens[i] == 1 || viewed[i] == direct[i];
+    return same;
+}
+
+/* regroups_to_broadcast(r, v): see helpers_views.h. */
+bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in, *v = a[1].u.in;
+    if (r->nargs != 1)
+        return false;
+    const ins *m = r->args[0];
+    if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_UNARY))
+        m = m->args[0];
+    if (m->nargs != 1 || !is_op(m, "multibroadcast"))
+        return false;
+    const ins *q = m->args[0];
+    bool yes = regroups_to(r, m, v);
+    /* the reshape's operand where it does too: one view fewer */
+    if (yes && v == q && is_op(q, "reshape") && q->nargs == 1 && regroups_to(r, m, q->args[0]))
+        yes = false;
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* broadcast_stays(m): see helpers_views.h. */
 bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *out)
 {
