@@ -2516,7 +2516,9 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
         *out = rule_bool(yes);
         return true;
     }
-    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1)
+    /* a broadcast[axis] of a pointwise op: the clusters take it as a
+     * reshape (seeds 5970, 5543) */
+    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");

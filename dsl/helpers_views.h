@@ -467,7 +467,8 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * it (seed 14631: mb(mb(x)) ended as mb(reshape(x)) or mb(x) by order).
  * Also while a pending shape change reads m (it goes first). For m of one
  * element, only a multibroadcast of a value that is no pointwise op, read
- * directly by a multibroadcast. */
+ * directly by a multibroadcast; for a broadcast[axis], only one of a value
+ * that is no pointwise op. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
