@@ -2501,8 +2501,24 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     const ins *m = a[0].u.in;
     bool yes = false;
     bool bcast = is_op(m, "broadcast");
-    /* (not of one element: multibroadcast_of_unit_reshape leaves those) */
-    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && shape_elements(&m->sh) > 1)
+    /* One element: only a multibroadcast of a value that is no pointwise
+     * op, read directly by a multibroadcast (seeds 8617, 8642: mb(mb(x)) of
+     * a one-element parameter ended as mb(x) or mb(reshape(x)) by order).
+     * The clusters take a one-element multibroadcast that stretches nothing
+     * as a reshape (unit_broadcast), so a pointwise op's keeps the reshape
+     * spelling: composed, the core's mb(mb(add(p3, p4))) ended as mb(add)
+     * where the noisy graph's add(mb(p3), mb(p4)) was moved into {1} by the
+     * clusters and kept mb(reshape(add)) (seeds 17775, 17793). */
+    if (shape_elements(&m->sh) == 1) {
+        if (is_op(m, "multibroadcast") && m->nargs == 1 && !is_cluster_op(m->args[0]))
+            for (int k = 0; k < m->nusers && !yes; k++)
+                yes = is_op(m->users[k], "multibroadcast") && m->users[k]->nargs == 1;
+        *out = rule_bool(yes);
+        return true;
+    }
+    /* a broadcast[axis] of a pointwise op: the clusters take it as a
+     * reshape (seeds 5970, 5543) */
+    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");

@@ -465,8 +465,10 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * stretches nothing, *broadcast_to_reshape would otherwise make it a
  * reshape first in some orders, and the reader would keep a reshape under
  * it (seed 14631: mb(mb(x)) ended as mb(reshape(x)) or mb(x) by order).
- * Also while a pending shape change reads m (it goes first). Not for m of
- * one element. */
+ * Also while a pending shape change reads m (it goes first). For m of one
+ * element, only a multibroadcast of a value that is no pointwise op, read
+ * directly by a multibroadcast; for a broadcast[axis], only one of a value
+ * that is no pointwise op. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
