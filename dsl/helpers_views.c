@@ -1363,6 +1363,14 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule
  * so a guard asking it gives the same answer in every visiting order. */
 static bool broadcast_bound(const ins *v, const ins *u, int depth)
 {
+    /* a broadcast that stretches nothing becomes a reshape of its operand
+     * (*broadcast_to_reshape): its operand decides, whether it has become
+     * one yet or not (seed 16534: max(broadcast(dot), tanh(mb(x))), where
+     * the broadcast only appends a 1, took tanh's broadcast in the orders
+     * that made it a reshape first, and ran in the cluster's lens in the
+     * others) */
+    if (v != u && unit_broadcast(v) && depth <= VIEW_CLUSTER_MAX)
+        return broadcast_bound(v->args[0], u, depth + 1);
     if (v == u || shape_broadcasted_p(&v->sh))
         return true;
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
