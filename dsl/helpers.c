@@ -553,7 +553,7 @@ static const rule_helper helper_table[] = {
     {"cluster_lens", RV_INTS, 1, {RV_INS}, true, helper_cluster_lens,
      "cluster_lens(v): the lens pointwise op v's cluster runs in (fewest reshapes at its boundary); fails for clusters reading a broadcast"},
     {"in_reshape_cluster", RV_BOOL, 1, {RV_INS}, false, helper_in_reshape_cluster,
-     "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens)"},
+     "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens), or of one that reads a pending op (not known yet)"},
     {"transposes_settle_below", RV_BOOL, 1, {RV_INS}, false, helper_transposes_settle_below,
      "transposes_settle_below(u): u flows through single-reader transposes (composing to no identity) and unary ops to an end that reaches no output"},
     {"broadcast_view_computed", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_broadcast_view_computed,

@@ -196,7 +196,8 @@ bool view_cluster_lens(const ins *v, int64_t *lens, int *n);
 /* cluster_lens(v): instruction -> ints; fails when v's cluster has none. */
 bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* in_reshape_cluster(v): instruction -> bool: v is a pointwise op whose
- * cluster has lens (it reads no broadcast). */
+ * cluster has lens (it reads no broadcast), or whose cluster reads a
+ * pending op and is not known until that goes. */
 bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
