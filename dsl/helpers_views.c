@@ -819,8 +819,69 @@ static bool cluster_has(const ins *const *v, int n, const ins *x)
     return false;
 }
 
+/* The root of the cluster that pointwise op x belongs to (cluster_root):
+ * where every reader of x's value, through reshapes of it (any number of
+ * readers each), is a cluster op that reads no broadcast, and all of those
+ * have one root, that root; else x itself. An op read once through a shape
+ * op that several cluster ops read is the same op as one those readers read
+ * through reshapes of their own: reshape_of_reshape splits the one into the
+ * other, and a cluster op moved into its lens reads x directly. So x's
+ * cluster must not depend on which of those the rules have reached yet
+ * (seed 1295: add(s, unsqueeze(p)) squeezed and read by sub and, through a
+ * reshape, by sin, ran in {3, 2, 4} where sin had not moved yet and in
+ * {3, 2, 4, 1} where it had and the add had two readers). The walk visits
+ * at most CLUSTER_ROOT_BUDGET ops; past that x is its own root. */
+enum { CLUSTER_ROOT_BUDGET = 64 };
+
+static const ins *cluster_root_at(const ins *x, int depth, int *budget);
+
+/* The one root of every cluster op reading v through reshapes, in *root
+ * (NULL if none yet); false where a reader is anything else or roots
+ * differ. */
+static bool readers_root(const ins *v, const ins **root, int depth, int *budget)
+{
+    if (v->nusers < 1 || depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *u = v->users[k];
+        if (u == v)
+            return false;
+        if (is_reshape(u)) {
+            if (!readers_root(u, root, depth + 1, budget))
+                return false;
+            continue;
+        }
+        if (!is_cluster_op(u) || reads_broadcast(u))
+            return false;
+        const ins *r = cluster_root_at(u, depth + 1, budget);
+        if (*root && *root != r)
+            return false;
+        *root = r;
+    }
+    return true;
+}
+
+static const ins *cluster_root_at(const ins *x, int depth, int *budget)
+{
+    if (depth > VIEW_CLUSTER_MAX || --*budget < 0)
+        return x;
+    const ins *root = NULL;
+    if (!readers_root(x, &root, depth, budget) || !root || *budget < 0)
+        return x;
+    return root;
+}
+
+static const ins *cluster_root(const ins *x)
+{
+    int budget = CLUSTER_ROOT_BUDGET;
+    return cluster_root_at(x, 0, &budget);
+}
+
 /* The value x a cluster op reads: through reshapes inside the cluster to a
- * cluster op of one reader (added to the cluster) or a leaf. */
+ * cluster op of one reader or of the cluster's root (added to the
+ * cluster), or a leaf. (Only of the cluster's root, so that an op read
+ * once through a shape op that clusters of other roots read is a leaf,
+ * made 3 new failures: 78, 4713, 7521.) */
 static void cluster_collect(cluster *c, const ins *x, int depth)
 {
     if (!c->ok)
@@ -831,7 +892,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     }
     while (reshape_inside(x))
         x = x->args[0];
-    if (is_cluster_op(x) && one_reader(x) && !reads_broadcast(x)) {
+    if (is_cluster_op(x) && !reads_broadcast(x) && (one_reader(x) || cluster_root(x) == c->root)) {
         if (cluster_has(c->ops, c->nops, x))
             return;
         if (c->nops == VIEW_CLUSTER_MAX) {
@@ -872,19 +933,7 @@ static bool cluster_of(const ins *v, cluster *c)
     c->ok = !reads_broadcast(v);
     if (!c->ok)
         return false;
-    const ins *root = v;
-    for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
-        const ins *x = root, *w = NULL;
-        /* through reshapes of one reader */
-        while (one_reader(x) && is_reshape(x->users[0]) && x->users[0] != x)
-            x = x->users[0];
-        if (one_reader(x) && is_cluster_op(x->users[0]) && !reads_broadcast(x->users[0]))
-            w = x->users[0];
-        if (!w)
-            break;
-        /* w must read root only through reshapes inside the cluster */
-        root = w;
-    }
+    const ins *root = cluster_root(v);
     c->root = root;
     const ins *s = root;
     while (one_reader(s) && is_reshape(s->users[0]))
@@ -968,6 +1017,7 @@ typedef struct labelling {
     int64_t cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [op][candidate], in LABEL_UNIT */
     int64_t leaf_cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1]; /* [leaf][candidate], one edge */
     bool costed[VIEW_CLUSTER_MAX];                    /* cost[op] is computed */
+    int readers[VIEW_CLUSTER_MAX]; /* distinct cluster ops reading op (shared ops: see label_costs) */
     int label[VIEW_CLUSTER_MAX];
     bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
 } labelling;
@@ -1131,7 +1181,10 @@ static void label_costs(labelling *L, int i, int depth)
                 if (v < best)
                     best = v;
             }
-            L->cost[i][k] += best;
+            /* an op that n cluster ops read (cluster_root joins it where
+             * they share a root) is below each of them: each pays 1/n of
+             * it, as for a shared leaf, not all of it */
+            L->cost[i][k] += best / (L->readers[j] > 1 ? L->readers[j] : 1);
         }
     }
 }
@@ -1246,6 +1299,16 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
     bool ok = root >= 0;
     if (ok) {
         leaf_costs(L, shared);
+        for (int i = 0; i < c.nops; i++)
+            for (int a = 0; a < c.ops[i]->nargs; a++) {
+                const ins *leaf = NULL;
+                int j = operand_kind(&c, c.ops[i]->args[a], &leaf);
+                bool seen = false;
+                for (int b = 0; b < a && j >= 0 && !seen; b++)
+                    seen = operand_kind(&c, c.ops[i]->args[b], &leaf) == j;
+                if (j >= 0 && !seen)
+                    L->readers[j]++;
+            }
         label_costs(L, root, 0);
         /* the root: the cheapest with the reshape to the sink counted; ties
          * to a leaf's lens (the smallest), the sink's (candidate 0) last:

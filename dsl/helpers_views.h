@@ -176,7 +176,9 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int n
 /* ---- pointwise clusters (rules/reshape.rules, "Reshapes around pointwise
  * clusters") ----
  * The cluster of a one- or two-operand pointwise op: the ops connected to
- * it through values with one reader, directly or through reshapes; its
+ * it through values with one reader, directly or through reshapes, or read
+ * (through reshapes) only by ops of one cluster, whose cost each of those
+ * readers pays a share of, as of a shared leaf; its
  * leaves are the values it reads from outside (reshapes whose readers are
  * all pointwise ops are looked through), its sink the lens its value is
  * reshaped to below it. Every op of a cluster runs in one lens, the
