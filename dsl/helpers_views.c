@@ -1454,6 +1454,29 @@ static bool keeps_layout(const ins *v, const ins *u)
     return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
 }
 
+/* v, read by an output, is u's value through broadcasts that stretch
+ * nothing and b(w, w) (which keep w's strides, length-1 axes aside), and u
+ * already has its broadcast operand's layout (keeps_layout): the output's
+ * strides are the same when u's broadcast sinks below it. (Asking
+ * keeps_layout(v, u) alone, mb[{1, 3}](abs(mb[{3}](x))) was not, and
+ * abs(mb[{1, 3}](mb[{3}](x))) was: multibroadcast_of_unary_of_scalar and
+ * unary_above_multibroadcast looped, seed 10735; asking keeps_layout(u, u)
+ * alone took in a binary reader's value, seed 7492.) */
+static bool returns_layout(const ins *v, const ins *u)
+{
+    for (int depth = 0; v != u && depth <= VIEW_CLUSTER_MAX && v->nargs >= 1 && v->nmods == 0; depth++) {
+        if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 &&
+            shape_elements(&v->sh) == shape_elements(&v->args[0]->sh))
+            v = v->args[0];
+        else if ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] &&
+                 shape_equal(&v->sh, &v->args[0]->sh))
+            v = v->args[0];
+        else
+            return false;
+    }
+    return keeps_layout(v, u);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -1463,6 +1486,14 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
         if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        /* the return keeps v's strides; where they are the broadcast's
+         * already (u of a one-element broadcast keeps its every-stride-0
+         * layout), the output has the same layout whether the broadcast
+         * sinks or not, so it sinks, as it does below any unary reader
+         * (seed 10395: the core's returned mb(abs(x)) stayed while the
+         * noisy graph's abs(mb(x)) did too, two graphs) */
+        if (is_op(r, "@return") && returns_layout(v, u))
             continue;
         if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
             /* a broadcast that stretches nothing goes, composes or becomes a
