@@ -1585,6 +1585,12 @@ static bool standard_readers(const ins *m)
     bool ok = m->nusers > 0;
     for (int k = 0; k < m->nusers && ok; k++) {
         const ins *r = m->users[k];
+        /* a dot reads any strides, and its value is standard either way
+         * (seed 19308: the core's broadcast(sigmoid(m)), read by a dot and
+         * by max(p4, .), kept its own broadcast beside broadcast(m), where
+         * the noisy graph computed sigmoid on the shared broadcast) */
+        if (is_op(r, "dot") && r->nmods == 0)
+            continue;
         ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
         if (ok) {
             const ins *other = r->args[0] == m ? r->args[1] : r->args[0];

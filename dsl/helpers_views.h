@@ -239,8 +239,8 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* standard_readers(m): instruction -> bool: every reader of m is a
- * two-operand op reading it once whose other operand is standard, not
+/* standard_readers(m): instruction -> bool: every reader of m is a dot or
+ * a two-operand op reading it once whose other operand is standard, not
  * constant, and cannot become a broadcast (broadcast_bound): its value is
  * standard whether m is a broadcast or not, and nothing merges with m. */
 bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
