@@ -1418,9 +1418,9 @@ static bool layout_reaches_output(const ins *v, int depth)
     return false;
 }
 
-/* Every path from v's value, through one-operand pointwise ops and
- * two-operand ops whose other operand is v or is or may become a broadcast
- * (broadcast_bound: it merges with v's there), ends at a dot, which reads
+/* Every path from v's value, through one-operand pointwise ops, shape ops
+ * and two-operand ops whose other operand is v or is or may become a
+ * broadcast (broadcast_bound: it merges with v's there), ends at a dot, which reads
  * any strides: v may become a broadcast without a copy or a view left
  * anywhere else (seeds 7608, 16540: mul(mb(p2), abs(mb(x))) read by a dot). */
 static bool flows_into_dots(const ins *v, const ins *u, int depth)
@@ -1431,7 +1431,13 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
         unsigned c = r->op->classes;
         if (is_op(r, "dot") && r->nmods == 0)
             continue;
-        ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2));
+        /* a shape op on the way counts by its own readers: one that dots
+         * read becomes the broadcast in its lens there
+         * (multibroadcast_shape_into_dot_*; seed 8407: sub(tanh(mb(p0)),
+         * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
+         * the core computed sub on the small values; seed 11985) */
+        ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
+                               ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
             const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
             ok = other == v || broadcast_bound(other, u, 0);
@@ -2701,6 +2707,7 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
     const ins *m = r->args[0];
     if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_UNARY))
         m = m->args[0];
+
     if (m->nargs != 1 || !is_op(m, "multibroadcast"))
         return false;
     const ins *q = m->args[0];
