@@ -2707,6 +2707,10 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
     const ins *m = r->args[0];
     if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_UNARY))
         m = m->args[0];
+    /* or through a shape op read once: r then sees m's memory through both,
+     * which is m's memory seen in r's lens, as for r on m directly */
+    else if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_SHAPE) && one_reader(m))
+        m = m->args[0];
 
     if (m->nargs != 1 || !is_op(m, "multibroadcast"))
         return false;
