@@ -1481,9 +1481,9 @@ static bool layout_reaches_output(const ins *v, int depth)
     return false;
 }
 
-/* Every path from v's value, through one-operand pointwise ops and
- * two-operand ops whose other operand is v or is or may become a broadcast
- * (broadcast_bound: it merges with v's there), ends at a dot, which reads
+/* Every path from v's value, through one-operand pointwise ops, shape ops
+ * and two-operand ops whose other operand is v or is or may become a
+ * broadcast (broadcast_bound: it merges with v's there), ends at a dot, which reads
  * any strides: v may become a broadcast without a copy or a view left
  * anywhere else (seeds 7608, 16540: mul(mb(p2), abs(mb(x))) read by a dot). */
 static bool flows_into_dots(const ins *v, const ins *u, int depth)
@@ -1494,7 +1494,13 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
         unsigned c = r->op->classes;
         if (is_op(r, "dot") && r->nmods == 0)
             continue;
-        ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2));
+        /* a shape op on the way counts by its own readers: one that dots
+         * read becomes the broadcast in its lens there
+         * (multibroadcast_shape_into_dot_*; seed 8407: sub(tanh(mb(p0)),
+         * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
+         * the core computed sub on the small values; seed 11985) */
+        ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
+                               ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
             const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
             ok = other == v || broadcast_bound(other, u, 0);
@@ -1517,6 +1523,29 @@ static bool keeps_layout(const ins *v, const ins *u)
     return v == u && u->nargs == 1 && (u->op->classes & OPC_UNARY) && shape_equal(&u->sh, &u->args[0]->sh);
 }
 
+/* v, read by an output, is u's value through broadcasts that stretch
+ * nothing and b(w, w) (which keep w's strides, length-1 axes aside), and u
+ * already has its broadcast operand's layout (keeps_layout): the output's
+ * strides are the same when u's broadcast sinks below it. (Asking
+ * keeps_layout(v, u) alone, mb[{1, 3}](abs(mb[{3}](x))) was not, and
+ * abs(mb[{1, 3}](mb[{3}](x))) was: multibroadcast_of_unary_of_scalar and
+ * unary_above_multibroadcast looped, seed 10735; asking keeps_layout(u, u)
+ * alone took in a binary reader's value, seed 7492.) */
+static bool returns_layout(const ins *v, const ins *u)
+{
+    for (int depth = 0; v != u && depth <= VIEW_CLUSTER_MAX && v->nargs >= 1 && v->nmods == 0; depth++) {
+        if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 &&
+            shape_elements(&v->sh) == shape_elements(&v->args[0]->sh))
+            v = v->args[0];
+        else if ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] &&
+                 shape_equal(&v->sh, &v->args[0]->sh))
+            v = v->args[0];
+        else
+            return false;
+    }
+    return keeps_layout(v, u);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -1526,6 +1555,14 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
         if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        /* the return keeps v's strides; where they are the broadcast's
+         * already (u of a one-element broadcast keeps its every-stride-0
+         * layout), the output has the same layout whether the broadcast
+         * sinks or not, so it sinks, as it does below any unary reader
+         * (seed 10395: the core's returned mb(abs(x)) stayed while the
+         * noisy graph's abs(mb(x)) did too, two graphs) */
+        if (is_op(r, "@return") && returns_layout(v, u))
             continue;
         if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
             /* a broadcast that stretches nothing goes, composes or becomes a
@@ -1617,6 +1654,12 @@ static bool standard_readers(const ins *m)
     bool ok = m->nusers > 0;
     for (int k = 0; k < m->nusers && ok; k++) {
         const ins *r = m->users[k];
+        /* a dot reads any strides, and its value is standard either way
+         * (seed 19308: the core's broadcast(sigmoid(m)), read by a dot and
+         * by max(p4, .), kept its own broadcast beside broadcast(m), where
+         * the noisy graph computed sigmoid on the shared broadcast) */
+        if (is_op(r, "dot") && r->nmods == 0)
+            continue;
         ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
         if (ok) {
             const ins *other = r->args[0] == m ? r->args[1] : r->args[0];
@@ -2727,6 +2770,11 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
     const ins *m = r->args[0];
     if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_UNARY))
         m = m->args[0];
+    /* or through a shape op read once: r then sees m's memory through both,
+     * which is m's memory seen in r's lens, as for r on m directly */
+    else if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_SHAPE) && one_reader(m))
+        m = m->args[0];
+
     if (m->nargs != 1 || !is_op(m, "multibroadcast"))
         return false;
     const ins *q = m->args[0];

@@ -241,8 +241,8 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* standard_readers(m): instruction -> bool: every reader of m is a
- * two-operand op reading it once whose other operand is standard, not
+/* standard_readers(m): instruction -> bool: every reader of m is a dot or
+ * a two-operand op reading it once whose other operand is standard, not
  * constant, and cannot become a broadcast (broadcast_bound): its value is
  * standard whether m is a broadcast or not, and nothing merges with m. */
 bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
@@ -488,12 +488,12 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* regroups_to_broadcast(r, v): instruction x2 -> bool: r = reshape(u(m)) or
- * a shape op of m, m = multibroadcast(v), or multibroadcast(reshape(v)) of a
+ * a shape op of m or of a shape op of m read once, m = multibroadcast(v), or multibroadcast(reshape(v)) of a
  * standard v: m read in r's lens (as a view) is v multibroadcast to r's
  * lens, length-1 axes aside, so r(u(m)) is u(multibroadcast[r.lens](v))
  * (reshape_of_unary_of_multibroadcast, _of_reshape) and r(m) is
  * multibroadcast[r.lens](v) (multibroadcast_shape_into_dot_first,
- * _second). False for m's own
+ * _second, multibroadcast_shapes_into_dot_*). False for m's own
  * operand where it is such a reshape whose operand answers yes (the rule
  * that drops the reshape too fires instead). */
 bool helper_regroups_to_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
