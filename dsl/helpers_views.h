@@ -310,7 +310,9 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * output_permutation wait for that (seed 10155). The walk also passes
  * two-operand ops whose other operand is the same value, a constant, a
  * transpose, or a dot under pointwise ops (cone_reduced_permutation's
- * transposes sink through them; seeds 13388, 13032). */
+ * transposes sink through them; seeds 13388, 13032), and, from t itself,
+ * a two-operand op whose other operand is a transpose of t's permutation
+ * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
