@@ -548,6 +548,8 @@ static const rule_helper helper_table[] = {
      "moves_beside_below(top, b, p): moves_beside, or with any permutation where top's layout reaches nothing"},
     {"has_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_has_transpose,
      "has_transpose(x, p): x is already read by a transpose with permutation p"},
+    {"transposed_sibling", RV_BOOL, 3, {RV_INS, RV_INS, RV_INTS}, false, helper_transposed_sibling,
+     "transposed_sibling(x, u, p): x has a one-operand reader other than u, read only by one transpose with permutation p"},
     {"canonical_unit_permutation", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_canonical_unit_permutation,
      "canonical_unit_permutation(p, lens): the permutation with transpose[p]'s lens and order of longer axes that keeps the length-1 axes in order"},
     {"cluster_lens", RV_INTS, 1, {RV_INS}, true, helper_cluster_lens,

@@ -2411,6 +2411,34 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* transposed_sibling(x, u, p): see helpers_views.h. Not where the two
+ * transposed values rejoin below (converges, as for rejoins_shared): there
+ * unary_above_shared_transpose sinks the copies and they merge where the
+ * readers meet (seed 8620: sub(t(abs(x)), neg(t(x))) read by a dot). */
+bool helper_transposed_sibling(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *u = a[1].u.in;
+    const int64_t *p = a[2].u.ints;
+    int np = a[2].n;
+    bool yes = false;
+    /* u's side of the diamond: its transpose, or u itself reading x's */
+    const ins *su = one_reader(u) && is_op(u->users[0], "transpose") ? u->users[0] : u;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *v = x->users[k];
+        if (v == u || !(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods > 0 || v->nusers != 1)
+            continue;
+        const ins *t = v->users[0];
+        const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+        if (!q || q->n != np || memcmp(q->u.ints, p, sizeof(int64_t) * (size_t)np) != 0)
+            continue;
+        const ins *s[2] = {su, t};
+        yes = !converges(s, 2, x, q);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* reader_reads(u, t): see helpers_views.h. */
 bool helper_reader_reads(arena *mem, const rule_value *a, int n, rule_value *out)
 {

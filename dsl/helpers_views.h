@@ -167,6 +167,12 @@ bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, ru
  * rewrite reuses it). */
 bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
+ * has a one-operand pointwise reader other than u, read only by one
+ * transpose with permutation p: t(u(x)) and t(v(x)) share one transpose
+ * above u and v (transpose_above_unary_shared). */
+bool helper_transposed_sibling(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* canonical_unit_permutation(p, lens): ints, ints -> ints: among the
  * permutations that give transpose[p] of lens `lens` the same lens and
  * the same order of axes longer than 1, the one that keeps the length-1
