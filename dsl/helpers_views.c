@@ -1361,6 +1361,31 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+/* reshapes_merge_at_reader(r): see helpers_views.h. */
+bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if (is_op(r, "reshape") && r->nargs == 1 && r->nusers == 1) {
+        const ins *b = r->users[0], *x = r->args[0];
+        if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1]) {
+            const ins *s = b->args[b->args[0] == r ? 1 : 0];
+            const ins *y = s->nargs == 1 ? s->args[0] : NULL;
+            yes = is_op(s, "reshape") && s->nusers == 1 && y && !(y->op->classes & OPC_SHAPE) &&
+                  !(x->op->classes & OPC_SHAPE) && y->sh.rank == x->sh.rank &&
+                  memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0 &&
+                  !view_is_constant(x) && !view_is_constant(y);
+            if (yes) {
+                rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+                yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
+            }
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* broadcast_view_lens(m, lens): see helpers_views.h. The lens kc go to r
  * (rank entries). */
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r)

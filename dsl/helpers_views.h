@@ -206,6 +206,12 @@ bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_val
  * pending op and is not known until that goes. */
 bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
+ * only by a binary op whose other operand is a reshape, read once, of a
+ * value of the lens r's operand has (neither a shape op nor constant),
+ * outside a reshape cluster: binary_above_reshapes merges the two. */
+bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
  * (multi)broadcast of k; when m's memory can be seen with lens `lens`
  * without a copy (the reshape is a view of the broadcast), the lens kc with
