@@ -125,6 +125,61 @@ static bool vanishes(const int64_t *r, int n, const int64_t *lens)
     return true;
 }
 
+/* readers_rise_to(x, p): x has several readers, and every one of them
+ * leads, through pointwise ops whose values are read only so, to a
+ * transpose of permutation p that does not vanish below (a transpose that
+ * moves x's longer axes; not of a reduction): the readers lie in the cone
+ * of transposes of one permutation that rise into x, and once those have
+ * risen x is read by copies of one transpose (CSE makes them one), as a
+ * value read once is. absorbs_transpose takes such an x as one read once.
+ * It answers the same before a move (t(max(relu(d), d)): max and relu
+ * lead to t) and after it (max(t(relu(d)), t(d))), so
+ * binary_above_transposes does not merge back what transpose_above_binary
+ * split. A diamond over a dot took the transpose into the dot in the
+ * orders that met it before transpose_of_transpose, and kept it above max
+ * in the others (seeds 6237, 6677, 4983, 7009). A transpose that moves
+ * only length-1 axes is left to the sideways and canonical rules (one that
+ * rose into a diamond stayed on a shared transposed dot, seed 10173), and
+ * a reduction to the rules that vanish transposes below reductions (seed
+ * 8328: the dot kept a permutation in some orders). The walk is bounded:
+ * it answers no past VIEW_CONE_READERS_MAX steps. */
+enum { VIEW_CONE_READERS_MAX = 32 };
+static bool transpose_vanishes_below(const ins *t);
+static bool reader_rises_to(const ins *r, const int64_t *p, int n, int *budget)
+{
+    if (--*budget < 0 || r->nmods > 0 || r->sh.rank != n)
+        return false;
+    if (is_op(r, "transpose")) {
+        const attr_value *q = ins_attr(r, "permutation");
+        if (!q || q->n != n)
+            return false;
+        for (int i = 0; i < n; i++)
+            if (q->u.ints[i] != p[i])
+                return false;
+        return !transpose_vanishes_below(r);
+    }
+    unsigned c = r->op->classes;
+    bool moves = ((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2);
+    if (!moves || r->nusers < 1 || (c & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)))
+        return false;
+    for (int k = 0; k < r->nusers; k++)
+        if ((k == 0 || r->users[k] != r->users[k - 1]) && !reader_rises_to(r->users[k], p, n, budget))
+            return false;
+    return true;
+}
+
+static bool moves_unit_axes_only(const int64_t *p, int n, const int64_t *lens);
+static bool readers_rise_to(const ins *x, const int64_t *p, int n)
+{
+    int budget = VIEW_CONE_READERS_MAX;
+    if (x->nusers < 2 || moves_unit_axes_only(p, n, x->sh.lens) || (x->op->classes & OPC_REDUCE))
+        return false;
+    for (int k = 0; k < x->nusers; k++)
+        if ((k == 0 || x->users[k] != x->users[k - 1]) && !reader_rises_to(x->users[k], p, n, &budget))
+            return false;
+    return true;
+}
+
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
@@ -148,7 +203,7 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
     }
     if (constant(x, 0))
         return true;
-    if (!one_reader(x) || x->nmods > 0)
+    if (x->nmods > 0 || !(one_reader(x) || readers_rise_to(x, p, n)))
         return false;
     if (is_op(x, "dot"))
         return true;
@@ -1369,6 +1424,31 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+/* reshapes_merge_at_reader(r): see helpers_views.h. */
+bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if (is_op(r, "reshape") && r->nargs == 1 && r->nusers == 1) {
+        const ins *b = r->users[0], *x = r->args[0];
+        if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1]) {
+            const ins *s = b->args[b->args[0] == r ? 1 : 0];
+            const ins *y = s->nargs == 1 ? s->args[0] : NULL;
+            yes = is_op(s, "reshape") && s->nusers == 1 && y && !(y->op->classes & OPC_SHAPE) &&
+                  !(x->op->classes & OPC_SHAPE) && y->sh.rank == x->sh.rank &&
+                  memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0 &&
+                  !view_is_constant(x) && !view_is_constant(y);
+            if (yes) {
+                rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+                yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
+            }
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* broadcast_view_lens(m, lens): see helpers_views.h. The lens kc go to r
  * (rank entries). */
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r)
@@ -2021,19 +2101,23 @@ bool helper_moves_beside_below(arena *mem, const rule_value *a, int n, rule_valu
 /* x takes transpose[p] in only at dots: through single-reader pointwise ops
  * and reductions (constant operands aside) to dots, no transpose it would
  * compose with and no constant it would fold into. */
-static bool absorbed_by_dots(const ins *x, int depth)
+static bool absorbed_by_dots(const ins *x, const int64_t *p, int n, int depth)
 {
-    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(x) || x->nmods > 0 || is_op(x, "transpose"))
+    /* a value shared inside the cone counts as absorbs_transpose counts it
+     * (readers_rise_to): else the merge fired only in the orders that met
+     * it before the shape noise around the diamond folded (seed 10328) */
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || x->nmods > 0 || is_op(x, "transpose") ||
+        !(one_reader(x) || readers_rise_to(x, p, n)))
         return false;
     if (is_op(x, "dot"))
         return true;
     unsigned c = x->op->classes;
     if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
-        return absorbed_by_dots(x->args[0], depth + 1);
+        return absorbed_by_dots(x->args[0], p, n, depth + 1);
     if ((c & OPC_BINARY) && x->nargs == 2) {
         bool a = view_is_constant(x->args[0]), b = view_is_constant(x->args[1]);
-        return !(a && b) && (a || absorbed_by_dots(x->args[0], depth + 1)) &&
-               (b || x->args[1] == x->args[0] || absorbed_by_dots(x->args[1], depth + 1));
+        return !(a && b) && (a || absorbed_by_dots(x->args[0], p, n, depth + 1)) &&
+               (b || x->args[1] == x->args[0] || absorbed_by_dots(x->args[1], p, n, depth + 1));
     }
     return false;
 }
@@ -2047,7 +2131,7 @@ static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */
-    return (!ax || absorbed_by_dots(x, 0)) && (!ay || absorbed_by_dots(y, 0));
+    return (!ax || absorbed_by_dots(x, p, n, 0)) && (!ay || absorbed_by_dots(y, p, n, 0));
 }
 
 bool helper_transposes_merge(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2453,6 +2537,34 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
             int m;
             yes = rejoin_frontier(t, t2, s, &m) && converges(s, m, x, p);
         }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* transposed_sibling(x, u, p): see helpers_views.h. Not where the two
+ * transposed values rejoin below (converges, as for rejoins_shared): there
+ * unary_above_shared_transpose sinks the copies and they merge where the
+ * readers meet (seed 8620: sub(t(abs(x)), neg(t(x))) read by a dot). */
+bool helper_transposed_sibling(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *u = a[1].u.in;
+    const int64_t *p = a[2].u.ints;
+    int np = a[2].n;
+    bool yes = false;
+    /* u's side of the diamond: its transpose, or u itself reading x's */
+    const ins *su = one_reader(u) && is_op(u->users[0], "transpose") ? u->users[0] : u;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *v = x->users[k];
+        if (v == u || !(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods > 0 || v->nusers != 1)
+            continue;
+        const ins *t = v->users[0];
+        const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+        if (!q || q->n != np || memcmp(q->u.ints, p, sizeof(int64_t) * (size_t)np) != 0)
+            continue;
+        const ins *s[2] = {su, t};
+        yes = !converges(s, 2, x, q);
     }
     *out = rule_bool(yes);
     return true;
@@ -2920,6 +3032,22 @@ static bool cone_operand(const ins *u, const ins *v)
     return u->args[0] == u->args[1] || cone_value(w, 0);
 }
 
+/* The other operand of u, read by u alone, is a transpose of v's
+ * permutation (v a transpose): binary_above_transposes merges the two
+ * where the merged one vanishes below, whatever their operands. A diamond
+ * over a dot, max(t(d), t(relu(d))) under a reduction, is no cone_value
+ * (d has two readers); the transposes rose into the dot in the orders that
+ * folded the shape noise around relu first (absorbs_transpose's cone) and
+ * merged and vanished in the others (seed 8045). */
+static bool same_transpose_beside(const ins *u, const ins *v)
+{
+    const ins *w = u->args[u->args[0] == v ? 1 : 0];
+    if (w == v || !is_op(v, "transpose") || !is_op(w, "transpose") || w->nargs != 1 || !one_reader(w))
+        return false;
+    const attr_value *p = ins_attr(v, "permutation"), *q = ins_attr(w, "permutation");
+    return p && q && attr_value_equal(*p, *q);
+}
+
 /* vanishes_below(t): see helpers_views.h. The walk starts at v, the value
  * transpose[r] of a value of lens `base`, composes the transposes it passes
  * (transpose[q](transpose[r](z)) is transpose[r o q](z)) and maps the
@@ -2945,7 +3073,8 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
         /* a two-operand op whose other operand is a constant (the
          * transpose folds into it) or the same value keeps the layout
          * (cone_reduced_permutation's transposes; seed 13388) */
-        if ((c & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->sh.rank == n && cone_operand(u, v)) {
+        if ((c & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->sh.rank == n &&
+            (cone_operand(u, v) || (depth == 0 && same_transpose_beside(u, v)))) {
             v = u;
             continue;
         }

@@ -167,6 +167,12 @@ bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, ru
  * rewrite reuses it). */
 bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
+ * has a one-operand pointwise reader other than u, read only by one
+ * transpose with permutation p: t(u(x)) and t(v(x)) share one transpose
+ * above u and v (transpose_above_unary_shared). */
+bool helper_transposed_sibling(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* canonical_unit_permutation(p, lens): ints, ints -> ints: among the
  * permutations that give transpose[p] of lens `lens` the same lens and
  * the same order of axes longer than 1, the one that keeps the length-1
@@ -201,6 +207,12 @@ bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_val
  * cluster has lens (it reads no broadcast), or whose cluster reads a
  * pending op and is not known until that goes. */
 bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
+ * only by a binary op whose other operand is a reshape, read once, of a
+ * value of the lens r's operand has (neither a shape op nor constant),
+ * outside a reshape cluster: binary_above_reshapes merges the two. */
+bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
  * (multi)broadcast of k; when m's memory can be seen with lens `lens`
@@ -312,7 +324,9 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * output_permutation wait for that (seed 10155). The walk also passes
  * two-operand ops whose other operand is the same value, a constant, a
  * transpose, or a dot under pointwise ops (cone_reduced_permutation's
- * transposes sink through them; seeds 13388, 13032). */
+ * transposes sink through them; seeds 13388, 13032), and, from t itself,
+ * a two-operand op whose other operand is a transpose of t's permutation
+ * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
