@@ -50,15 +50,22 @@
  * or bypassed) while the failure persists; the shrunk dump reproduces with
  * `graft opt FILE -p normalize --seed-order N`.
  *
- *   test_view_normal_form [--cases N] [--seed S] [--orders K] [--ops B]
- *       [--views TRSB] [--case SEED] [--report N] [--known FILE]
- *       [--write-known FILE] [--verbose]
+ *   test_view_normal_form [--cases N] [--held-out N] [--seed S]
+ *       [--orders K] [--ops B] [--views TRSB] [--case SEED] [--report N]
+ *       [--known FILE] [--write-known FILE] [--verbose]
  *
- * With no arguments (make test, also under ASan) it runs 1500 cases (300
- * under a sanitizer); `make check-rules` runs 20000. Seeds listed in
- * tests/unit/view_normal_form.known (the known residual failures,
- * docs/rules.md) may fail; any other failure fails the test. `make
- * known-rules` rewrites the list.
+ * Failures are hard or soft. Hard ones (the pipeline failed, looped or made
+ * an invalid graph; (c) values; (a3) the local normal form) fail the test on
+ * any seed. Soft ones ((a1), (a2), (b)) are the residual the rules have not
+ * reached yet: seeds listed in tests/unit/view_normal_form.known may fail
+ * them in the tuned range, seeds 1..N, which rules and guards were written
+ * against while the list shrank. Because that range was tuned against, its
+ * failure rate understates the rules' real one, so every run also checks a
+ * held-out range (seeds from 1000000, never looked at while writing rules):
+ * there hard failures fail and soft ones are counted and printed as a rate.
+ * With no arguments (make test, also under ASan) it runs 1500 tuned and 1500
+ * held-out cases (300 each under a sanitizer); `make check-rules` runs 20000
+ * and 100000. `make known-rules` rewrites the list.
  */
 #include "check.h"
 #include "dump.h"
@@ -1396,6 +1403,110 @@ static bool known_has(const known_list *k, uint64_t seed)
 #define UNDER_SANITIZER 1
 #endif
 
+/* Which failures the known list may excuse, and which fail any seed. A
+ * rule loop, an invalid graph, changed values or a violation of the normal
+ * form's local definition (a3) are bugs on every graph; the soft ones, a
+ * visiting order that reaches another graph (b), more views than the core
+ * (a1) or another graph than the core's (a2), are the residual the known
+ * list records for the tuned range. */
+static bool failure_is_soft(failure f) { return f == F_ORDER || f == F_BOUND || f == F_CORE; }
+
+/* The tallies of one range of seeds. */
+typedef struct tally {
+    long run, failed, known_failed, known_passed, soft_failed, ties;
+    long views_in, views_out, views_core;
+    long by_failure[8];
+} tally;
+
+typedef struct range_options {
+    int ops;
+    unsigned views;
+    bool verbose, single;
+    long max_report;
+    const known_list *known; /* the list that excuses soft failures, or NULL */
+    bool soft_ok;            /* soft failures are counted, not failed (the held-out range) */
+    FILE *write_known;
+} range_options;
+
+/* Runs seeds first..first+n-1 and adds their outcomes to *t; reports the
+ * first failures that fail the run (up to max_report, counted in *reported). */
+static void run_range(uint64_t first, long n, const range_options *ro, tally *t, long *reported)
+{
+    for (long c = 0; c < n; c++) {
+        uint64_t seed = first + (uint64_t)c;
+        generated gc;
+        if (!generate(seed, ro->ops, ro->views, &gc)) {
+            if (ro->verbose)
+                printf("seed %llu: no case (%s)\n", (unsigned long long)seed, gc.why);
+            continue;
+        }
+        t->run++;
+        outcome o;
+        failure f = check_text(gc.noisy, gc.core, gc.hoisted, &o);
+        bool soft = failure_is_soft(f);
+        bool is_known = ro->known && known_has(ro->known, seed);
+        if (ro->verbose || ro->single)
+            printf("seed %llu: %s%s%s\n---- input ----\n%s---- after ----\n%s", (unsigned long long)seed,
+                   failure_names[f], f ? ": " : "", f ? o.why : "", gc.noisy, o.result ? o.result : "");
+        if (f == F_NONE) {
+            graph *a = parse_text(gc.noisy), *b = parse_text(o.result), *cc = parse_text(gc.core);
+            t->views_in += count_views(a);
+            t->views_out += count_views(b);
+            t->views_core += count_views(cc);
+            graph_free(a);
+            graph_free(b);
+            graph_free(cc);
+            t->known_passed += is_known;
+        } else {
+            t->by_failure[f]++;
+            t->ties += f == F_ORDER && strstr(o.why, "[tie]") != NULL;
+            if (ro->write_known && soft)
+                fprintf(ro->write_known, "%llu  # %s: %s\n", (unsigned long long)seed, failure_names[f], o.why);
+            if (soft && is_known) {
+                t->known_failed++;
+            } else if (soft && ro->soft_ok) {
+                t->soft_failed++;
+            } else {
+                t->failed++;
+                if (++*reported <= ro->max_report)
+                    report_failure(seed, ro->ops, ro->views, &o);
+            }
+        }
+        outcome_free(&o);
+        generated_free(&gc);
+    }
+}
+
+static void print_tally(const char *what, uint64_t first, long n, int ops, double secs, const tally *t)
+{
+    printf("view normal form, %s: %ld cases (seeds %llu..%llu, %d ops, %d visiting orders each) in %.2f s; "
+           "views %ld in the inputs, %ld in the cores, %ld left after -p normalize\n",
+           what, t->run, (unsigned long long)first, (unsigned long long)(first + (uint64_t)n - 1), ops,
+           norders + 1, secs, t->views_in, t->views_core, t->views_out);
+    long all = t->failed + t->known_failed + t->soft_failed;
+    printf("  %ld failed (%.2f%%): %ld fail the test, %ld known, %ld soft allowed; %ld of the visiting-order "
+           "failures are ties (other graphs with as many views)\n",
+           all, t->run ? 100.0 * (double)all / (double)t->run : 0.0, t->failed, t->known_failed, t->soft_failed,
+           t->ties);
+    for (int f = 1; f < 8; f++)
+        if (t->by_failure[f])
+            printf("  %ld failed %s%s\n", t->by_failure[f], failure_names[f], failure_is_soft(f) ? "" : " (hard)");
+    if (t->known_passed)
+        printf("  %ld seeds of the known list pass now: regenerate it with --write-known\n", t->known_passed);
+}
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/* The held-out range: seeds far from the tuned range 1..N, which no rule or
+ * guard was ever written against. Soft failures there are a rate to watch
+ * (the tuned range's rate understates it), hard ones fail the test. */
+#define HELD_OUT_SEED 1000000ull
+
 int main(int argc, char **argv)
 {
 #ifdef UNDER_SANITIZER
@@ -1403,6 +1514,7 @@ int main(int argc, char **argv)
 #else
     long cases = 1500;
 #endif
+    long held_out = -1; /* default: as many as cases */
     uint64_t seed0 = 1;
     int ops = 10;
     long one_case = -1;
@@ -1413,6 +1525,8 @@ int main(int argc, char **argv)
     for (int k = 1; k < argc; k++) {
         if (strcmp(argv[k], "--cases") == 0 && k + 1 < argc)
             cases = atol(argv[++k]);
+        else if (strcmp(argv[k], "--held-out") == 0 && k + 1 < argc)
+            held_out = atol(argv[++k]);
         else if (strcmp(argv[k], "--seed") == 0 && k + 1 < argc)
             seed0 = strtoull(argv[++k], NULL, 10);
         else if (strcmp(argv[k], "--orders") == 0 && k + 1 < argc)
@@ -1436,8 +1550,8 @@ int main(int argc, char **argv)
             verbose = true;
         else {
             fprintf(stderr,
-                    "usage: %s [--cases N] [--seed S] [--orders K] [--ops B] [--views TRSB] [--case SEED]\n"
-                    "          [--report N] [--known FILE] [--write-known FILE] [--verbose]\n",
+                    "usage: %s [--cases N] [--held-out N] [--seed S] [--orders K] [--ops B] [--views TRSB]\n"
+                    "          [--case SEED] [--report N] [--known FILE] [--write-known FILE] [--verbose]\n",
                     argv[0]);
             return 2;
         }
@@ -1450,6 +1564,7 @@ int main(int argc, char **argv)
     }
     known_list known;
     known_load(&known, known_path);
+    /* The list speaks of the default generator settings and seeds 1..N. */
     bool defaults = ops == 10 && views == NOISE_ALL && norders == 3;
     FILE *wk = write_known ? fopen(write_known, "w") : NULL;
     if (write_known && !wk) {
@@ -1457,76 +1572,45 @@ int main(int argc, char **argv)
         return 1;
     }
     if (wk)
-        fprintf(wk, "# Seeds of tests/unit/test_view_normal_form.c (default settings) that fail:\n"
-                    "# known residual non-confluence and non-minimality, see docs/rules.md.\n");
+        fprintf(wk, "# Seeds of tests/unit/test_view_normal_form.c (default settings) whose soft checks\n"
+                    "# fail: known residual non-confluence and non-minimality, see docs/rules.md.\n");
 
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    long run = 0, void_cases = 0, failed = 0, known_failed = 0, known_passed = 0, ties = 0;
-    long views_in = 0, views_out = 0, views_core = 0;
-    long by_failure[8] = {0};
+    range_options ro = {
+        .ops = ops, .views = views, .verbose = verbose, .single = one_case >= 0, .max_report = max_report,
+        .known = defaults ? &known : NULL, .soft_ok = false, .write_known = wk,
+    };
+    long reported = 0, failed = 0;
+    struct timespec t0;
     uint64_t first = one_case >= 0 ? (uint64_t)one_case : seed0;
     long n = one_case >= 0 ? 1 : cases;
-    for (long c = 0; c < n; c++) {
-        uint64_t seed = first + (uint64_t)c;
-        generated gc;
-        if (!generate(seed, ops, views, &gc)) {
-            void_cases++;
-            if (verbose)
-                printf("seed %llu: no case (%s)\n", (unsigned long long)seed, gc.why);
-            continue;
-        }
-        run++;
-        outcome o;
-        failure f = check_text(gc.noisy, gc.core, gc.hoisted, &o);
-        bool is_known = defaults && known_has(&known, seed);
-        if (verbose || one_case >= 0)
-            printf("seed %llu: %s%s%s\n---- input ----\n%s---- after ----\n%s", (unsigned long long)seed,
-                   failure_names[f], f ? ": " : "", f ? o.why : "", gc.noisy, o.result ? o.result : "");
-        if (f == F_NONE) {
-            graph *a = parse_text(gc.noisy), *b = parse_text(o.result), *cc = parse_text(gc.core);
-            views_in += count_views(a);
-            views_out += count_views(b);
-            views_core += count_views(cc);
-            graph_free(a);
-            graph_free(b);
-            graph_free(cc);
-            known_passed += is_known;
-        } else {
-            by_failure[f]++;
-            ties += f == F_ORDER && strstr(o.why, "[tie]") != NULL;
-            if (wk)
-                fprintf(wk, "%llu  # %s: %s\n", (unsigned long long)seed, failure_names[f], o.why);
-            if (is_known) {
-                known_failed++;
-            } else {
-                failed++;
-                if (failed <= max_report)
-                    report_failure(seed, ops, views, &o);
-            }
-        }
-        outcome_free(&o);
-        generated_free(&gc);
+    if (n > 0) {
+        tally t = {0};
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        run_range(first, n, &ro, &t, &reported);
+        print_tally(first == 1 ? "tuned range" : "range", first, n, ops, seconds_since(&t0), &t);
+        failed += t.failed;
     }
     if (wk)
         fclose(wk);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-    printf("view normal form: %ld cases (seeds %llu..%llu, %d ops, %d visiting orders each) in %.2f s; "
-           "views %ld in the inputs, %ld in the cores, %ld left after -p normalize\n",
-           run, (unsigned long long)first, (unsigned long long)(first + (uint64_t)n - 1), ops, norders + 1,
-           secs, views_in, views_core, views_out);
-    printf("  %ld failed: %ld new, %ld known (%s); %ld of the visiting-order failures are ties "
-           "(other graphs with as many views)\n",
-           failed + known_failed, failed, known_failed, known_path, ties);
-    for (int f = 1; f < 8; f++)
-        if (by_failure[f])
-            printf("  %ld failed %s\n", by_failure[f], failure_names[f]);
-    if (known_passed)
-        printf("  %ld seeds of the known list pass now: regenerate it with --write-known\n", known_passed);
+    /* By default as many held-out cases as tuned ones; none where the
+     * command line picked the range itself (--seed, --case). */
+    if (held_out < 0)
+        held_out = one_case < 0 && seed0 == 1 ? cases : 0;
+    if (held_out > 0) {
+        tally h = {0};
+        ro.known = NULL;
+        ro.soft_ok = true;
+        ro.write_known = NULL;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        run_range(HELD_OUT_SEED, held_out, &ro, &h, &reported);
+        print_tally("held out (soft failures counted, not failed)", HELD_OUT_SEED, held_out, ops,
+                    seconds_since(&t0), &h);
+        failed += h.failed;
+    }
     free(known.seeds);
     if (failed)
-        printf("FAIL view_normal_form: %ld cases failed that are not in the known list (first reported above)\n",
+        printf("FAIL view_normal_form: %ld cases failed (hard failures, or soft ones not in the known list; "
+               "first reported above)\n",
                failed);
     else
         printf("PASS view_normal_form\n");
