@@ -2024,15 +2024,27 @@ bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *a, int n, 
 
 /* Every reader of top is a two-operand op whose other operand is standard
  * (its result is standard whatever layout top has: ops_binary_layout) or
- * a dot (which reads any strides): top's layout reaches nothing. */
-static bool layout_settles_below(const ins *top)
+ * a dot (which reads any strides): top's layout reaches nothing. A
+ * pending_shape_change reader counts as its own readers: a move that
+ * changes the strides of top's length-1 axes (u(t(x)) is standard where
+ * t(u(x)) was not) puts one between the new top and the old readers, and
+ * the pending rules carry it down into them. Seen through, the answer is
+ * the same before such a move and after it (seed 1033596: tanh(t(x)) read
+ * by a dot through a pending_shape_change sank t, whose t(tanh(x)), read
+ * by the dot itself, rose again, forever). */
+static bool layout_settles_below_at(const ins *top, int depth)
 {
-    if (top->nusers < 1)
+    if (top->nusers < 1 || depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
     for (int k = 0; k < top->nusers; k++) {
         const ins *u = top->users[k];
         if (is_op(u, "dot"))
             continue;
+        if (is_op(u, "pending_shape_change") && u->nargs == 1 && u->nmods == 0) {
+            if (!layout_settles_below_at(u, depth + 1))
+                return false;
+            continue;
+        }
         if (!(u->op->classes & OPC_BINARY) || u->nargs != 2 || u->nmods > 0 || u->args[0] == u->args[1])
             return false;
         const ins *o = u->args[0] == top ? u->args[1] : u->args[0];
@@ -2041,6 +2053,8 @@ static bool layout_settles_below(const ins *top)
     }
     return true;
 }
+
+static bool layout_settles_below(const ins *top) { return layout_settles_below_at(top, 0); }
 
 /* moves_beside(b, p), moves_beside_below(top, b, p): see helpers_views.h. */
 static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np)
@@ -2122,12 +2136,18 @@ static bool absorbed_by_dots(const ins *x, const int64_t *p, int n, int depth)
     return false;
 }
 
-static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n)
+static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n)
 {
     bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
-    /* one the transpose moves into beside its inverse (moves_beside) takes
-     * it as one that absorbs it: transpose_above_binary moves it there */
-    if ((ax || moves_beside(x, p, n)) && (ay || moves_beside(y, p, n)))
+    /* one the transpose moves into beside its inverse takes it as one that
+     * absorbs it: transpose_above_binary moves it there. Asked exactly as
+     * transpose_above_binary asks it, moves_beside_below with b, the op the
+     * merged transpose would replace, as top: t(b(x, y)) and b(t(x), t(y))
+     * have the same readers, so the answer is the same on both sides of
+     * the move. moves_beside alone (only length-1 axes) said no where
+     * transpose_above_binary, whose top is read by a dot, said yes, and the
+     * two moved the transpose back and forth (seeds 216222, 1016942). */
+    if ((ax || moves_beside_at(b, x, p, n)) && (ay || moves_beside_at(b, y, p, n)))
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */
@@ -2137,7 +2157,7 @@ static bool transposes_merge(const ins *x, const ins *y, const int64_t *p, int n
 bool helper_transposes_merge(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(transposes_merge(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
+    *out = rule_bool(transposes_merge(a[0].u.in, a[1].u.in, a[2].u.in, a[3].u.ints, a[3].n));
     return true;
 }
 
@@ -2156,7 +2176,7 @@ bool view_merges_at_reader(const ins *t)
     const attr_value *p = ins_attr(u, "permutation"), *q = ins_attr(v, "permutation");
     if (!p || !q || !attr_value_equal(*p, *q))
         return false;
-    return transposes_merge(u->args[0], v->args[0], p->u.ints, p->n);
+    return transposes_merge(b, u->args[0], v->args[0], p->u.ints, p->n);
 }
 
 bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)

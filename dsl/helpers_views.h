@@ -306,14 +306,17 @@ bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_
  * the common dims adds a reshape back below it that pays off only there. */
 bool helper_reshaped_or_broadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* transposes_merge(x, y, p): instruction, instruction, ints -> bool:
+/* transposes_merge(b, x, y, p): instruction x3, ints -> bool:
  * b(transpose[p](x), transpose[p](y)) becomes transpose[p](b(x, y)): when
  * neither x nor y absorbs the transpose, or one does only by rising to a
  * dot (through pointwise ops): the dot would take one transpose and leave
  * the other where it is, while the merged one may still sink and cancel
  * further down. Not when both absorb (each transpose goes), nor when the
  * one that absorbs is a transpose or a constant (it composes or folds
- * first, in fold.rules). */
+ * first, in fold.rules). An operand the transpose moves into beside its
+ * inverse (moves_beside_below(b, x, p): b, the op the merged transpose
+ * replaces, is the top whose readers decide) counts as one that absorbs
+ * it, exactly as transpose_above_binary counts it. */
 bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* vanishes_below(t): instruction -> bool: t is a transpose[p] whose value
