@@ -486,6 +486,16 @@ bool helper_lens_without_unit_axes(arena *mem, const rule_value *a, int n, rule_
     return ints_result(mem, z2, nz2, out);
 }
 
+/* has_unit_axes(z, axes): see helpers_views.h. */
+bool helper_has_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    *out = rule_bool(reduce_without_unit_axes(a, z2, &nz2, axes, &naxes));
+    return true;
+}
+
 bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)n;
@@ -1934,8 +1944,20 @@ static bool read_beyond_outputs(const ins *v, int depth)
  * op that runs in other lens) then counts only where cd refines its lens;
  * cc (when given): those common dims before the reduction, which must
  * refine a broadcast's lens. */
+static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool pinned, const int64_t *cd, int ncd,
+                               const int64_t *cc, int ncc);
+
 static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int64_t *cd, int ncd, const int64_t *cc,
                             int ncc)
+{
+    return flows_into_view_at(x, broadcasts, units, false, cd, ncd, cc, ncc);
+}
+
+/* pinned: a two-operand op whose other operand is a computed value (no
+ * constant, no broadcast) in the lens the walk is in ends the walk with
+ * false: that operand holds the op in those lens (see reshaped_below_free). */
+static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool pinned, const int64_t *cd, int ncd,
+                               const int64_t *cc, int ncc)
 {
     int64_t cur[SHAPE_MAX_RANK];
     int ncur = x->sh.rank;
@@ -1968,7 +1990,7 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
          * reduction or a broadcast (GroupNorm's statistics): one whose value
          * is returned needs the reshape back to the old lens */
         if ((c & OPC_REDUCE) && u->nargs == 1)
-            return flows_into_view(u, true, units, NULL, 0, NULL, 0);
+            return flows_into_view_at(u, true, units, pinned, NULL, 0, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
@@ -1988,6 +2010,12 @@ static bool flows_into_view(const ins *x, bool broadcasts, bool units, const int
             return read_beyond_outputs(u, 0) && (!cc || refines_but_units(cc, ncc, u->sh.lens, u->sh.rank));
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
             return false;
+        if (pinned && u->nargs == 2 && !reads_broadcast(u))
+            for (int k = 0; k < 2; k++) {
+                const ins *o = u->args[k];
+                if (o != x && !view_is_constant(o) && lens_equal(o->sh.lens, o->sh.rank, cur, ncur))
+                    return false;
+            }
         int64_t l[SHAPE_MAX_RANK];
         int nl;
         settled_lens(u, l, &nl);
@@ -2003,6 +2031,14 @@ bool helper_reshaped_below(arena *mem, const rule_value *a, int n, rule_value *o
 {
     (void)mem, (void)n;
     *out = rule_bool(flows_into_view(a[0].u.in, false, true, NULL, 0, NULL, 0));
+    return true;
+}
+
+/* reshaped_below_free(b): see helpers_views.h. */
+bool helper_reshaped_below_free(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(flows_into_view_at(a[0].u.in, false, true, true, NULL, 0, NULL, 0));
     return true;
 }
 

@@ -110,6 +110,10 @@ bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, 
  * reduced axis) runs in, whichever unit axes the reshapes held when they
  * met it (reduce_*_without_unit_axes). */
 bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* has_unit_axes(z, axes): ints, ints -> bool: z has a length-1 axis that a
+ * reduction over axes does not reduce (lens_without_unit_axes(z, axes)
+ * succeeds). */
+bool helper_has_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
@@ -283,6 +287,13 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * where that reshape meets another one or a reduction that runs in the
  * common dims too, not at an output or an op that needs b's lens. */
 bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_below_free(b): instruction -> bool: reshaped_below(b), where a
+ * two-operand op on the way whose other operand is a computed value (no
+ * constant or broadcast) in the lens the value has there ends the walk:
+ * that operand holds the op in those lens, and a reshape moved down to it
+ * would cost a reshape of that operand (reduce_*_without_unit_axes_below_*,
+ * reshape_of_unary_of_reduce_*_of_reshape). */
+bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* regrouped_below(b, c): instruction, ints -> bool: the same, but a chain
  * of shape ops that only inserts and removes 1s does not count: the common
  * dims of a reshape do not help a value on its way to such a chain, which
