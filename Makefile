@@ -187,10 +187,15 @@ test: deps
 # allowed, then 100000 held-out cases (seeds from 1000000), where a rule loop,
 # an invalid graph, changed values or a local normal-form violation fails and
 # the soft failures are counted as a rate (see README).
+# Then 20000 held-out cases each of larger graphs (16 ops) and of transpose-
+# and reshape-only noise, where hard failures fail too.
 CHECK_RULES_CASES ?= 20000
 CHECK_RULES_HELD_OUT ?= 100000
 check-rules: $(BUILD)/tests/test_view_normal_form
 	@$(BUILD)/tests/test_view_normal_form --cases $(CHECK_RULES_CASES) --held-out $(CHECK_RULES_HELD_OUT) --report 3
+	@$(BUILD)/tests/test_view_normal_form --cases 0 --held-out 20000 --ops 16 --report 3
+	@$(BUILD)/tests/test_view_normal_form --cases 0 --held-out 20000 --views T --report 3
+	@$(BUILD)/tests/test_view_normal_form --cases 0 --held-out 20000 --views TR --report 3
 
 # Rewrites the list of known failures from a run over CHECK_RULES_CASES seeds.
 known-rules: $(BUILD)/tests/test_view_normal_form
