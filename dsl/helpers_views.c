@@ -850,6 +850,18 @@ static bool reads_broadcast(const ins *x)
     return false;
 }
 
+/* Pending op p is read by an op that takes it in (pending.rules), not only
+ * by the program's outputs, which keep it (their shapes stay). */
+static bool pending_taken(const ins *p)
+{
+    if (!ins_is_pending(p))
+        return false;
+    for (int k = 0; k < p->nusers; k++)
+        if (!is_op(p->users[k], "@return"))
+            return true;
+    return false;
+}
+
 typedef struct cluster {
     const ins *ops[VIEW_CLUSTER_MAX];
     int nops;
@@ -1000,6 +1012,27 @@ static bool cluster_of(const ins *v, cluster *c)
         return false;
     const ins *root = cluster_root(v);
     c->root = root;
+    /* A pending op reading the root (or a reshape of it on the way to the
+     * sink) hides the readers the cluster has once the pending rules take
+     * it into them (binary_through_pending_*): until then neither the root
+     * nor the sink is known, as for a pending op among the operands
+     * (cluster_collect). (One only the outputs read stays: seed 226.) The lens binary_into_cluster_lens gives an op
+     * leaves a pending op below it where the op had another layout; asked
+     * before that op went, the cluster read its own sink as the lens of
+     * the reshape back (the op's old lens) and moved the op back, which
+     * left a pending op again (loop with reshape_to_same_lens, seed
+     * 1045686). */
+    for (const ins *s = root;;) {
+        for (int k = 0; k < s->nusers; k++)
+            if (pending_taken(s->users[k])) {
+                c->ok = false;
+                c->pending = true;
+                return false;
+            }
+        if (!(one_reader(s) && is_reshape(s->users[0])))
+            break;
+        s = s->users[0];
+    }
     const ins *s = root;
     while (one_reader(s) && is_reshape(s->users[0]))
         s = s->users[0];
@@ -1322,10 +1355,22 @@ static void label_assign(labelling *L, int i, int depth)
         int j = operand_kind(c, x->args[a], &leaf);
         if (j < 0 || depth >= VIEW_CLUSTER_MAX || L->labelled[j])
             continue;
-        int best = k;
+        /* An operand op in another layout than the standard one prefers
+         * its own lens on a tie: moved into its reader's, it would be
+         * read through a reshape that copies (a leaf, is_reshape), which
+         * cuts it off from this cluster, and alone it keeps its lens
+         * (seed 1045686: sub(mul(dot_T, k), reshape(p)) labelled mul in
+         * sub's lens, and once sub had moved, mul stayed transposed; the
+         * orders that moved mul first ran it in sub's lens). */
+        int pref = k;
+        if (!shape_standard_p(&c->ops[j]->sh))
+            for (int q = 0; q < L->ncand; q++)
+                if (cand_is(L, q, &c->ops[j]->sh))
+                    pref = q;
+        int best = pref;
         for (int q = 0; q < L->ncand; q++) {
             int64_t vq = L->cost[j][q] + LABEL_UNIT * (q != k), vb = L->cost[j][best] + LABEL_UNIT * (best != k);
-            if (vq < vb || (vq == vb && best != k && q != k && cand_less(L, q, best)))
+            if (vq < vb || (vq == vb && best != pref && q != pref && cand_less(L, q, best)))
                 best = q;
         }
         L->label[j] = best;
@@ -3057,7 +3102,26 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
  * max(dot, transpose(p)) under a reduction then kept the dot's new
  * transpose beside p's, one view more than the dot's old permutation
  * (golden dot_permutation_canonical_for_reduce_of_cone.not_transposed_param). */
-static bool cone_value(const ins *w, int depth)
+static bool dot_permuted(const ins *d)
+{
+    const attr_value *q = ins_attr(d, "output_permutation");
+    return q && q->n > 0;
+}
+
+static bool cone_value_at(const ins *w, int depth, bool transposed);
+
+static bool cone_value(const ins *w, int depth) { return cone_value_at(w, depth, false); }
+
+/* transposed: w is read through a transpose (of the cone, read once). A
+ * dot counts where something gives it the transpose that merges with the
+ * sinking one: its output_permutation (which
+ * dot_permutation_canonical_for_reduce_of_cone writes out as a transpose)
+ * or a transpose above it. A dot with neither is read as it is: nothing
+ * gives it the inverse of a transpose sinking past it, so that transpose
+ * cannot vanish below, and the rules that take it into its own dot
+ * (transpose_into_dot) must not wait for it (seeds 1022405, 5009606:
+ * mul(transpose(dot), dot) under a reduction kept the transpose). */
+static bool cone_value_at(const ins *w, int depth, bool transposed)
 {
     if (view_is_constant(w))
         return true;
@@ -3065,16 +3129,17 @@ static bool cone_value(const ins *w, int depth)
         return false;
     unsigned c = w->op->classes;
     if (is_op(w, "dot"))
-        return true;
+        return transposed || dot_permuted(w);
     if (is_op(w, "transpose") && w->nargs == 1)
-        return !view_is_constant(w->args[0]) && cone_value(w->args[0], depth + 1);
+        return !view_is_constant(w->args[0]) && cone_value_at(w->args[0], depth + 1, true);
     if (w->nmods > 0)
         return false;
     if ((c & OPC_UNARY) && w->nargs == 1)
-        return cone_value(w->args[0], depth + 1);
+        return cone_value_at(w->args[0], depth + 1, transposed);
     if ((c & OPC_BINARY) && w->nargs == 2)
-        return w->args[0] == w->args[1] ? cone_value(w->args[0], depth + 1)
-                                        : cone_value(w->args[0], depth + 1) && cone_value(w->args[1], depth + 1);
+        return w->args[0] == w->args[1]
+                   ? cone_value_at(w->args[0], depth + 1, transposed)
+                   : cone_value_at(w->args[0], depth + 1, transposed) && cone_value_at(w->args[1], depth + 1, transposed);
     return false;
 }
 

@@ -337,8 +337,10 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * (unit_axes_transpose). The rules that would move it up into a dot's
  * output_permutation wait for that (seed 10155). The walk also passes
  * two-operand ops whose other operand is the same value, a constant, a
- * transpose, or a dot under pointwise ops (cone_reduced_permutation's
- * transposes sink through them; seeds 13388, 13032), and, from t itself,
+ * transpose, or a dot under pointwise ops that has an output_permutation
+ * or is read through a transpose (cone_reduced_permutation's transposes
+ * sink through them; seeds 13388, 13032; a plain dot gives no transpose to
+ * merge with, seeds 1022405, 5009606), and, from t itself,
  * a two-operand op whose other operand is a transpose of t's permutation
  * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);

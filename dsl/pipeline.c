@@ -206,7 +206,12 @@ static bool phase_has_rule(const optimize_plan *plan, int ph, const char *name)
     return false;
 }
 
-/* One phase: CSE, up to three rounds of {driver, shapes, CSE}, DCE. */
+/* Rounds of {driver, shapes, CSE} in one phase: up to ROUNDS_RESOLVED while
+ * only the shape pass changed the graph, up to ROUNDS_MERGED while CSE
+ * merged instructions (see run_phase). */
+enum { ROUNDS_RESOLVED = 3, ROUNDS_MERGED = 8 };
+
+/* One phase: CSE, rounds of {driver, shapes, CSE}, DCE. */
 static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const driver_options *opt,
                       int64_t max_rewrites, optimize_result *res, driver_result *phase,
                       graft_error *err)
@@ -216,7 +221,7 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
         return false;
     res->cse_merged += merged;
     driver_options o = *opt;
-    for (int round = 0; round < 3; round++) {
+    for (int round = 0; round < ROUNDS_MERGED; round++) {
         driver_result r;
         /* --max-rewrites bounds the whole optimisation, not each round. */
         if (max_rewrites >= 0)
@@ -252,9 +257,20 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
          * duplicate kept apart, and the result must not depend on whether
          * the driver met them before or after. (A rule that removes the
          * copy the pass materialised for an output gets it back: at most
-         * the three rounds.) */
+         * ROUNDS_RESOLVED rounds for that.) A transpose that rises through
+         * a chain of one-operand ops toward a dot (transpose_above_unary)
+         * builds, at each step, a transpose the graph already computes
+         * when a sibling reads the same value transposed; only CSE merges
+         * the two, and until it has, the dot has two readers and
+         * transpose_into_dot (dot:once) waits. One step per round: three
+         * rounds left the last transpose beside the dot it should have
+         * gone into (seed 5009064 of test_view_normal_form, --ops 20:
+         * t(dot) read by tanh and by max). So rounds go on while CSE
+         * merges, up to ROUNDS_MERGED. */
         bool resolved = st.looked_through || st.erased;
         if ((!merged && !resolved) || phase->stop != DRIVER_CONVERGED)
+            break;
+        if (!merged && round + 1 >= ROUNDS_RESOLVED)
             break;
     }
     res->dce_erased += dce_run(g);

@@ -81,9 +81,10 @@ typedef struct optimize_result {
     int phases;             /* phases run */
 } optimize_result;
 
-/* Optimises g in place, phase by phase. Each phase: CSE, then up to three
- * rounds of {driver, shape resolution, CSE} while CSE merges something or
- * the shape pass takes pending ops out (looked through, erased), then DCE.
+/* Optimises g in place, phase by phase. Each phase: CSE, then rounds of
+ * {driver, shape resolution, CSE} while CSE merges something (up to
+ * eight) or the shape pass takes pending ops out (looked through, erased;
+ * up to three), then DCE.
  * opt->max_rewrites bounds the whole plan; a phase that
  * spends it or errs ends the run. opt->disabled names rules of any phase (a
  * name in none is an error). With a trace, each phase of a plan of several

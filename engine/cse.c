@@ -10,6 +10,7 @@
  */
 #include "cse.h"
 #include "hash.h"
+#include "lazy_shapes.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -183,7 +184,22 @@ static ins *earlier_twin(table *t, marked *mk, ins *i, bool *oom)
     return NULL;
 }
 
-static size_t cse_module(module *m, table *t, bool *oom)
+/* A recorded shape is always exactly what the op's shape rule gives for
+ * its operands' recorded shapes: the verifier (graph_verify) compares them
+ * exactly, and so does every other place the engine compares shapes (the
+ * stop test of the lazy pass, driver_shape_changed, rw_replace). Strides of
+ * length-1 axes address nothing, but they are not free for the readers: a
+ * pointwise op takes its layout from its operands' strides
+ * (ops_binary_layout), so max(x, k) with k strided {16, 4, 1} records
+ * another layout than with k strided {4, 4, 1}. So a literal merged into a
+ * twin that differs from it only there changes its readers' shapes, and
+ * they are settled the way every other shape change is: the readers read
+ * the twin through a pending op with the merged literal's shape, and the
+ * lazy pass (shapes_resolve, at the end of cse_run) looks through it and
+ * recomputes them, stopping where shapes compare equal. (Redirecting the
+ * readers silently left their recorded shapes stale: seeds 1016397 and
+ * 1093933 of tests/unit/test_view_normal_form.c failed verification.) */
+static size_t cse_module(module *m, table *t, bool *oom, size_t *pending, graft_error *err)
 {
     size_t merged = 0;
     marked mk = {0};
@@ -194,7 +210,16 @@ static size_t cse_module(module *m, table *t, bool *oom)
             continue;
         ins *twin = earlier_twin(t, &mk, i, oom);
         if (twin) {
-            ins_replace_all_uses(i, twin);
+            ins *to = twin;
+            if (i->nusers && !shape_equal(&i->sh, &twin->sh)) {
+                to = pending_insert(i, twin, &i->sh, NULL, 0, err);
+                if (!to) {
+                    *oom = true;
+                    break;
+                }
+                ++*pending;
+            }
+            ins_replace_all_uses(i, to);
             module_remove(i);
             merged++;
         }
@@ -207,16 +232,17 @@ static size_t cse_module(module *m, table *t, bool *oom)
 
 bool cse_run(graph *g, size_t *merged, graft_error *err)
 {
-    size_t total = 0;
+    size_t total = 0, pending = 0;
     bool oom = false;
+    graft_error sub = {0};
     for (module *m = g->first_module; m && !oom; m = m->next) {
         table t = {0};
-        total += cse_module(m, &t, &oom);
+        total += cse_module(m, &t, &oom, &pending, &sub);
         free(t.slots);
     }
     if (oom)
-        return error_set(err, "out of memory");
+        return sub.message[0] ? error_set(err, "cse: %s", sub.message) : error_set(err, "out of memory");
     if (merged)
         *merged = total;
-    return true;
+    return !pending || shapes_resolve(g, NULL, err);
 }

@@ -3,8 +3,12 @@
  * Two instructions are the same expression when they have the same op, the
  * same attributes, the same operands (the same instructions, in the same
  * order), the same submodules and the same shape; two literals are the same
- * when their shapes and bytes are equal. The later one's users read the
- * earlier one and the later one is erased. Parameters, @return and opaque
+ * when their shapes and bytes are equal, but for the strides of length-1
+ * axes. The later one's users read the earlier one and the later one is
+ * erased; where the two shapes differ (literals, in unit-axis strides only)
+ * the users read it through a pending_shape_change and the lazy shape pass
+ * (shapes_resolve, run before cse_run returns) recomputes their shapes, so
+ * every recorded shape stays exactly what its shape rule computes. Parameters, @return and opaque
  * ops (whose effects graft cannot know) are never merged. The result is
  * deterministic: the first occurrence in program order survives.
  */

@@ -10,6 +10,8 @@
 #include "driver_internal.h"
 #include "dump.h"
 #include "graph_test_helpers.h"
+#include "lazy_shapes.h"
+#include "pipeline.h"
 #include "rule_sets_by_hand.h"
 
 #include <stdlib.h>
@@ -452,6 +454,76 @@ static void test_cse_literal_unit_strides(void)
     graph_free(g);
 }
 
+/* A literal merged into a twin that differs from it only in the strides of
+ * length-1 axes changes what its readers compute for their layout
+ * (ops_binary_layout): sub(k, k') is strided {2, 2, 1} with k' standard
+ * and {2, 1, 1} with k for k'. CSE hands the readers the twin through a
+ * pending op and settles their shapes with the lazy pass, so the recorded
+ * shapes are the computed ones (graph_verify compares them exactly; seeds
+ * 1016397 and 1093933 of test_view_normal_form failed it). */
+static void test_cse_literal_unit_strides_readers(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "@1 = @literal{1, 2, 3, 4, 5, 6} -> float_type, {3, 1, 2}, {2, 1, 1}\n"
+                     "@2 = @literal{1, 2, 3, 4, 5, 6} -> float_type, {3, 1, 2}, {2, 2, 1}\n"
+                     "@3 = sub(@1,@2)\n"
+                     "@4 = neg(@3)\n"
+                     "@5 = @return(@4)\n");
+    if (!g)
+        return;
+    ins *sub = NULL;
+    for (ins *i = graph_main(g)->first; i; i = i->next)
+        if (ins_is(i, "sub"))
+            sub = i;
+    CHECK(sub && sub->sh.strides[1] == 2); /* before: the standard layout */
+    size_t merged = 0;
+    graft_error err = {0};
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 1); /* @2 */
+    CHECK_INT(count_op(g, "@literal"), 1);
+    CHECK_INT((long long)shapes_pending_count(g), 0);
+    CHECK(sub && sub->args[1] == sub->args[0]);
+    CHECK(sub && sub->sh.strides[1] == 1); /* recomputed (the lazy pass goes on to neg) */
+    CHECK(verifies(g));
+    graph_free(g);
+}
+
+/* The pipeline's rounds go on while CSE merges. A transpose rising through
+ * tanh toward the dot builds t(dot), which the graph already computes for
+ * max: only CSE merges the two, and until then the dot has two readers and
+ * transpose_into_dot (dot:once) waits. Each step up costs a round; with at
+ * most three, the last transpose stayed beside the dot (seed 5009064 of
+ * test_view_normal_form, --ops 20). */
+static void test_rounds_while_cse_merges(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "a = @param:a -> float_type, {2, 4}, {4, 1}\n"
+                     "b = @param:b -> float_type, {2, 2}, {2, 1}\n"
+                     "@1 = dot(b,a)\n"
+                     "@2 = tanh(@1)\n"
+                     "@3 = relu(@2)\n"
+                     "@4 = mul(@2,@3)\n"
+                     "@5 = max(@3,@1)\n"
+                     "@6 = mul(@4,@5)\n"
+                     "@7 = transpose[permutation={1, 0}](@6)\n"
+                     "@8 = @return(@7)\n");
+    const pipeline *p = pipeline_find("normalize");
+    optimize_plan plan;
+    optimize_result res;
+    graft_error err = {0};
+    if (!g || !p || !pipeline_plan(p, &plan, &err)) {
+        CHECK(false);
+        graph_free(g);
+        return;
+    }
+    CHECK(optimize_plan_run(g, &plan, NULL, &res, &err));
+    CHECK(res.rounds > 3);
+    CHECK_INT(count_op(g, "transpose"), 0); /* it went into the dot */
+    CHECK(verifies(g));
+    optimize_result_free(&res);
+    graph_free(g);
+}
+
 int main(void)
 {
     RUN(test_worklist_set_semantics);
@@ -465,6 +537,8 @@ int main(void)
     RUN(test_trace_names_rule_and_instructions);
     RUN(test_dce);
     RUN(test_cse_literal_unit_strides);
+    RUN(test_cse_literal_unit_strides_readers);
     RUN(test_cse);
+    RUN(test_rounds_while_cse_merges);
     return tests_finish();
 }
