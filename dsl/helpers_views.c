@@ -2275,7 +2275,8 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
  * composition: an identity transpose that identity_transpose has not yet
  * dropped, or one that moves other axes, must not end the walk in some
  * visiting orders and not in others (seed 2623). */
-static bool undone_below(const ins *u, const int64_t *p, int n, const int64_t *base, int depth)
+static bool undone_below(const ins *u, const ins *from, const int64_t *p, int n, const int64_t *base,
+                         int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
@@ -2291,12 +2292,29 @@ static bool undone_below(const ins *u, const int64_t *p, int n, const int64_t *b
         }
         if (vanishes(r, n, base))
             return true;
-        return one_reader(u) && undone_below(u->users[0], r, n, base, depth + 1);
+        return one_reader(u) && undone_below(u->users[0], u, r, n, base, depth + 1);
     }
     unsigned c = u->op->classes;
     if (u->nmods > 0 || u->sh.rank != n || !(c & (OPC_UNARY | OPC_BINARY)) || !one_reader(u))
         return false;
-    return undone_below(u->users[0], p, n, base, depth + 1);
+    if ((c & OPC_BINARY) && u->nargs == 2) {
+        /* The transpose that undoes p rises through u only where u's other
+         * operand takes it (transpose_above_binary asks absorbs_transpose of
+         * both operands): p's inverse, which it applies there. Where the
+         * other operand does not take it (max(s, t) of a parameter s), the
+         * transpose stays below u, and a transpose of a dot that waited for
+         * it would wait for ever. */
+        const ins *other = u->args[0] == from ? u->args[1] : u->args[0];
+        int64_t q[SHAPE_MAX_RANK];
+        for (int i = 0; i < n; i++) {
+            if (p[i] < 0 || p[i] >= n)
+                return false;
+            q[p[i]] = i;
+        }
+        if (other != from && !absorbs(other, q, n, 0))
+            return false;
+    }
+    return undone_below(u->users[0], u, p, n, base, depth + 1);
 }
 
 bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2306,7 +2324,7 @@ bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_v
     const attr_value *p = is_op(t, "transpose") ? ins_attr(t, "permutation") : NULL;
     bool yes = p && p->n == t->sh.rank && p->n <= SHAPE_MAX_RANK && t->nargs == 1 && t->nusers > 1;
     for (int k = 0; k < t->nusers && yes; k++)
-        yes = undone_below(t->users[k], p->u.ints, p->n, t->args[0]->sh.lens, 0);
+        yes = undone_below(t->users[k], t, p->u.ints, p->n, t->args[0]->sh.lens, 0);
     *out = rule_bool(yes);
     return true;
 }

@@ -364,7 +364,10 @@ bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule
  * and each reaches, through single-reader pointwise ops, a transpose that
  * undoes t's permutation, or is one (transposes on the way compose with
  * t's permutation: an identity one that is not yet dropped does not stop
- * the walk). transpose_into_dot waits: those rise (or compose)
+ * the walk), passing a two-operand op only where its other operand absorbs
+ * the transpose that undoes t (so that one can rise through it: seed
+ * 3000063's add(t, max(s, t)) of a parameter s held it below add, and the
+ * dot waited for ever). transpose_into_dot waits: those rise (or compose)
  * and cancel t on every path, while a dot that took t would have several
  * readers and absorb none of them (seed 2623). So do
  * transpose_into_dot_through_unary and transpose_above_unary, which would
