@@ -2682,7 +2682,9 @@ bool helper_transposed_sibling(arena *mem, const rule_value *a, int n, rule_valu
         const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
         if (!q || q->n != np || memcmp(q->u.ints, p, sizeof(int64_t) * (size_t)np) != 0)
             continue;
-        const ins *s[2] = {su, t};
+        /* converges puts the readers it passes into s: room for
+         * REJOIN_MAX, not just the two it starts from */
+        const ins *s[REJOIN_MAX] = {su, t};
         yes = !converges(s, 2, x, q);
     }
     *out = rule_bool(yes);
