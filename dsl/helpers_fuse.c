@@ -575,13 +575,37 @@ static int part_ops(const ins *x)
     return is_region(x) ? x->mods[0]->ops : !(x->op->classes & OPC_BUILTIN);
 }
 
-/* Whether plain pointwise op v, or a plain pointwise op it reads (a few
- * levels up), could still join the epilogue of the convolution or dot it
- * reads: a prologue reading v waits for that, since the epilogue is
- * preferred (the GELU between two feed-forward dots joins the first). */
+/* Whether x is a pointwise part: a plain pointwise op, or a region whose
+ * body holds only pointwise ops, views and reshapes (no reduction, no
+ * convolution or dot). */
+static bool pointwise_part(const ins *x)
+{
+    if (!is_region(x))
+        return (x->op->classes & OPC_POINTWISE) && !x->nmods;
+    for (const ins *i = x->mods[0]->first; i; i = i->next) {
+        unsigned c = i->op->classes;
+        if (c & OPC_BUILTIN)
+            continue;
+        if (i->nmods || is_contraction(i) || (c & OPC_REDUCE) ||
+            !((c & (OPC_POINTWISE | OPC_VIEW | OPC_SHAPE)) || body_index_only(i)))
+            return false;
+    }
+    return true;
+}
+
+/* Whether pointwise part v (a plain op or a pointwise region), or a
+ * pointwise part it reads (a few levels up), could still join the epilogue
+ * of the convolution or dot it reads: a prologue reading v waits for that,
+ * since the epilogue is preferred (the GELU between two feed-forward dots
+ * joins the first). Regions count as well as plain ops: a batch norm over a
+ * convolution's output is often a pointwise region reading the plain
+ * convolution before the convolution takes it in, and the bias add and
+ * relu after it, a region of their own, would otherwise become the next
+ * convolution's prologue in the orders that reach them first (inception_v2,
+ * densenet121), and the epilogue in the others. */
 static bool may_join_epilogue(const ins *v, int depth)
 {
-    if (depth > 4 || is_region(v) || !(v->op->classes & OPC_POINTWISE))
+    if (depth > 4 || !pointwise_part(v))
         return false;
     for (int a = 0; a < v->nargs; a++) {
         const ins *u = under_views(v->args[a]);

@@ -236,7 +236,7 @@ for seed in 1 2 3 4 5; do
 done
 if [ -z "$bad" ]; then pass unet_any_order; else fail unet_any_order "orders:$bad"; fi
 
-# ---- unet_groupnorm under -p default: normalised, then fused (phase 2) ----
+# ---- unet_groupnorm under -p default: normalised, then fused (phase 3) ----
 # 16 kernels -> 2, no fill, no copy (seed 000's target): the first
 # convolution with its bias and the GroupNorm sums (mean of x and of x*x,
 # prefuse.rules' variance rewrite) as extra outputs; then the variance,
@@ -255,7 +255,7 @@ if opt unet_default "$ex/unet_groupnorm.txt" default; then
                  END { for (k in c) if (r[k] == 2) print k }' "$tmp/unet_default.txt")
     body2=$(awk '/^module: "main:fused/ { m = $2 } m && /= convolution/ { c[m]++ } m && /= sigmoid/ { s[m]++ }
                  END { for (k in c) if (s[k] == 1) print k }' "$tmp/unet_default.txt")
-    if [ "$k" = 2 ] && [ "$fi_" = 0 ] && [ "$co" = 0 ] && [ "${r:-0}" -gt 0 ] && [ "$ph" = 3 ] &&
+    if [ "$k" = 2 ] && [ "$fi_" = 0 ] && [ "$co" = 0 ] && [ "${r:-0}" -gt 0 ] && [ "$ph" = 4 ] &&
        [ "$nf" = 2 ] && [ -n "$body1" ] && [ -n "$body2" ] && [ "$body1" != "$body2" ]; then
         pass unet_default_fused
     else
@@ -270,9 +270,9 @@ for seed in 1 2 3 4 5; do
 done
 if [ -z "$bad" ]; then pass unet_default_any_order; else fail unet_default_any_order "orders:$bad"; fi
 
-# ---- phases: -p default is normalize, then fuse on its result ----
+# ---- phases: -p default is normalize, then prefuse and fuse on its result ----
 # Two transposes that cancel (phase 1), then neg(relu(neg(x))) fused
-# (phase 2).
+# (phase 3).
 cat > "$tmp/ph.txt" <<'EOF'
 module: "main"
 x = @param:x -> float_type, {2, 3}, {3, 1}
@@ -283,14 +283,14 @@ x = @param:x -> float_type, {2, 3}, {3, 1}
 @5 = neg(@4)
 @6 = @return(@5)
 EOF
-# --stats json: one entry per rule (fold runs in both phases: summed),
-# "phases":3 (normalize, fuse, layout), converged, one kernel.
+# --stats json: one entry per rule (fold runs in three phases: summed),
+# "phases":4 (normalize, prefuse, fuse, layout), converged, one kernel.
 total=
 if "$GRAFT" opt "$tmp/ph.txt" -p default --stats json --verify > "$tmp/ph.json" 2> "$tmp/ph.err"; then
     keys=$(sed 's/.*"rules":{\([^}]*\)}.*/\1/' "$tmp/ph.json" | tr ',' '\n' | cut -d: -f1)
     dup=$(echo "$keys" | sort | uniq -d | tr '\n' ' ')
     total=$(json_int "$tmp/ph.json" rewrites)
-    if [ -z "$dup" ] && [ "$(json_int "$tmp/ph.json" phases)" = 3 ] &&
+    if [ -z "$dup" ] && [ "$(json_int "$tmp/ph.json" phases)" = 4 ] &&
        [ "$(json_int "$tmp/ph.json" kernels)" = 1 ] && grep -q '"converged":true' "$tmp/ph.json" &&
        grep -q '"transpose_of_transpose":1' "$tmp/ph.json"; then
         pass phases_stats
@@ -331,13 +331,14 @@ st=$?
 if [ $st -eq 1 ] && grep -q "no_such_rule" "$tmp/d.err"; then pass phases_disable_unknown
 else fail phases_disable_unknown "status $st: $(cat "$tmp/d.err")"; fi
 # --trace opens each phase with its sets, the fold firing before phase 2,
-# the fusion after.
+# the fusion in phase 3.
 line() { grep -n "$1" "$tmp/tr" | head -1 | cut -d: -f1; }
 if "$GRAFT" opt "$tmp/ph.txt" -p default --trace > /dev/null 2> "$tmp/tr" &&
-   grep -q "^phase 1 of 3: fold, pending, pad, reshape, prefuse$" "$tmp/tr" &&
-   grep -q "^phase 2 of 3: fold, fuse$" "$tmp/tr" &&
-   grep -q "^phase 3 of 3: layout$" "$tmp/tr" &&
-   [ "$(line '^phase 2')" -lt "$(line '^fire fuse_')" ] &&
+   grep -q "^phase 1 of 4: fold, pending, pad, reshape$" "$tmp/tr" &&
+   grep -q "^phase 2 of 4: fold, prefuse$" "$tmp/tr" &&
+   grep -q "^phase 3 of 4: fold, fuse$" "$tmp/tr" &&
+   grep -q "^phase 4 of 4: layout$" "$tmp/tr" &&
+   [ "$(line '^phase 3')" -lt "$(line '^fire fuse_')" ] &&
    [ "$(line '^phase 2')" -gt "$(line '^fire transpose_of_transpose')" ]; then
     pass phases_trace
 else fail phases_trace "$(grep -E '^(phase|fire)' "$tmp/tr" | head -6 | tr '\n' ' ')"; fi
@@ -347,7 +348,7 @@ if "$GRAFT" opt "$ex/unet_groupnorm.txt" -p default --shapes eager -o "$tmp/ue.t
    cmp -s "$tmp/ue.txt" "$tmp/ul.txt"; then pass phases_shapes_eager
 else fail phases_shapes_eager "the eager and lazy results differ"; fi
 # graft opt --help lists the phases.
-if "$GRAFT" opt --help | grep -q "sets: fold, pending, pad, reshape, prefuse; then fold, fuse"; then
+if "$GRAFT" opt --help | grep -q "sets: fold, pending, pad, reshape; then fold, prefuse; then fold, fuse"; then
     pass phases_help
 else fail phases_help "no phases in graft opt --help"; fi
 
