@@ -2566,17 +2566,33 @@ static int own_readers(const ins *v, const attr_value *p, const ins **r, int max
  * through their readers (readers that undo p aside), the earliest in
  * program order first (so that a value is passed once all of its
  * operands in the frontier are), to one pointwise op that all of them
- * reach. */
+ * reach. A value all of whose readers undo p (the copy cancels there) is
+ * passed first, whatever its position: it leads nowhere, and passing it
+ * after another value had walked to a reader that is not transposed said
+ * no where passing it first said yes. The value left is a pointwise op
+ * of transposed values or a transpose[p] of a function of x: the same
+ * value on either side of a move of that transpose past a one-operand op
+ * (u(t(x)) or t(u(x)), with the same readers), so the answer does not
+ * depend on which side the frontier starts from (seed 4401054: the
+ * sibling's t(abs(x)) cancelled below, and transposed_sibling said no for
+ * tanh(t(x)) and yes for t(tanh(x)): the transpose rose and sank forever
+ * between unary_above_transpose and transpose_above_unary_shared). */
 enum { REJOIN_MAX = 16 };
 static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
 {
     for (int step = 0; step < 4 * REJOIN_MAX && n > 1; step++) {
-        int m = 0;
-        for (int k = 1; k < n; k++)
-            if (s[k]->order < s[m]->order)
-                m = k;
         const ins *r[REJOIN_MAX];
-        int nr = own_readers(s[m], p, r, REJOIN_MAX);
+        int m = -1, nr = 0;
+        for (int k = 0; k < n && m < 0; k++)
+            if (s[k]->nusers > 0 && own_readers(s[k], p, r, REJOIN_MAX) == 0)
+                m = k;
+        if (m < 0) {
+            m = 0;
+            for (int k = 1; k < n; k++)
+                if (s[k]->order < s[m]->order)
+                    m = k;
+            nr = own_readers(s[m], p, r, REJOIN_MAX);
+        }
         if (nr < 0 || (nr == 0 && s[m]->nusers == 0))
             return false;
         const ins *v = s[m];
@@ -2596,7 +2612,7 @@ static bool converges(const ins **s, int n, const ins *x, const attr_value *p)
         }
         (void)v;
     }
-    return n == 1 && pointwise_op(s[0], x->sh.rank) && transposed_of(s[0], x, p, 0);
+    return n == 1 && (pointwise_op(s[0], x->sh.rank) || same_permutation(s[0], p)) && transposed_of(s[0], x, p, 0);
 }
 
 /* the distinct readers of t (with `extra`, if not NULL) into s; false when
@@ -2664,7 +2680,18 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
 /* transposed_sibling(x, u, p): see helpers_views.h. Not where the two
  * transposed values rejoin below (converges, as for rejoins_shared): there
  * unary_above_shared_transpose sinks the copies and they merge where the
- * readers meet (seed 8620: sub(t(abs(x)), neg(t(x))) read by a dot). */
+ * readers meet (seed 8620: sub(t(abs(x)), neg(t(x))) read by a dot).
+ *
+ * u's side is t(u(x)) where transpose_above_unary_shared asks and u(t(x))
+ * where unary_above_transpose asks: one value, with the same readers, on
+ * either side of the move. converges gives it the same answer in both
+ * forms (a transpose[p] of a function of x is a transposed value as u(t(x))
+ * is; a sibling whose transpose cancels below is passed first, whatever
+ * the program order of u's side), so transposed_sibling is the same before
+ * and after either rule fires, the two guards are exact complements, and
+ * the transpose cannot rise and sink forever. Before, with the sibling's
+ * t(abs(x)) read only by its inverse (seed 4401054), converges said yes
+ * for tanh(t(x)), which it ended on, and no for t(tanh(x)), a transpose. */
 bool helper_transposed_sibling(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;

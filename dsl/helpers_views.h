@@ -174,7 +174,13 @@ bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_va
 /* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
  * has a one-operand pointwise reader other than u, read only by one
  * transpose with permutation p: t(u(x)) and t(v(x)) share one transpose
- * above u and v (transpose_above_unary_shared). */
+ * above u and v (transpose_above_unary_shared). Not where the two
+ * transposed values rejoin below (converges, as rejoins_below and
+ * rejoins_shared ask), a sibling whose transpose its readers cancel
+ * counting as rejoined. u's side is t(u(x)) or u(t(x)), whichever the
+ * graph holds; the answer is the same for both, so
+ * transpose_above_unary_shared and unary_above_transpose, which asks for
+ * !transposed_sibling, are exact complements on it. */
 bool helper_transposed_sibling(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* canonical_unit_permutation(p, lens): ints, ints -> ints: among the
