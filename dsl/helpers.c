@@ -585,7 +585,7 @@ static const rule_helper helper_table[] = {
     {"transposes_merge", RV_BOOL, 4, {RV_INS, RV_INS, RV_INS, RV_INTS}, false, helper_transposes_merge,
      "transposes_merge(b, x, y, p): b(transpose[p](x), transpose[p](y)) merges into one transpose below b (neither absorbs it, or one only by rising to a dot)"},
     {"vanishes_below", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_below,
-     "vanishes_below(t): transpose t reaches, through single-reader unary ops (and binary ops whose other operand is the same, a constant, a transpose or a dot cone: a dot with an output_permutation or under a transpose, not a plain one), a reduction after which it moves only length-1 axes"},
+     "vanishes_below(t): transpose t reaches, through single-reader unary ops (and binary ops whose other operand is the same, a constant, a transpose or a dot cone that gives the sinking transpose a transpose of its permutation to merge with: a dot whose output_permutation is it or that the cone rules rewrite to one, or a transpose of it), a reduction after which it moves only length-1 axes"},
     {"dot_permutation_vanishes", RV_BOOL, 1, {RV_INS}, false, helper_dot_permutation_vanishes,
      "dot_permutation_vanishes(d): d's output_permutation, as a transpose of the plain product, would vanish below a reduction (vanishes_below)"},
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,

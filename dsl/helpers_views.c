@@ -680,52 +680,109 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n
 }
 
 static bool cone_operand(const ins *u, const ins *v);
+static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, const int64_t *base);
 
-/* cone_reduced_permutation(d): see helpers_views.h. */
-bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+/* The canonical permutation c that the cone a dot d with an
+ * output_permutation reaches (through single-reader pointwise ops, one of
+ * them a two-operand op whose other operand is a cone_operand) gives it
+ * (reduced_canonical_permutation of the reduction's axes), or d's own
+ * where it reaches no such reduction; and base, the plain product's lens.
+ * Structural only: it does not ask whether the transpose that
+ * dot_permutation_canonical_for_reduce_of_cone leaves sinks (see
+ * helper_cone_reduced_permutation). */
+static bool cone_canonical_raw(const ins *d, int64_t *c, int64_t *base)
 {
-    (void)n;
-    const ins *d = a[0].u.in, *v = d;
+    const ins *v = d;
     const attr_value *q = is_op(d, "dot") ? ins_attr(d, "output_permutation") : NULL;
     int rank = d->sh.rank;
     if (!q || q->n != rank || rank < 1 || rank > SHAPE_MAX_RANK)
         return false;
-    int64_t base[SHAPE_MAX_RANK];
+    bool seen[SHAPE_MAX_RANK] = {false};
     for (int i = 0; i < rank; i++) {
-        if (q->u.ints[i] < 0 || q->u.ints[i] >= rank)
+        if (q->u.ints[i] < 0 || q->u.ints[i] >= rank || seen[q->u.ints[i]])
             return false;
+        seen[q->u.ints[i]] = true;
         base[q->u.ints[i]] = d->sh.lens[i];
+        c[i] = q->u.ints[i];
     }
-    rule_value args[3] = {{RV_INTS, rank, {.ints = q->u.ints}}, {RV_INTS, rank, {.ints = base}}, {RV_INTS, 0, {.ints = NULL}}};
     bool binary = false; /* without one, dot_permutation_canonical_for_reduce_* */
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
             break;
         const ins *u = v->users[0];
-        unsigned c = u->op->classes;
+        unsigned cl = u->op->classes;
         bool same_lens = u->nmods == 0 && u->sh.rank == rank &&
                          memcmp(u->sh.lens, d->sh.lens, sizeof(int64_t) * (size_t)rank) == 0;
-        if (same_lens && (c & OPC_UNARY) && u->nargs == 1) {
+        if (same_lens && (cl & OPC_UNARY) && u->nargs == 1) {
             v = u;
             continue;
         }
-        if (same_lens && (c & OPC_BINARY) && u->nargs == 2 && cone_operand(u, v)) {
+        if (same_lens && (cl & OPC_BINARY) && u->nargs == 2 && cone_operand(u, v)) {
             binary = true;
             v = u;
             continue;
         }
         /* the reduction ends the cone, in the dot's lens or not */
-        if ((c & OPC_REDUCE) && u->nargs == 1 && u->nmods == 0 && binary) {
+        if ((cl & OPC_REDUCE) && u->nargs == 1 && u->nmods == 0 && binary) {
             const attr_value *ax = ins_attr(u, "axes");
             if (!ax)
                 break;
-            args[2].n = ax->n;
-            args[2].u.ints = ax->u.ints;
-            return helper_reduced_canonical_permutation(mem, args, 3, out);
+            bool reduced[SHAPE_MAX_RANK] = {false};
+            for (int k = 0; k < ax->n; k++) {
+                if (ax->u.ints[k] < 0 || ax->u.ints[k] >= rank)
+                    return false;
+                reduced[ax->u.ints[k]] = true;
+            }
+            /* as helper_reduced_canonical_permutation */
+            for (int i = 0; i < rank; i++)
+                reduced[i] = reduced[i] || base[c[i]] == 1;
+            reduced_sort_step(c, rank, reduced);
         }
         break;
     }
-    *out = args[0];
+    return true;
+}
+
+/* cone_reduced_permutation(d): see helpers_views.h. The cone's canonical
+ * permutation c, where the transpose compose(invert(c), q) that the cone
+ * rules leave on d[c] vanishes below (permutation_vanishes_below, the walk
+ * the rules that would take it back into d ask, so that they wait exactly
+ * where it sinks); else d's own q, and the rules do not fire (seeds
+ * 4001965, 4016403 with --views T: mul(t(d1[c1]), d2[c2]) under a
+ * reduction, d2 already canonical, gave d2 no transpose to merge with, and
+ * t stayed on d1 for ever). */
+bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *d = a[0].u.in;
+    int64_t c[SHAPE_MAX_RANK], base[SHAPE_MAX_RANK];
+    if (!cone_canonical_raw(d, c, base))
+        return false;
+    const attr_value *q = ins_attr(d, "output_permutation");
+    int rank = d->sh.rank;
+    bool same = true;
+    for (int i = 0; i < rank; i++)
+        same = same && c[i] == q->u.ints[i];
+    if (!same) {
+        /* s = compose(invert(c), q): transpose[s](d[c]) is d[q]; d[c]'s
+         * lens are base permuted by c */
+        int64_t ci[SHAPE_MAX_RANK], s[SHAPE_MAX_RANK], lc[SHAPE_MAX_RANK];
+        for (int i = 0; i < rank; i++)
+            ci[c[i]] = i;
+        for (int i = 0; i < rank; i++) {
+            s[i] = ci[q->u.ints[i]];
+            lc[i] = base[c[i]];
+        }
+        if (!permutation_vanishes_below(d, s, rank, lc))
+            same = true;
+    }
+    int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)rank);
+    if (!r)
+        return false;
+    for (int i = 0; i < rank; i++)
+        r[i] = same ? q->u.ints[i] : c[i];
+    rule_value v = {RV_INTS, rank, {.ints = r}};
+    *out = v;
     return true;
 }
 
@@ -3200,6 +3257,75 @@ static bool cone_operand(const ins *u, const ins *v)
     return u->args[0] == u->args[1] || cone_value(w, 0);
 }
 
+/* Cone value w gives a transpose[r] sinking past it (to a reduction,
+ * below which it vanishes) what it needs to go on: binary_above_transposes
+ * merges only transposes of one permutation. A constant takes the inverse
+ * (it folds); a transpose of a cone value read once (cone_value_at) is
+ * one where its permutation is r; a dot d[q] is one where q is r
+ * (dot_permutation_out_for_reduction takes q out as a transpose), or where
+ * dot_permutation_canonical_for_reduce_of_cone* rewrite it (read by a
+ * two-operand op, directly or through one one-operand op read once) to
+ * transpose[s](d[c]) with s = compose(invert(c), q) equal to r, c the
+ * cone's canonical permutation; one-operand ops pass it on, and a
+ * two-operand op gives it where both operands do. A dot that the cone
+ * rules leave as it is (c = q, already canonical) and whose q is not r
+ * gives nothing to merge with. */
+static bool cone_takes(const ins *w, const int64_t *r, int n, int depth)
+{
+    if (view_is_constant(w))
+        return true;
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(w) || w->sh.rank != n)
+        return false;
+    unsigned c = w->op->classes;
+    if (is_op(w, "dot")) {
+        const attr_value *q = ins_attr(w, "output_permutation");
+        if (!dot_permuted(w) || q->n != n)
+            return false;
+        if (memcmp(q->u.ints, r, sizeof(int64_t) * (size_t)n) == 0)
+            return true;
+        const ins *u = w->users[0];
+        bool reached = (u->op->classes & OPC_BINARY) && u->nargs == 2;
+        if (!reached && (u->op->classes & OPC_UNARY) && u->nargs == 1 && one_reader(u)) {
+            const ins *e = u->users[0];
+            reached = (e->op->classes & OPC_BINARY) && e->nargs == 2;
+        }
+        int64_t cc[SHAPE_MAX_RANK], base[SHAPE_MAX_RANK], ci[SHAPE_MAX_RANK];
+        if (!reached || !cone_canonical_raw(w, cc, base))
+            return false;
+        for (int i = 0; i < n; i++)
+            ci[cc[i]] = i;
+        for (int i = 0; i < n; i++)
+            if (ci[q->u.ints[i]] != r[i])
+                return false;
+        return true;
+    }
+    if (is_op(w, "transpose") && w->nargs == 1) {
+        const attr_value *p = ins_attr(w, "permutation");
+        return p && p->n == n && memcmp(p->u.ints, r, sizeof(int64_t) * (size_t)n) == 0 &&
+               !view_is_constant(w->args[0]) && cone_value_at(w->args[0], depth + 1, true);
+    }
+    if (w->nmods > 0)
+        return false;
+    if ((c & OPC_UNARY) && w->nargs == 1)
+        return cone_takes(w->args[0], r, n, depth + 1);
+    if ((c & OPC_BINARY) && w->nargs == 2)
+        return cone_takes(w->args[0], r, n, depth + 1) &&
+               (w->args[0] == w->args[1] || cone_takes(w->args[1], r, n, depth + 1));
+    return false;
+}
+
+/* The transpose[r] sinking from v really passes two-operand op u: the
+ * other operand is the same value (binary_above_transpose_twice), or a
+ * cone value that takes it (cone_takes). A cone_value that gives another
+ * permutation, or none (a dot the cone rules leave as it is), holds the
+ * transpose above u for ever (seeds 4001965, 4016403 with --views T). */
+static bool cone_operand_takes(const ins *u, const ins *v, const int64_t *r, int n)
+{
+    if (u->args[0] == u->args[1])
+        return true;
+    return cone_takes(u->args[u->args[0] == v ? 1 : 0], r, n, 0);
+}
+
 /* The other operand of u, read by u alone, is a transpose of v's
  * permutation (v a transpose): binary_above_transposes merges the two
  * where the merged one vanishes below, whatever their operands. A diamond
@@ -3242,7 +3368,7 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
          * transpose folds into it) or the same value keeps the layout
          * (cone_reduced_permutation's transposes; seed 13388) */
         if ((c & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->sh.rank == n &&
-            (cone_operand(u, v) || (depth == 0 && same_transpose_beside(u, v)))) {
+            (cone_operand_takes(u, v, r, n) || (depth == 0 && same_transpose_beside(u, v)))) {
             v = u;
             continue;
         }

@@ -346,7 +346,15 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * transpose, or a dot under pointwise ops that has an output_permutation
  * or is read through a transpose (cone_reduced_permutation's transposes
  * sink through them; seeds 13388, 13032; a plain dot gives no transpose to
- * merge with, seeds 1022405, 5009606), and, from t itself,
+ * merge with, seeds 1022405, 5009606), passing such an op only where its
+ * other operand gives the transpose reaching it, of the permutation r it
+ * has composed so far, what it needs to sink on (cone_takes): a constant;
+ * a transpose of r; a dot whose output_permutation is r
+ * (dot_permutation_out_for_reduction takes it out) or which the cone rules
+ * rewrite to transpose[r](d[c]) (cone_reduced_permutation); pointwise ops
+ * of such values. Seeds 4001965, 4016403 (--views T): mul(t(d1), d2) under
+ * a reduction, d2's permutation already canonical, gave t nothing to merge
+ * with, and transpose_into_permuted_dot waited for ever. And, from t itself,
  * a two-operand op whose other operand is a transpose of t's permutation
  * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
@@ -400,7 +408,12 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
  * two-operand ones whose other operand is the same value, a constant, a
  * transpose or a dot under pointwise ops: max(literal, dot), max(dot,
  * neg(dot)); at least one of those), reduced_canonical_permutation(q, d's plain lens, the
- * reduction's axes); q itself when there is no such walk (seed 13388). */
+ * reduction's axes); q itself when there is no such walk (seed 13388), and
+ * also where the transpose compose(invert(c), q) the cone rules would leave
+ * on d[c] does not vanish below (vanishes_below's walk from d): the rules
+ * that take it back into d would not wait for it, and the two looped or,
+ * with a stricter walk on one side only, the transpose stayed (seeds
+ * 4001965, 4016403 with --views T). */
 bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_at_reader(t): instruction -> bool: t is a transpose, moving
