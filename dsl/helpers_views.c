@@ -2870,6 +2870,33 @@ bool helper_without_leading_ones(arena *mem, const rule_value *a, int n, rule_va
     return ints_result(mem, a[0].u.ints + k, nl, out);
 }
 
+/* has_reshape_to(y, l): see helpers_views.h. */
+bool helper_has_reshape_to(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *y = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < y->nusers && !yes; k++) {
+        const ins *s = y->users[k];
+        yes = is_op(s, "reshape") && s->nargs == 1 && s->args[0] == y && lens_equal(s->sh.lens, s->sh.rank, a[1].u.ints, a[1].n);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* with_leading_ones(a, n): see helpers_views.h. */
+bool helper_with_leading_ones(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t l[SHAPE_MAX_RANK];
+    int64_t rank = a[1].u.i, k = rank - a[0].n;
+    if (rank > SHAPE_MAX_RANK || k < 0)
+        return false;
+    for (int i = 0; i < rank; i++)
+        l[i] = i < k ? 1 : a[0].u.ints[i - k];
+    return ints_result(mem, l, (int)rank, out);
+}
+
 static bool is_reduction(const ins *x)
 {
     return is_op(x, "reduce_sum") || is_op(x, "reduce_mean") || is_op(x, "reduce_max");
@@ -2890,6 +2917,19 @@ static bool reduction_of_reshape(const ins *x)
            ((x->args[0]->op->classes & OPC_SHAPE) || is_op(x->args[0], "transpose") || ins_is_pending(x->args[0]));
 }
 
+/* reduction_takes_reshape(x): see helpers_views.h. */
+static bool reduction_takes_reshape(const ins *x)
+{
+    return reduction_of_reshape(x) && !(is_reduction(x) && x->args[0]->nusers > 1);
+}
+
+bool helper_reduction_takes_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(reduction_takes_reshape(a[0].u.in));
+    return true;
+}
+
 bool helper_reduction_of_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -2905,9 +2945,14 @@ static bool unit_reshape_below(const ins *m)
     if (is_op(m, "multibroadcast") && m->nargs == 1 && m->args[0]->nargs == 1 &&
         (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
         const ins *r = m->args[0], *x = r->args[0];
-        yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 && !reduction_of_reshape(x) &&
-              ((x->sh.rank <= m->sh.rank && lens_equal_but_leading_ones(x->sh.lens, x->sh.rank, r->sh.lens, r->sh.rank)) ||
-               (leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
+        /* a reshape that only adds or drops leading 1s goes into the
+         * multibroadcast even above a reduction itself: the leading 1s of a
+         * reduction a multibroadcast reads are its own
+         * (multibroadcast_of_reduce_*_of_reshape) */
+        bool same = x->sh.rank <= m->sh.rank && lens_equal_but_leading_ones(x->sh.lens, x->sh.rank, r->sh.lens, r->sh.rank);
+        yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 &&
+              ((same && !reduction_takes_reshape(x)) ||
+               (!same && !reduction_of_reshape(x) && leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
     }
     return yes;
 }

@@ -491,6 +491,14 @@ bool helper_same_but_leading_ones(arena *mem, const rule_value *args, int nargs,
 /* without_leading_ones(a): ints -> ints: lens a without its leading 1s. */
 bool helper_without_leading_ones(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* has_reshape_to(y, l): instruction, ints -> bool: a reshape of y to lens
+ * l reads y already. */
+bool helper_has_reshape_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* with_leading_ones(a, n): ints, int -> ints: lens a with 1s put in front
+ * up to rank n (fails where a has more than n axes). */
+bool helper_with_leading_ones(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unit_reshape_below(m): instruction -> bool: m is a multibroadcast of a
  * reshape (or of a squeeze, unsqueeze or flatten of a standard value,
  * which becomes one) that multibroadcast_of_unit_reshape or
@@ -507,6 +515,11 @@ bool helper_unit_reshape_below(arena *mem, const rule_value *args, int nargs, ru
  * the unit axes it does not reduce (reduce_*_without_unit_axes), so the
  * rules that drop such a reshape under a multibroadcast leave it to them. */
 bool helper_reduction_of_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reduction_takes_reshape(x): instruction -> bool: reduction_of_reshape(x),
+ * except a reduction itself whose view has other readers too (which
+ * reshape_of_reduce_*_of_reshape, needing that view :once, cannot take). */
+bool helper_reduction_takes_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dropped_below(r): instruction -> bool: every reader of shape op r is a
  * multibroadcast for which unit_reshape_below holds: r goes or loses its
