@@ -43,6 +43,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
 
 #define CHECK_MAX_ARGS 8
@@ -50,6 +51,12 @@
 #define CHECK_MAX_EXTRA 8
 #define CHECK_MAX_CONSTS 32
 #define CHECK_MORE_CANDIDATES 200 /* tried after the first counterexample */
+/* A rule that has fired on no graph after its candidates gets this many
+ * times as many before it is reported not checked: rules whose guards ask
+ * for a structure beside the pattern (a sibling reshape of the right lens)
+ * fire on few random graphs, and a rule that fires is checked within the
+ * first budget and never pays for this. */
+#define CHECK_UNFIRED_FACTOR 5
 
 typedef struct lens_want {
     int rank;
@@ -1370,7 +1377,12 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
      * counterexample among them is the one reported. */
     int64_t best_size = 0;
     int stop_at = o.candidates;
-    for (int k = 0; k < stop_at && (out->fired < o.fires || out->counterexample); k++) {
+    int64_t unfired_budget = (int64_t)o.candidates * CHECK_UNFIRED_FACTOR;
+    if (unfired_budget > INT_MAX)
+        unfired_budget = INT_MAX;
+    for (int k = 0; (k < stop_at || (out->fired == 0 && !out->counterexample && k < unfired_budget)) &&
+                    (out->fired < o.fires || out->counterexample);
+         k++) {
         char why[300] = "";
         strbuf text = {0};
         uint64_t seed = base + (uint64_t)k;
