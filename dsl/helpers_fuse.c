@@ -575,6 +575,14 @@ static int part_ops(const ins *x)
     return is_region(x) ? x->mods[0]->ops : !(x->op->classes & OPC_BUILTIN);
 }
 
+/* An op that computes element by element: pointwise, a view or reshape,
+ * or an op that only reads element indices, with no submodule. */
+static bool element_op(const ins *i)
+{
+    unsigned c = i->op->classes;
+    return ((c & (OPC_POINTWISE | OPC_VIEW | OPC_SHAPE)) || body_index_only(i)) && !i->nmods;
+}
+
 /* Whether x is a pointwise part: a plain pointwise op, or a region whose
  * body holds only pointwise ops, views and reshapes (no reduction, no
  * convolution or dot). */
@@ -586,8 +594,7 @@ static bool pointwise_part(const ins *x)
         unsigned c = i->op->classes;
         if (c & OPC_BUILTIN)
             continue;
-        if (i->nmods || is_contraction(i) || (c & OPC_REDUCE) ||
-            !((c & (OPC_POINTWISE | OPC_VIEW | OPC_SHAPE)) || body_index_only(i)))
+        if (is_contraction(i) || (c & OPC_REDUCE) || !element_op(i))
             return false;
     }
     return true;
@@ -814,8 +821,7 @@ static bool tail_slice_of(tail_slice *t, const ins *p, const ins *c)
             t->in[k] = false;
             continue;
         }
-        unsigned cls = i->op->classes;
-        if (!((cls & OPC_POINTWISE) || body_index_only(i) || (cls & (OPC_VIEW | OPC_SHAPE))) || i->nmods)
+        if (!element_op(i))
             t->only_element_ops = false;
         for (int a = 0; a < i->nargs; a++) {
             int at = body_position(t, k, i->args[a]);

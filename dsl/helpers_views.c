@@ -108,6 +108,29 @@ static bool constant(const ins *x, int depth)
 
 bool view_is_constant(const ins *x) { return constant(x, 0); }
 
+/* q = invert(p), the permutation with q[p[i]] = i; false when p holds an
+ * index outside 0..n-1. */
+static bool invert_permutation(const int64_t *p, int n, int64_t *q)
+{
+    for (int i = 0; i < n; i++) {
+        if (p[i] < 0 || p[i] >= n)
+            return false;
+        q[p[i]] = i;
+    }
+    return true;
+}
+
+/* s = compose(invert(c), q): the permutation of the transpose the cone
+ * rules leave on d[c] for a dot d[q] (transpose[s](d[c]) is d[q]). c is a
+ * permutation of 0..n-1. */
+static void cone_leftover(const int64_t *c, const int64_t *q, int n, int64_t *s)
+{
+    int64_t ci[SHAPE_MAX_RANK];
+    invert_permutation(c, n, ci);
+    for (int i = 0; i < n; i++)
+        s[i] = ci[q[i]];
+}
+
 /* transpose[r] of a value of lens `lens` does nothing: r is the identity,
  * or moves only length-1 axes and keeps the lens. */
 static bool vanishes(const int64_t *r, int n, const int64_t *lens)
@@ -645,6 +668,19 @@ static bool reduced_sort_step(int64_t *r, int n, const bool *reduced)
     return changed;
 }
 
+/* Permutation r (of a value of lens l, read by a reduction that leaves
+ * the positions marked in `reduced` of length 1) made canonical in place:
+ * every position of length 1 after the reduction (a reduced one, or one
+ * whose source has length 1) takes the sources of those positions in
+ * increasing order; the rules move the reduced axes along with their
+ * sources (axes_of). Marks the length-1 positions in `reduced`. */
+static void reduced_canonical(int64_t *r, int n, const int64_t *l, bool *reduced)
+{
+    for (int i = 0; i < n; i++)
+        reduced[i] = reduced[i] || l[r[i]] == 1;
+    reduced_sort_step(r, n, reduced);
+}
+
 bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)n;
@@ -667,13 +703,7 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *a, int n
         seen[p[i]] = true;
         r[i] = p[i];
     }
-    /* every position of length 1 after the reduction (a reduced one, or
-     * one whose source has length 1) takes the sources of those positions
-     * in increasing order; the rules move the reduced axes along with
-     * their sources (axes_of) */
-    for (int i = 0; i < np; i++)
-        reduced[i] = reduced[i] || l[r[i]] == 1;
-    reduced_sort_step(r, np, reduced);
+    reduced_canonical(r, np, l, reduced);
     rule_value v = {RV_INTS, np, {.ints = r}};
     *out = v;
     return true;
@@ -733,10 +763,7 @@ static bool cone_canonical_raw(const ins *d, int64_t *c, int64_t *base)
                     return false;
                 reduced[ax->u.ints[k]] = true;
             }
-            /* as helper_reduced_canonical_permutation */
-            for (int i = 0; i < rank; i++)
-                reduced[i] = reduced[i] || base[c[i]] == 1;
-            reduced_sort_step(c, rank, reduced);
+            reduced_canonical(c, rank, base, reduced);
         }
         break;
     }
@@ -766,13 +793,10 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *a, int n, rul
     if (!same) {
         /* s = compose(invert(c), q): transpose[s](d[c]) is d[q]; d[c]'s
          * lens are base permuted by c */
-        int64_t ci[SHAPE_MAX_RANK], s[SHAPE_MAX_RANK], lc[SHAPE_MAX_RANK];
+        int64_t s[SHAPE_MAX_RANK], lc[SHAPE_MAX_RANK];
+        cone_leftover(c, q->u.ints, rank, s);
         for (int i = 0; i < rank; i++)
-            ci[c[i]] = i;
-        for (int i = 0; i < rank; i++) {
-            s[i] = ci[q->u.ints[i]];
             lc[i] = base[c[i]];
-        }
         if (!permutation_vanishes_below(d, s, rank, lc))
             same = true;
     }
@@ -1073,13 +1097,15 @@ static bool cluster_of(const ins *v, cluster *c)
      * sink) hides the readers the cluster has once the pending rules take
      * it into them (binary_through_pending_*): until then neither the root
      * nor the sink is known, as for a pending op among the operands
-     * (cluster_collect). (One only the outputs read stays: seed 226.) The lens binary_into_cluster_lens gives an op
-     * leaves a pending op below it where the op had another layout; asked
+     * (cluster_collect). (One only the outputs read stays: seed 226.) The
+     * lens binary_into_cluster_lens gives an op leaves a pending op below
+     * it where the op had another layout; asked
      * before that op went, the cluster read its own sink as the lens of
      * the reshape back (the op's old lens) and moved the op back, which
      * left a pending op again (loop with reshape_to_same_lens, seed
-     * 1045686). */
-    for (const ins *s = root;;) {
+     * 1045686). The walk ends at the sink. */
+    const ins *s = root;
+    for (;;) {
         for (int k = 0; k < s->nusers; k++)
             if (pending_taken(s->users[k])) {
                 c->ok = false;
@@ -1090,9 +1116,6 @@ static bool cluster_of(const ins *v, cluster *c)
             break;
         s = s->users[0];
     }
-    const ins *s = root;
-    while (one_reader(s) && is_reshape(s->users[0]))
-        s = s->users[0];
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
     if (one_reader(s) && is_op(s->users[0], "multibroadcast") && !unit_broadcast(s->users[0]) && shape_elements(&s->sh) > 1) {
@@ -2363,11 +2386,8 @@ static bool undone_below(const ins *u, const ins *from, const int64_t *p, int n,
          * it would wait for ever. */
         const ins *other = u->args[0] == from ? u->args[1] : u->args[0];
         int64_t q[SHAPE_MAX_RANK];
-        for (int i = 0; i < n; i++) {
-            if (p[i] < 0 || p[i] >= n)
-                return false;
-            q[p[i]] = i;
-        }
+        if (!invert_permutation(p, n, q))
+            return false;
         if (other != from && !absorbs(other, q, n, 0))
             return false;
     }
@@ -3334,15 +3354,11 @@ static bool cone_takes(const ins *w, const int64_t *r, int n, int depth)
             const ins *e = u->users[0];
             reached = (e->op->classes & OPC_BINARY) && e->nargs == 2;
         }
-        int64_t cc[SHAPE_MAX_RANK], base[SHAPE_MAX_RANK], ci[SHAPE_MAX_RANK];
+        int64_t cc[SHAPE_MAX_RANK], base[SHAPE_MAX_RANK], s[SHAPE_MAX_RANK];
         if (!reached || !cone_canonical_raw(w, cc, base))
             return false;
-        for (int i = 0; i < n; i++)
-            ci[cc[i]] = i;
-        for (int i = 0; i < n; i++)
-            if (ci[q->u.ints[i]] != r[i])
-                return false;
-        return true;
+        cone_leftover(cc, q->u.ints, n, s);
+        return memcmp(s, r, sizeof(int64_t) * (size_t)n) == 0;
     }
     if (is_op(w, "transpose") && w->nargs == 1) {
         const attr_value *p = ins_attr(w, "permutation");
