@@ -32,6 +32,7 @@
 #include "driver.h"
 #include "dump.h"
 #include "exec.h"
+#include "hash.h"
 #include "ir.h"
 #include "lazy_shapes.h"
 #include "random.h"
@@ -1341,12 +1342,20 @@ done:
     return outcome;
 }
 
-static uint64_t name_hash(const char *s)
+/* Whether candidate k is tried: the first stop_at candidates (after a
+ * first difference, stop_at shrinks to a few more, to find the smallest
+ * counterexample); a rule that has fired on none of them and has no
+ * counterexample gets up to unfired_budget in all (CHECK_UNFIRED_FACTOR: a
+ * rare pattern), stopping at its first firing. Either way the search ends
+ * once the rule has fired `fires` times without a difference. */
+static bool wants_another_candidate(const dsl_check_result *out, int k, int stop_at, int64_t unfired_budget,
+                                    int fires)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
+    if (out->fired >= fires && !out->counterexample)
+        return false;
+    if (k < stop_at)
+        return true;
+    return out->fired == 0 && !out->counterexample && k < unfired_budget;
 }
 
 bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_options *opt,
@@ -1372,7 +1381,7 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
     }
     char first_build[300] = "", first_run[300] = "";
     int not_run = 0;
-    uint64_t base = o.seed * 0x9e3779b97f4a7c15ull + (name_hash(r->name) & 0xffffffffu) * 1000;
+    uint64_t base = o.seed * 0x9e3779b97f4a7c15ull + (hash_string(HASH_FNV_OFFSET, r->name) & 0xffffffffu) * 1000;
     /* After the first difference, a few more candidates: the smallest
      * counterexample among them is the one reported. */
     int64_t best_size = 0;
@@ -1380,9 +1389,7 @@ bool dsl_check_rule(const dsl_rule *r, const rule_set *set, const dsl_check_opti
     int64_t unfired_budget = (int64_t)o.candidates * CHECK_UNFIRED_FACTOR;
     if (unfired_budget > INT_MAX)
         unfired_budget = INT_MAX;
-    for (int k = 0; (k < stop_at || (out->fired == 0 && !out->counterexample && k < unfired_budget)) &&
-                    (out->fired < o.fires || out->counterexample);
-         k++) {
+    for (int k = 0; wants_another_candidate(out, k, stop_at, unfired_budget, o.fires); k++) {
         char why[300] = "";
         strbuf text = {0};
         uint64_t seed = base + (uint64_t)k;
