@@ -1771,6 +1771,17 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         unsigned c = r->op->classes;
         if ((c & OPC_UNARY) && r->nargs == 1)
             continue;
+        /* a reduction reads any strides, and its value is standard either
+         * way, as a one-operand op's is (seed 1002084: neg(mb(p1)) read by
+         * mul(broadcast(p0), .) under a reduce_mean stayed above its
+         * broadcast, where the core merged mul(mb(p0), mb(neg(p1))) into
+         * one broadcast of mul on the small values). Not of a reshape
+         * (becomes_broadcast asks it so): a reduction of a reshape takes the
+         * reshape in or moves below it (reduce_*_below_reshape and the
+         * like), where made a broadcast first the reshape stayed beside it
+         * (seeds 1018489, 1025029: reduce_max(unsqueeze(mul(mb, mb)))) */
+        if ((c & OPC_REDUCE) && r->nargs == 1 && r->nmods == 0 && !is_op(v, "reshape"))
+            continue;
         /* the return keeps v's strides; where they are the broadcast's
          * already (u of a one-element broadcast keeps its every-stride-0
          * layout), the output has the same layout whether the broadcast

@@ -244,7 +244,7 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
 bool helper_transposes_settle_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
- * one-operand pointwise op, a broadcast that stretches (one that does not
+ * one-operand pointwise op, a reduction (of u, not of a reshape), a broadcast that stretches (one that does not
  * counts by its own readers; one whose strides reach an output only if u's
  * layout stays), or a two-operand op whose other operand is standard and
  * cannot still become a broadcast (a broadcast sinking into it, or two
