@@ -2856,6 +2856,17 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
     return true;
 }
 
+/* composes_with_broadcast(m): see helpers_views.h. */
+bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    int64_t axis;
+    *out = rule_bool(is_op(m, "multibroadcast") && m->nargs == 1 &&
+                     broadcast_axis_after_at(m->args[0], m->sh.lens, m->sh.rank, &axis));
+    return true;
+}
+
 /* broadcast_axis_after(b, lens): see helpers_views.h. */
 bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -539,6 +539,14 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * that is no pointwise op. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* composes_with_broadcast(m): instruction -> bool: m is a multibroadcast
+ * of a broadcast[axis] that multibroadcast_of_broadcast composes with it
+ * into one broadcast (broadcast_axis_after succeeds). That rule has no
+ * other guard, so it fires in every order; the merges of multibroadcasts
+ * at binary ops wait for it, as they wait for a multibroadcast of a
+ * multibroadcast (x = !multibroadcast). */
+bool helper_composes_with_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
  * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
 bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
