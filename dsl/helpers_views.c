@@ -1659,6 +1659,13 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
         return broadcast_bound(v->args[0], u, depth + 1);
     if (v == u || shape_broadcasted_p(&v->sh))
         return true;
+    /* a pending shape change goes into its readers (binary_through_pending_*
+     * and the like): what its operand is or may become decides (seeds
+     * 1016909, 1019436: sub(p, p) of p a pending op of a broadcast counted
+     * as standard, and multibroadcast_above_binary_of_* hoisted the
+     * broadcast of mul's other operand, which then met the broadcast) */
+    if (ins_is_pending(v) && v->nargs == 1 && depth <= VIEW_CLUSTER_MAX)
+        return broadcast_bound(v->args[0], u, depth + 1);
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
         return false;
     unsigned c = v->op->classes;
