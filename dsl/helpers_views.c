@@ -1659,6 +1659,13 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
         return broadcast_bound(v->args[0], u, depth + 1);
     if (v == u || shape_broadcasted_p(&v->sh))
         return true;
+    /* a pending shape change goes into its readers (binary_through_pending_*
+     * and the like): what its operand is or may become decides (seeds
+     * 1016909, 1019436: sub(p, p) of p a pending op of a broadcast counted
+     * as standard, and multibroadcast_above_binary_of_* hoisted the
+     * broadcast of mul's other operand, which then met the broadcast) */
+    if (ins_is_pending(v) && v->nargs == 1 && depth <= VIEW_CLUSTER_MAX)
+        return broadcast_bound(v->args[0], u, depth + 1);
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
         return false;
     unsigned c = v->op->classes;
@@ -1770,6 +1777,17 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
         if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        /* a reduction reads any strides, and its value is standard either
+         * way, as a one-operand op's is (seed 1002084: neg(mb(p1)) read by
+         * mul(broadcast(p0), .) under a reduce_mean stayed above its
+         * broadcast, where the core merged mul(mb(p0), mb(neg(p1))) into
+         * one broadcast of mul on the small values). Not of a reshape
+         * (becomes_broadcast asks it so): a reduction of a reshape takes the
+         * reshape in or moves below it (reduce_*_below_reshape and the
+         * like), where made a broadcast first the reshape stayed beside it
+         * (seeds 1018489, 1025029: reduce_max(unsqueeze(mul(mb, mb)))) */
+        if ((c & OPC_REDUCE) && r->nargs == 1 && r->nmods == 0 && !is_op(v, "reshape"))
             continue;
         /* the return keeps v's strides; where they are the broadcast's
          * already (u of a one-element broadcast keeps its every-stride-0
@@ -2842,6 +2860,17 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
         if (l[axis + i] != x->sh.lens[i] || b->sh.lens[axv->u.i + i] != x->sh.lens[i])
             return false;
     *axis_out = axis;
+    return true;
+}
+
+/* composes_with_broadcast(m): see helpers_views.h. */
+bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    int64_t axis;
+    *out = rule_bool(is_op(m, "multibroadcast") && m->nargs == 1 &&
+                     broadcast_axis_after_at(m->args[0], m->sh.lens, m->sh.rank, &axis));
     return true;
 }
 

@@ -244,7 +244,7 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
 bool helper_transposes_settle_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
- * one-operand pointwise op, a broadcast that stretches (one that does not
+ * one-operand pointwise op, a reduction (of u, not of a reshape), a broadcast that stretches (one that does not
  * counts by its own readers; one whose strides reach an output only if u's
  * layout stays), or a two-operand op whose other operand is standard and
  * cannot still become a broadcast (a broadcast sinking into it, or two
@@ -538,6 +538,14 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * directly by a multibroadcast; for a broadcast[axis], only one of a value
  * that is no pointwise op. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* composes_with_broadcast(m): instruction -> bool: m is a multibroadcast
+ * of a broadcast[axis] that multibroadcast_of_broadcast composes with it
+ * into one broadcast (broadcast_axis_after succeeds). That rule has no
+ * other guard, so it fires in every order; the merges of multibroadcasts
+ * at binary ops wait for it, as they wait for a multibroadcast of a
+ * multibroadcast (x = !multibroadcast). */
+bool helper_composes_with_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
  * of lens a to lens b (a aligned to b's last axes, each axis equal or 1). */
