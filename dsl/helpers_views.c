@@ -3541,6 +3541,28 @@ bool helper_dot_permutation_vanishes(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
+/* vanishes_past_reader(t): see helpers_views.h. The walk of vanishes_below,
+ * started at t's reader as if t had moved below it. */
+static bool transpose_vanishes_past_reader(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
+        return false;
+    const attr_value *p = ins_attr(t, "permutation");
+    const ins *e = t->users[0];
+    int n = t->sh.rank;
+    if (!p || p->n != n || t->args[0]->sh.rank != n || !(e->op->classes & OPC_BINARY) || e->nargs != 2 ||
+        e->nmods > 0 || e->sh.rank != n || memcmp(e->sh.lens, t->sh.lens, sizeof(int64_t) * (size_t)n) != 0)
+        return false;
+    return permutation_vanishes_below(e, p->u.ints, n, t->args[0]->sh.lens);
+}
+
+bool helper_vanishes_past_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transpose_vanishes_past_reader(a[0].u.in));
+    return true;
+}
+
 bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;

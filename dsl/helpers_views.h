@@ -359,6 +359,13 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* vanishes_past_reader(t): instruction -> bool: t is a transpose[p] read
+ * once, by a two-operand op e of its lens, and transpose[p] of e's value
+ * would vanish below (the walk of vanishes_below, started at e): the
+ * transposes of p that merge at e (binary_above_transposes) go at the
+ * reduction further down. dot_permutation_beside_transpose_* ask it. */
+bool helper_vanishes_past_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
  * output_permutation would vanish the same way, were it a transpose of the
  * plain product (dot_permutation_out_for_reduction takes it out). */
