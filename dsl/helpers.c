@@ -561,7 +561,7 @@ static const rule_helper helper_table[] = {
     {"in_reshape_cluster", RV_BOOL, 1, {RV_INS}, false, helper_in_reshape_cluster,
      "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens), or of one that reads a pending op (not known yet)"},
     {"transposes_settle_below", RV_BOOL, 1, {RV_INS}, false, helper_transposes_settle_below,
-     "transposes_settle_below(u): u flows through single-reader transposes (composing to no identity) and unary ops to an end that reaches no output"},
+     "transposes_settle_below(u): u flows through single-reader transposes (composing to no identity), unary ops and layout-only pending shape changes to an end that reaches no output"},
     {"broadcast_view_computed", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_broadcast_view_computed,
      "broadcast_view_computed(m, lens): the reshape of broadcast m to lens is a view, and a pointwise op of it is standard"},
     {"broadcast_view_lens", RV_INTS, 2, {RV_INS, RV_INTS}, true, helper_broadcast_view_lens,

@@ -2520,6 +2520,14 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule
                 next[k] = p->u.ints[k] >= 0 && p->u.ints[k] < rank ? acc[p->u.ints[k]] : -1;
             memcpy(acc, next, sizeof(int64_t) * (size_t)rank);
             seen = true;
+        } else if (is_op(r, "pending_shape_change")) {
+            /* a layout-only pending change that a move above put there
+             * (the pending rules carry it into its readers): seen through,
+             * as layout_settles_below does */
+            const attr_value *q = ins_attr(r, "permutation");
+            if (r->nargs != 1 || r->nmods > 0 || (q && q->n > 0) || r->sh.rank != rank ||
+                memcmp(r->sh.lens, v->sh.lens, sizeof(int64_t) * (size_t)rank) != 0)
+                break;
         } else if (!((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0))
             break;
         v = r;
