@@ -252,7 +252,11 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *args, int narg
  * layout the merge then gives it (asked the same way), or b(u, u) (of u's
  * layout) whose readers take it so, or whose value flows
  * only into dots, through one-operand ops and two-operand ops that merge
- * with it (a dot reads any strides): their results have the same
+ * with it (a dot reads any strides), or, where u is a one-operand op of a
+ * broadcast of one element, a reshape that reshape_of_multibroadcast makes
+ * a broadcast once the broadcast has sunk (its readers take the layout,
+ * none drops it, each is a multibroadcast that stretches it and stays its
+ * reader): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
  * below u without changing any layout downstream (an output keeps its
  * layout; a copy would follow). Asking what the other operand may become,
