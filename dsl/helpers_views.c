@@ -3077,6 +3077,15 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
         *out = rule_bool(yes);
         return true;
     }
+    /* of a one-operand op whose broadcast sinks below it
+     * (unary_above_*broadcast): the two broadcasts then compose (seed
+     * 1016938: mb[{1, 4, 4}](sigmoid(mb[{4, 4}](neg(p0)))) made a reshape
+     * first kept sigmoid above the inner broadcast, where the other orders
+     * reached sigmoid(mb[{1, 4, 4}](neg(p0)))) */
+    if (is_op(m, "multibroadcast") && m->nargs == 1 && broadcast_sinks_below(m->args[0])) {
+        *out = rule_bool(true);
+        return true;
+    }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a
      * reshape (seeds 5970, 5543) */
     if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
