@@ -645,7 +645,7 @@ static const rule_helper helper_table[] = {
     {"composes_with_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_composes_with_broadcast,
      "composes_with_broadcast(m): m is a multibroadcast of a broadcast that multibroadcast_of_broadcast composes with it"},
     {"broadcast_composes_below", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_composes_below,
-     "broadcast_composes_below(m): broadcast or multibroadcast m is read by a multibroadcast that composes with it"},
+     "broadcast_composes_below(m): broadcast or multibroadcast m is read by a multibroadcast that composes with it, or m is a multibroadcast of a unary op whose broadcast sinks below it"},
     {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,
      "broadcasts_to(a, b): a multibroadcast takes lens a to lens b (aligned to the last axes, each axis equal or 1)"},
     {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,

@@ -1035,6 +1035,25 @@ static const ins *cluster_root(const ins *x)
     return cluster_root_at(x, 0, &budget);
 }
 
+/* Reduction d reads a reshape (read once) and keeps a length-1 axis that it
+ * does not reduce (seed 1008883: a cluster that took a lens
+ * before reduce_*_without_unit_axes fired kept the reduction's 1s). */
+static bool reduction_keeps_unit_axes(const ins *d)
+{
+    const ins *r = d->nargs == 1 ? d->args[0] : NULL;
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!r || !is_op(r, "reshape") || !one_reader(r) || !ax || view_is_constant(r->args[0]))
+        return false;
+    for (int k = 0; k < r->sh.rank; k++) {
+        bool reduced = false;
+        for (int j = 0; j < ax->n; j++)
+            reduced = reduced || ax->u.ints[j] == k;
+        if (r->sh.lens[k] == 1 && !reduced)
+            return true;
+    }
+    return false;
+}
+
 /* The value x a cluster op reads: through reshapes inside the cluster to a
  * cluster op of one reader or of the cluster's root (added to the
  * cluster), or a leaf. (Only of the cluster's root, so that an op read
@@ -1048,8 +1067,17 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
         c->ok = false;
         return;
     }
-    while (reshape_inside(x))
+    while (reshape_inside(x)) {
+        /* a reduction of a reshape, reshaped for the cluster, that keeps
+         * length-1 axes it does not reduce loses them first
+         * (reduce_*_without_unit_axes) */
+        if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0])) {
+            c->ok = false;
+            c->pending = true;
+            return;
+        }
         x = x->args[0];
+    }
     if (is_cluster_op(x) && !reads_broadcast(x) && (one_reader(x) || cluster_root(x) == c->root)) {
         if (cluster_has(c->ops, c->nops, x))
             return;
@@ -3111,6 +3139,15 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
             for (int k = 0; k < m->nusers && !yes; k++)
                 yes = is_op(m->users[k], "multibroadcast") && m->users[k]->nargs == 1;
         *out = rule_bool(yes);
+        return true;
+    }
+    /* of a one-operand op whose broadcast sinks below it
+     * (unary_above_*broadcast): the two broadcasts then compose (seed
+     * 1016938: mb[{1, 4, 4}](sigmoid(mb[{4, 4}](neg(p0)))) made a reshape
+     * first kept sigmoid above the inner broadcast, where the other orders
+     * reached sigmoid(mb[{1, 4, 4}](neg(p0)))) */
+    if (is_op(m, "multibroadcast") && m->nargs == 1 && broadcast_sinks_below(m->args[0])) {
+        *out = rule_bool(true);
         return true;
     }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a

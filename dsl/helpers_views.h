@@ -547,7 +547,9 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * Also while a pending shape change reads m (it goes first). For m of one
  * element, only a multibroadcast of a value that is no pointwise op, read
  * directly by a multibroadcast; for a broadcast[axis], only one of a value
- * that is no pointwise op. */
+ * that is no pointwise op. Also a multibroadcast (of more than one element)
+ * of a one-operand op whose own broadcast operand sinks below it
+ * (unary_above_*broadcast): the two broadcasts compose once it has. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_with_broadcast(m): instruction -> bool: m is a multibroadcast
