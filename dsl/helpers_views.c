@@ -1731,6 +1731,13 @@ static bool layout_reaches_output(const ins *v, int depth)
     return false;
 }
 
+/* The operand of two-operand op b that is not x (x itself where b is
+ * b(x, x)). */
+static const ins *other_operand(const ins *b, const ins *x)
+{
+    return b->args[0] == x ? b->args[1] : b->args[0];
+}
+
 /* Every path from v's value, through one-operand pointwise ops, shape ops
  * and two-operand ops whose other operand is v or is or may become a
  * broadcast (broadcast_bound: it merges with v's there), ends at a dot, which reads
@@ -1752,7 +1759,7 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
         ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
                                ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
-            const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
+            const ins *other = other_operand(r, v);
             ok = other == v || broadcast_bound(other, u, 0);
         }
         ok = ok && flows_into_dots(r, u, depth + 1);
@@ -1824,7 +1831,7 @@ static bool stretched_below(const ins *r)
             const ins *w = b->users[j];
             ok = !is_op(w, "dot") && !ins_is_pending(w);
             if (ok && (w->op->classes & OPC_BINARY) && w->nargs == 2) {
-                const ins *other = w->args[0] == b ? w->args[1] : w->args[0];
+                const ins *other = other_operand(w, b);
                 ok = other != b && !broadcast_bound(other, NULL, 0) && shape_standard_p(&other->sh);
             }
         }
@@ -1832,11 +1839,7 @@ static bool stretched_below(const ins *r)
     return ok;
 }
 
-static bool reshape_dropped_below(const ins *r)
-{
-    rule_value in = {RV_INS, 1, {.in = (ins *)r}}, res;
-    return helper_dropped_below(NULL, &in, 1, &res) && res.u.i;
-}
+static bool dropped_below(const ins *r);
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
@@ -1898,7 +1901,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
          * reshape(mb(u(x))) became one broadcast where the noisy
          * reshape(u(mb(x))) stayed (seed 1000579). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && unit_broadcast_operand(u)) {
-            ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !reshape_dropped_below(r);
+            ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
             continue;
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
@@ -1907,7 +1910,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * v's at r, whose layout then changes: r's readers decide, or
              * the dots r's value flows into, which take the merged
              * broadcast as the core's graph gives it to them */
-            const ins *other = r->args[0] == v ? r->args[1] : r->args[0];
+            const ins *other = other_operand(r, v);
             bool bound = broadcast_bound(other, u, 0);
             ok = bound ? readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1)
                        : shape_standard_p(&other->sh);
@@ -1979,7 +1982,7 @@ static bool standard_readers(const ins *m)
             continue;
         ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
         if (ok) {
-            const ins *other = r->args[0] == m ? r->args[1] : r->args[0];
+            const ins *other = other_operand(r, m);
             ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !view_is_constant(other);
         }
     }
@@ -2310,7 +2313,7 @@ static bool layout_settles_below_at(const ins *top, int depth)
         }
         if (!(u->op->classes & OPC_BINARY) || u->nargs != 2 || u->nmods > 0 || u->args[0] == u->args[1])
             return false;
-        const ins *o = u->args[0] == top ? u->args[1] : u->args[0];
+        const ins *o = other_operand(u, top);
         if (!shape_standard_p(&o->sh) || shape_broadcasted_p(&o->sh) || o->sh.rank != top->sh.rank)
             return false;
     }
@@ -2486,7 +2489,7 @@ static bool undone_below(const ins *u, const ins *from, const int64_t *p, int n,
          * other operand does not take it (max(s, t) of a parameter s), the
          * transpose stays below u, and a transpose of a dot that waited for
          * it would wait for ever. */
-        const ins *other = u->args[0] == from ? u->args[1] : u->args[0];
+        const ins *other = other_operand(u, from);
         int64_t q[SHAPE_MAX_RANK];
         if (!invert_permutation(p, n, q))
             return false;
@@ -2574,6 +2577,14 @@ bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* a pending shape change that keeps the lens (layout only) is read
+ * through (pending.rules) */
+static bool layout_pending(const ins *v)
+{
+    return is_op(v, "pending_shape_change") && v->nargs == 1 && v->sh.rank == v->args[0]->sh.rank &&
+           memcmp(v->sh.lens, v->args[0]->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
+}
+
 /* transposes_settle_below(u): see helpers_views.h. The chain below u of
  * single readers that are transposes (which compose) and one-operand
  * pointwise ops (which a transpose sinks below): a transpose sinking from
@@ -2606,11 +2617,10 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule
             seen = true;
         } else if (is_op(r, "pending_shape_change")) {
             /* a layout-only pending change that a move above put there
-             * (the pending rules carry it into its readers): seen through,
-             * as layout_settles_below does */
+             * (the pending rules carry it into its readers), with no
+             * permutation: seen through, as layout_settles_below does */
             const attr_value *q = ins_attr(r, "permutation");
-            if (r->nargs != 1 || r->nmods > 0 || (q && q->n > 0) || r->sh.rank != rank ||
-                memcmp(r->sh.lens, v->sh.lens, sizeof(int64_t) * (size_t)rank) != 0)
+            if (!layout_pending(r) || r->nmods > 0 || (q && q->n > 0))
                 break;
         } else if (!((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0))
             break;
@@ -2672,14 +2682,6 @@ static bool same_permutation(const ins *t, const attr_value *p)
 {
     const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
     return q && attr_value_equal(*p, *q);
-}
-
-/* a pending shape change that keeps the lens (layout only) is read
- * through (pending.rules) */
-static bool layout_pending(const ins *v)
-{
-    return is_op(v, "pending_shape_change") && v->nargs == 1 && v->sh.rank == v->args[0]->sh.rank &&
-           memcmp(v->sh.lens, v->args[0]->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
 }
 
 static bool plain_of(const ins *w, const ins *x, int depth)
@@ -3107,15 +3109,20 @@ bool helper_unit_reshape_below(arena *mem, const rule_value *a, int n, rule_valu
 }
 
 
+/* Every reader of r drops it (unit_reshape_below). */
+static bool dropped_below(const ins *r)
+{
+    bool yes = r->nusers > 0;
+    for (int k = 0; k < r->nusers && yes; k++)
+        yes = unit_reshape_below(r->users[k]);
+    return yes;
+}
+
 /* dropped_below(r): see helpers_views.h. */
 bool helper_dropped_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *r = a[0].u.in;
-    bool yes = r->nusers > 0;
-    for (int k = 0; k < r->nusers && yes; k++)
-        yes = unit_reshape_below(r->users[k]);
-    *out = rule_bool(yes);
+    *out = rule_bool(dropped_below(a[0].u.in));
     return true;
 }
 
@@ -3361,7 +3368,7 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
     /* b on x and the other operand in x's lens: the other broadcast's
      * operand (binary_above_broadcasts), or the folded literal read back,
      * standard (binary_above_*broadcast_literal_*) */
-    const ins *o = b->args[0] == m ? b->args[1] : b->args[0];
+    const ins *o = other_operand(b, m);
     shape other = shape_standard(x->type, x->rank, x->lens);
     if (o->op == m->op && o->nargs == 1 && shape_same_lens(&o->args[0]->sh, x))
         other = o->args[0]->sh;
