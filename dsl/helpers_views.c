@@ -2088,6 +2088,15 @@ static void settled_lens(const ins *v, int64_t *lens, int *n)
     }
 }
 
+/* v's cluster is not known yet (a pending op, or a reduction leaf that
+ * loses its unit axes first, stands inside it): the lens it settles in are
+ * not known either. */
+static bool cluster_pending(const ins *v)
+{
+    cluster c;
+    return is_cluster_op(v) && !cluster_of(v, &c) && c.pending;
+}
+
 /* The reduction d reads a reshape and a chain of shape ops from d ends in
  * lens to that only insert and remove 1s and keep the reduced axes:
  * reshape_of_reduce_*_of_reshape takes that chain into the reduction, which
@@ -2206,6 +2215,8 @@ static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool p
             int64_t to[SHAPE_MAX_RANK];
             int nto = e->sh.rank;
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
+            if (cd && one_reader(e) && cluster_pending(e->users[0]))
+                return false;
             if (one_reader(e) && is_cluster_op(e->users[0]))
                 settled_lens(e->users[0], to, &nto);
             if (!lens_equal(to, nto, cur, ncur) && (units || !unit_lens_only(to, nto, cur, ncur)) &&
@@ -2248,6 +2259,8 @@ static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool p
             }
         int64_t l[SHAPE_MAX_RANK];
         int nl;
+        if (cd && cluster_pending(u))
+            return false;
         settled_lens(u, l, &nl);
         /* as for a chain of shape ops: an op its cluster moves into lens
          * that differ from these only by 1s stands for the unit chain it
