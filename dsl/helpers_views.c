@@ -1042,7 +1042,8 @@ static bool reduction_keeps_unit_axes(const ins *d)
 {
     const ins *r = d->nargs == 1 ? d->args[0] : NULL;
     const attr_value *ax = ins_attr(d, "axes");
-    if (!r || !is_op(r, "reshape") || !one_reader(r) || !ax || view_is_constant(r->args[0]))
+    if (!r || !(r->op->classes & OPC_SHAPE) || !shape_standard_p(&r->args[0]->sh) || !one_reader(r) || !ax ||
+        view_is_constant(r->args[0]))
         return false;
     for (int k = 0; k < r->sh.rank; k++) {
         bool reduced = false;
