@@ -532,6 +532,8 @@ static const rule_helper helper_table[] = {
      "lens_without_unit_axes(z, axes): z without the length-1 axes a reduction over axes does not reduce; fails when there are none"},
     {"axes_without_unit_axes", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_axes_without_unit_axes,
      "axes_without_unit_axes(z, axes): the reduced axes renumbered for lens_without_unit_axes(z, axes)"},
+    {"long_axes", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_long_axes,
+     "long_axes(lens, axes): the axes whose length in lens is not 1"},
     {"has_unit_axes", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_has_unit_axes,
      "has_unit_axes(z, axes): z has a length-1 axis that a reduction over axes does not reduce (lens_without_unit_axes(z, axes) succeeds)"},
     {"pointwise_reshape_taken", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_reshape_taken,

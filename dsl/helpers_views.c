@@ -529,6 +529,20 @@ bool helper_axes_without_unit_axes(arena *mem, const rule_value *a, int n, rule_
     return ints_result(mem, axes, naxes, out);
 }
 
+/* long_axes(lens, axes): see helpers_views.h. */
+bool helper_long_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    int64_t axes[SHAPE_MAX_RANK];
+    int naxes = 0;
+    for (int k = 0; k < a[1].n && naxes < SHAPE_MAX_RANK; k++) {
+        int64_t x = a[1].u.ints[k];
+        if (x >= 0 && x < a[0].n && a[0].u.ints[x] != 1)
+            axes[naxes++] = x;
+    }
+    return ints_result(mem, axes, naxes, out);
+}
+
 /* reshaped_to(b): see helpers_views.h. */
 bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {

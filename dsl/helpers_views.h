@@ -116,6 +116,11 @@ bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs
 bool helper_has_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* long_axes(lens, axes): ints, ints -> ints: the axes whose length in lens
+ * is not 1, in their order (a reduction over a length-1 axis changes
+ * nothing along it: reduce_*_of_unit_axes). */
+bool helper_long_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
  * reshape) is read by a one-operand pointwise op (or a two-operand one
  * reading it twice, sub(d, d)) read by a chain of shape
