@@ -1828,6 +1828,38 @@ static bool unit_broadcast_operand(const ins *u)
            shape_elements(&m->args[0]->sh) == 1 && !view_is_constant(m->args[0]);
 }
 
+/* v computes one value: it has one element, or it is a view, a
+ * one-operand pointwise op or a two-operand pointwise op of such values
+ * (a broadcast of one element, however many views and merges later). */
+static bool one_element_source(const ins *v, int depth, int *budget)
+{
+    if (shape_elements(&v->sh) == 1)
+        return true;
+    /* a budget of visits, not only of depth: two-operand ops that share
+     * operands would be walked once per path */
+    if (depth > VIEW_CLUSTER_MAX || --*budget < 0 || v->nmods != 0)
+        return false;
+    unsigned c = v->op->classes;
+    if (((c & OPC_UNARY) || (c & OPC_VIEW) || (c & OPC_SHAPE)) && v->nargs == 1)
+        return one_element_source(v->args[0], depth + 1, budget);
+    if ((c & OPC_BINARY) && v->nargs == 2)
+        return one_element_source(v->args[0], depth + 1, budget) &&
+               (v->args[1] == v->args[0] || one_element_source(v->args[1], depth + 1, budget));
+    return false;
+}
+
+/* u is a one-operand pointwise op of a broadcast of a value that computes
+ * one element (one_element_source): its value is that element's, in any
+ * layout, whatever the rules have merged or moved around it so far. */
+static bool reads_one_element(const ins *u)
+{
+    if (!(u->op->classes & OPC_UNARY) || u->nargs != 1 || u->nmods != 0)
+        return false;
+    const ins *m = u->args[0];
+    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && m->nmods == 0 &&
+           !view_is_constant(m->args[0]) && one_element_source(m->args[0], 0, &(int){256});
+}
+
 /* Every reader of r is a broadcast that stretches r's value. */
 static bool stretched_below(const ins *r)
 {
@@ -1838,13 +1870,14 @@ static bool stretched_below(const ins *r)
              shape_elements(&b->sh) > shape_elements(&r->sh);
         /* and stays r's reader, whose own readers take the layout as
          * takes_broadcast_layout asks it of u above it on the other side:
-         * no dot or pending op (which hides its readers), and no
+         * no pending op (which hides its readers; a dot reads any strides
+         * and takes it, seeds 1025647, 1033054), and no
          * two-operand op whose other operand may become a broadcast
          * (binary_above_multibroadcasts would put that op between r and
          * the broadcast in some orders) or is not standard */
         for (int j = 0; j < b->nusers && ok; j++) {
             const ins *w = b->users[j];
-            ok = !is_op(w, "dot") && !ins_is_pending(w);
+            ok = !ins_is_pending(w);
             if (ok && (w->op->classes & OPC_BINARY) && w->nargs == 2) {
                 const ins *other = other_operand(w, b);
                 ok = other != b && !broadcast_bound(other, NULL, 0) && shape_standard_p(&other->sh);
@@ -1865,6 +1898,17 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
         if ((c & OPC_UNARY) && r->nargs == 1)
+            continue;
+        /* a dot reads any strides, and u of a broadcast of one value
+         * (reads_one_element) is that value in any layout: the broadcast
+         * sinks (seed 2018616: sigmoid(mb(squeeze(mb(x)))) of one element
+         * read by a dot stayed where the core's sigmoid(mb(x)) under the
+         * squeeze sank). Asked of u's current strides instead
+         * (keeps_layout, returns_layout), the answer changed as the
+         * broadcasts under u merged (seeds 2054069, 2058425) or looped with
+         * multibroadcast_of_unary_of_scalar (seed 1049996). Not for any u:
+         * tuned seed 190. */
+        if (is_op(r, "dot") && r->nmods == 0 && reads_one_element(u))
             continue;
         /* a reduction reads any strides, and its value is standard either
          * way, as a one-operand op's is (seed 1002084: neg(mb(p1)) read by
