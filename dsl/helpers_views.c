@@ -1502,24 +1502,21 @@ static void label_assign(labelling *L, int i, int depth)
     }
 }
 
-/* The labelling of v's cluster; `shared`: a leaf's reshape that a cluster
+/* The labelling of cluster c (v's); `shared`: a leaf's reshape that a cluster
  * op of another cluster reads counts as staying when that cluster, asked
  * without `shared`, keeps it. */
-static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
+static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, int64_t *lens, int *n)
 {
-    cluster c;
-    if (!cluster_of(v, &c))
-        return false;
     labelling *L = calloc(1, sizeof *L);
     if (!L)
         return false;
-    L->c = &c;
+    L->c = c;
     /* candidates: the sink's lens first, then the leaves' */
-    L->cand[0] = c.sink;
-    L->ncand_rank[0] = c.nsink;
+    L->cand[0] = c->sink;
+    L->ncand_rank[0] = c->nsink;
     L->ncand = 1;
-    for (int k = 0; k < c.nleaves; k++) {
-        const shape *sh = &c.leaves[k]->sh;
+    for (int k = 0; k < c->nleaves; k++) {
+        const shape *sh = &c->leaves[k]->sh;
         bool seen = false;
         for (int q = 0; q < L->ncand && !seen; q++)
             seen = cand_is(L, q, sh);
@@ -1528,17 +1525,17 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
             L->ncand_rank[L->ncand++] = sh->rank;
         }
     }
-    int root = op_index(&c, c.root);
+    int root = op_index(c, c->root);
     bool ok = root >= 0;
     if (ok) {
         leaf_costs(L, shared);
-        for (int i = 0; i < c.nops; i++)
-            for (int a = 0; a < c.ops[i]->nargs; a++) {
+        for (int i = 0; i < c->nops; i++)
+            for (int a = 0; a < c->ops[i]->nargs; a++) {
                 const ins *leaf = NULL;
-                int j = operand_kind(&c, c.ops[i]->args[a], &leaf);
+                int j = operand_kind(c, c->ops[i]->args[a], &leaf);
                 bool seen = false;
                 for (int b = 0; b < a && j >= 0 && !seen; b++)
-                    seen = operand_kind(&c, c.ops[i]->args[b], &leaf) == j;
+                    seen = operand_kind(c, c->ops[i]->args[b], &leaf) == j;
                 if (j >= 0 && !seen)
                     L->readers[j]++;
             }
@@ -1555,9 +1552,9 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
          * labelling moved back and forth between two leaves' lens with
          * the rule budget used up). */
         bool sink_leaf = false;
-        for (int q = 0; c.red && q < c.nleaves && !sink_leaf; q++)
-            sink_leaf = cand_is(L, 0, &c.leaves[q]->sh);
-        int best = c.red && !sink_leaf && L->ncand > 1 ? 1 : 0;
+        for (int q = 0; c->red && q < c->nleaves && !sink_leaf; q++)
+            sink_leaf = cand_is(L, 0, &c->leaves[q]->sh);
+        int best = c->red && !sink_leaf && L->ncand > 1 ? 1 : 0;
         for (int k = best + 1; k < L->ncand; k++) {
             int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
             if (vk < vb || (vk == vb && ((best == 0 && !sink_leaf) || cand_less(L, k, best))))
@@ -1565,7 +1562,7 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
         }
         L->label[root] = best;
         label_assign(L, root, 0);
-        int i = op_index(&c, v);
+        int i = op_index(c, v);
         ok = i >= 0;
         if (ok) {
             *n = L->ncand_rank[L->label[i]];
@@ -1574,6 +1571,13 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
     }
     free(L);
     return ok;
+}
+
+/* The labelling of v's cluster (cluster_labelled_lens). */
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
+{
+    cluster c;
+    return cluster_of(v, &c) && cluster_labelled_lens(&c, v, shared, lens, n);
 }
 
 bool view_cluster_lens(const ins *v, int64_t *lens, int *n) { return cluster_lens_at(v, true, lens, n); }
@@ -1840,7 +1844,7 @@ static bool one_element_source(const ins *v, int depth, int *budget)
     if (depth > VIEW_CLUSTER_MAX || --*budget < 0 || v->nmods != 0)
         return false;
     unsigned c = v->op->classes;
-    if (((c & OPC_UNARY) || (c & OPC_VIEW) || (c & OPC_SHAPE)) && v->nargs == 1)
+    if ((c & (OPC_UNARY | OPC_VIEW | OPC_SHAPE)) && v->nargs == 1)
         return one_element_source(v->args[0], depth + 1, budget);
     if ((c & OPC_BINARY) && v->nargs == 2)
         return one_element_source(v->args[0], depth + 1, budget) &&
@@ -2138,22 +2142,20 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
 }
 
 /* The lens v runs in once the rules settle: its cluster's for a pointwise
- * op in a cluster with lens, else its own. */
-static void settled_lens(const ins *v, int64_t *lens, int *n)
+ * op in a cluster with lens, else its own; *pending when its cluster is
+ * not known yet. */
+static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
 {
-    if (!(is_cluster_op(v) && view_cluster_lens(v, lens, n))) {
+    cluster c;
+    bool known = is_cluster_op(v) && cluster_of(v, &c);
+    /* v's cluster is not known yet (a pending op, or a reduction leaf that
+     * loses its unit axes first, stands inside it): the lens it settles in
+     * are not known either */
+    *pending = is_cluster_op(v) && !known && c.pending;
+    if (!(known && cluster_labelled_lens(&c, v, true, lens, n))) {
         *n = v->sh.rank;
         memcpy(lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank);
     }
-}
-
-/* v's cluster is not known yet (a pending op, or a reduction leaf that
- * loses its unit axes first, stands inside it): the lens it settles in are
- * not known either. */
-static bool cluster_pending(const ins *v)
-{
-    cluster c;
-    return is_cluster_op(v) && !cluster_of(v, &c) && c.pending;
 }
 
 /* The reduction d reads a reshape and a chain of shape ops from d ends in
@@ -2274,10 +2276,11 @@ static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool p
             int64_t to[SHAPE_MAX_RANK];
             int nto = e->sh.rank;
             memcpy(to, e->sh.lens, sizeof(int64_t) * (size_t)nto);
-            if (cd && one_reader(e) && cluster_pending(e->users[0]))
-                return false;
+            bool pending = false;
             if (one_reader(e) && is_cluster_op(e->users[0]))
-                settled_lens(e->users[0], to, &nto);
+                settled_lens(e->users[0], to, &nto, &pending);
+            if (cd && pending)
+                return false;
             if (!lens_equal(to, nto, cur, ncur) && (units || !unit_lens_only(to, nto, cur, ncur)) &&
                 !reduction_takes_chain(x, to, nto))
                 return !cd || refines_but_units(cd, ncd, to, nto);
@@ -2318,9 +2321,10 @@ static bool flows_into_view_at(const ins *x, bool broadcasts, bool units, bool p
             }
         int64_t l[SHAPE_MAX_RANK];
         int nl;
-        if (cd && cluster_pending(u))
+        bool pending;
+        settled_lens(u, l, &nl, &pending);
+        if (cd && pending)
             return false;
-        settled_lens(u, l, &nl);
         /* as for a chain of shape ops: an op its cluster moves into lens
          * that differ from these only by 1s stands for the unit chain it
          * leaves once moved (seed 1028819: tanh of a reduction, still in
