@@ -1616,8 +1616,30 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
         const ins *b = r->users[0], *x = r->args[0];
         if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1]) {
             const ins *s = b->args[b->args[0] == r ? 1 : 0];
-            const ins *y = s->nargs == 1 ? s->args[0] : NULL;
-            yes = is_op(s, "reshape") && s->nusers == 1 && y && !(y->op->classes & OPC_SHAPE) &&
+            /* a squeeze or unsqueeze of a standard value is such a reshape
+             * (squeeze_to_reshape, unsqueeze_to_reshape), whichever fires
+             * first, and a chain of them is one (reshape_of_reshape); asked
+             * only of reshapes, the answer changed once those fold rules had
+             * fired (seed 1021348: max(mb(p1), broadcast(s)) returned through
+             * squeeze(unsqueeze); seed 1016611's add(unsqueeze(add(mb, mb)),
+             * unsqueeze(s)) squeezed kept its reshapes in the orders that made
+             * the first unsqueeze a broadcast before the second was a
+             * reshape) */
+            const ins *y = NULL;
+            for (int d = 0; d <= VIEW_CLUSTER_MAX && s->nargs == 1 && s->nusers == 1; d++) {
+                const ins *t = s->args[0];
+                bool to_reshape = is_op(s, "reshape") ||
+                                  ((is_op(s, "squeeze") || is_op(s, "unsqueeze")) && shape_standard_p(&t->sh) &&
+                                   shape_standard_p(&s->sh));
+                if (!to_reshape)
+                    break;
+                if (!(t->op->classes & OPC_SHAPE)) {
+                    y = t;
+                    break;
+                }
+                s = t;
+            }
+            yes = y &&
                   !(x->op->classes & OPC_SHAPE) && y->sh.rank == x->sh.rank &&
                   memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0 &&
                   !view_is_constant(x) && !view_is_constant(y);

@@ -226,7 +226,10 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
 /* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
  * only by a binary op whose other operand is a reshape, read once, of a
  * value of the lens r's operand has (neither a shape op nor constant),
- * outside a reshape cluster: binary_above_reshapes merges the two. */
+ * outside a reshape cluster: binary_above_reshapes merges the two. A
+ * squeeze or unsqueeze of a standard value counts as that reshape, and so
+ * does a chain of them or of reshapes, each read once (the fold rules make
+ * it one reshape). */
 bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
