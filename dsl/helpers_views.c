@@ -1069,6 +1069,17 @@ static bool reduction_keeps_unit_axes(const ins *d)
     return false;
 }
 
+/* x, through shape ops and broadcasts, is a value of one element, which
+ * every lens takes (the clusters' one-element family: left alone). */
+static bool one_element_below(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                    ((x->op->classes & OPC_SHAPE) || is_op(x, "multibroadcast") || is_op(x, "broadcast"));
+         d++)
+        x = x->args[0];
+    return shape_elements(&x->sh) == 1;
+}
+
 /* The value x a cluster op reads: through reshapes inside the cluster to a
  * cluster op of one reader or of the cluster's root (added to the
  * cluster), or a leaf. (Only of the cluster's root, so that an op read
@@ -1087,6 +1098,25 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
          * length-1 axes it does not reduce loses them first
          * (reduce_*_without_unit_axes) */
         if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0])) {
+            c->ok = false;
+            c->pending = true;
+            return;
+        }
+        /* a binary op outside the clusters (it reads a broadcast), read
+         * through a reshape, whose operands are both reshapes read once,
+         * moves above them first (binary_above_reshapes*), and the reshape
+         * between it and the cluster then composes away: until then its
+         * lens are not the cluster's to weigh (seed 1001774: max(reshape(s),
+         * reshape(reshape(mb(p)))) reshaped for max(., s) ran in the
+         * reshapes' lens in the orders that moved the outer max first).
+         * Not where an operand is a value of one element broadcast (seed
+         * 1088158: sub(unsqueeze(reshape(mb(p1{1}))), unsqueeze(s)) then
+         * kept its reshapes in some orders) */
+        const ins *w = x->args[0];
+        if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
+            is_cluster_op(w) && reads_broadcast(w) && is_op(w->args[0], "reshape") && is_op(w->args[1], "reshape") &&
+            w->args[0]->nusers == 1 && w->args[1]->nusers == 1 && !view_is_constant(w->args[0]) &&
+            !view_is_constant(w->args[1]) && !one_element_below(w->args[0]) && !one_element_below(w->args[1])) {
             c->ok = false;
             c->pending = true;
             return;
