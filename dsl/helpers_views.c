@@ -2166,6 +2166,19 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
 
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
+/* composes_into_reshape(r): see helpers_views.h. */
+bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
+    bool has_zero = false;
+    for (int i = 0; i < r->sh.rank; i++)
+        has_zero |= r->sh.lens[i] == 0;
+    *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
+                     shape_broadcasted_p(&x->args[0]->sh) && !has_zero);
+    return true;
+}
+
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;

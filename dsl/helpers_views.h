@@ -290,6 +290,14 @@ bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule
  * that the op meets the broadcast whichever rule the driver tries first. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* composes_into_reshape(r): instruction -> bool: r is a reshape of a
+ * squeeze or unsqueeze of a broadcast, which reshape_of_squeeze and
+ * reshape_of_unsqueeze compose into one reshape of the broadcast. A rule
+ * that would move an op above r waits for that, so that the op meets the
+ * broadcast, not the squeeze or unsqueeze (which no rule moves it above),
+ * whichever rule the driver tries first. */
+bool helper_composes_into_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
  * reader each way; a reduction only where its own value flows on into a
