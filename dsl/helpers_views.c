@@ -1069,6 +1069,17 @@ static bool reduction_keeps_unit_axes(const ins *d)
     return false;
 }
 
+/* x, through shape ops and broadcasts, is a value of one element, which
+ * every lens takes (the clusters' one-element family: left alone). */
+static bool one_element_below(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                    ((x->op->classes & OPC_SHAPE) || is_op(x, "multibroadcast") || is_op(x, "broadcast"));
+         d++)
+        x = x->args[0];
+    return shape_elements(&x->sh) == 1;
+}
+
 /* The value x a cluster op reads: through reshapes inside the cluster to a
  * cluster op of one reader or of the cluster's root (added to the
  * cluster), or a leaf. (Only of the cluster's root, so that an op read
@@ -1087,6 +1098,25 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
          * length-1 axes it does not reduce loses them first
          * (reduce_*_without_unit_axes) */
         if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0])) {
+            c->ok = false;
+            c->pending = true;
+            return;
+        }
+        /* a binary op outside the clusters (it reads a broadcast), read
+         * through a reshape, whose operands are both reshapes read once,
+         * moves above them first (binary_above_reshapes*), and the reshape
+         * between it and the cluster then composes away: until then its
+         * lens are not the cluster's to weigh (seed 1001774: max(reshape(s),
+         * reshape(reshape(mb(p)))) reshaped for max(., s) ran in the
+         * reshapes' lens in the orders that moved the outer max first).
+         * Not where an operand is a value of one element broadcast (seed
+         * 1088158: sub(unsqueeze(reshape(mb(p1{1}))), unsqueeze(s)) then
+         * kept its reshapes in some orders) */
+        const ins *w = x->args[0];
+        if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
+            is_cluster_op(w) && reads_broadcast(w) && is_op(w->args[0], "reshape") && is_op(w->args[1], "reshape") &&
+            w->args[0]->nusers == 1 && w->args[1]->nusers == 1 && !view_is_constant(w->args[0]) &&
+            !view_is_constant(w->args[1]) && !one_element_below(w->args[0]) && !one_element_below(w->args[1])) {
             c->ok = false;
             c->pending = true;
             return;
@@ -1616,8 +1646,30 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
         const ins *b = r->users[0], *x = r->args[0];
         if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1]) {
             const ins *s = b->args[b->args[0] == r ? 1 : 0];
-            const ins *y = s->nargs == 1 ? s->args[0] : NULL;
-            yes = is_op(s, "reshape") && s->nusers == 1 && y && !(y->op->classes & OPC_SHAPE) &&
+            /* a squeeze or unsqueeze of a standard value is such a reshape
+             * (squeeze_to_reshape, unsqueeze_to_reshape), whichever fires
+             * first, and a chain of them is one (reshape_of_reshape); asked
+             * only of reshapes, the answer changed once those fold rules had
+             * fired (seed 1021348: max(mb(p1), broadcast(s)) returned through
+             * squeeze(unsqueeze); seed 1016611's add(unsqueeze(add(mb, mb)),
+             * unsqueeze(s)) squeezed kept its reshapes in the orders that made
+             * the first unsqueeze a broadcast before the second was a
+             * reshape) */
+            const ins *y = NULL;
+            for (int d = 0; d <= VIEW_CLUSTER_MAX && s->nargs == 1 && s->nusers == 1; d++) {
+                const ins *t = s->args[0];
+                bool to_reshape = is_op(s, "reshape") ||
+                                  ((is_op(s, "squeeze") || is_op(s, "unsqueeze")) && shape_standard_p(&t->sh) &&
+                                   shape_standard_p(&s->sh));
+                if (!to_reshape)
+                    break;
+                if (!(t->op->classes & OPC_SHAPE)) {
+                    y = t;
+                    break;
+                }
+                s = t;
+            }
+            yes = y &&
                   !(x->op->classes & OPC_SHAPE) && y->sh.rank == x->sh.rank &&
                   memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0 &&
                   !view_is_constant(x) && !view_is_constant(y);
@@ -2114,6 +2166,19 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
 
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
+/* composes_into_reshape(r): see helpers_views.h. */
+bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
+    bool has_zero = false;
+    for (int i = 0; i < r->sh.rank; i++)
+        has_zero |= r->sh.lens[i] == 0;
+    *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
+                     shape_broadcasted_p(&x->args[0]->sh) && !has_zero);
+    return true;
+}
+
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;

@@ -226,7 +226,10 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
 /* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
  * only by a binary op whose other operand is a reshape, read once, of a
  * value of the lens r's operand has (neither a shape op nor constant),
- * outside a reshape cluster: binary_above_reshapes merges the two. */
+ * outside a reshape cluster: binary_above_reshapes merges the two. A
+ * squeeze or unsqueeze of a standard value counts as that reshape, and so
+ * does a chain of them or of reshapes, each read once (the fold rules make
+ * it one reshape). */
 bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
@@ -286,6 +289,14 @@ bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule
  * broadcast. The rules that would move an op above r wait for that, so
  * that the op meets the broadcast whichever rule the driver tries first. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* composes_into_reshape(r): instruction -> bool: r is a reshape of a
+ * squeeze or unsqueeze of a broadcast, which reshape_of_squeeze and
+ * reshape_of_unsqueeze compose into one reshape of the broadcast. A rule
+ * that would move an op above r waits for that, so that the op meets the
+ * broadcast, not the squeeze or unsqueeze (which no rule moves it above),
+ * whichever rule the driver tries first. */
+bool helper_composes_into_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
