@@ -97,6 +97,8 @@ struct dsl_pattern {
     /* sema */
     const op_def *op;
     unsigned classes;
+    const op_def *attr_op; /* whose table `attrs` index: op, or for a class the op that stands
+                              for all of its ops (sema: they share each attribute's slot) */
 };
 
 /* ---- expressions (guards, lets, computed attributes) ---- */
@@ -219,6 +221,8 @@ struct dsl_repl {
     /* sema */
     const op_def *op;       /* RP_BUILD; RP_REUSE when the capture's op is known */
     unsigned classes;       /* RP_REUSE of a class capture */
+    const op_def *attr_op;  /* whose table `sets` index: op, or for a class capture the op
+                               that stands for the class (sema: same slot in every op) */
     int capture;            /* RP_CAPTURE / RP_REUSE / RP_REST / RP_FOLD: capture index */
     int grow;               /* RP_GROW: dsl_grow_kind; args: the two captures */
 };

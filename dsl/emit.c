@@ -822,7 +822,7 @@ static bool emit_repl(emitter *e, buf *b, const dsl_repl *r, char *res, size_t s
         if (r->kind == RP_REUSE) {
             indent(b, 1);
             out(b, "if (!A->to_attr(ar, t%d, %s, &at%d[", v, attr_kind_c(s->kind), k);
-            hole(e, b, HOLE_ATTR, attr_const(e, r->op, s->index));
+            hole(e, b, HOLE_ATTR, attr_const(e, r->attr_op, s->index));
             out(b, "].v))\n        goto fail;\n");
         } else {
             indent(b, 1);

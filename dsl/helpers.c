@@ -621,7 +621,7 @@ static const rule_helper helper_table[] = {
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,
      "broadcast_axis_after(b, lens): the axis of one broadcast[axis, lens] equal to multibroadcast[lens](b) for b a broadcast; fails when none"},
     {"reduce_moves_below", RV_BOOL, 3, {RV_INTS, RV_INTS, RV_INTS}, false, helper_reduce_moves_below,
-     "reduce_moves_below(x_lens, r_lens, axes): reduce_*_below_reshape moves a reshape from x_lens to r_lens below a reduction over axes"},
+     "reduce_moves_below(x_lens, r_lens, axes): reduce_below_reshape moves a reshape from x_lens to r_lens below a reduction over axes"},
     {"in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_in_cluster_lens,
      "in_cluster_lens(x): x is no cluster op, or already runs in the lens cluster_lens gives it"},
     {"reshape_moves_below_reader", RV_BOOL, 1, {RV_INS}, false, helper_reshape_moves_below_reader,

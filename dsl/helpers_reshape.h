@@ -51,7 +51,7 @@ bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens);
  * reshape splits or merges is reduced entirely or not at all (length-1 axes
  * may go either way): those axes of in_lens go to r (*nr of them, at most
  * SHAPE_MAX_RANK). False otherwise: the reduction then cannot move above
- * the reshape (reduce_axes_through, reduce_*_below_reshape). */
+ * the reshape (reduce_axes_through, reduce_below_reshape). */
 bool reduce_axes_map(const int64_t *in, int nin, const int64_t *o, int nout, const int64_t *axes, int naxes,
                      int64_t *r, int *nr);
 

@@ -749,7 +749,7 @@ static bool cone_canonical_raw(const ins *d, int64_t *c, int64_t *base)
         base[q->u.ints[i]] = d->sh.lens[i];
         c[i] = q->u.ints[i];
     }
-    bool binary = false; /* without one, dot_permutation_canonical_for_reduce_* */
+    bool binary = false; /* without one, dot_permutation_canonical_for_reduce */
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
             break;
@@ -1051,7 +1051,7 @@ static const ins *cluster_root(const ins *x)
 
 /* Reduction d reads a reshape (read once) and keeps a length-1 axis that it
  * does not reduce (seed 1008883: a cluster that took a lens
- * before reduce_*_without_unit_axes fired kept the reduction's 1s). */
+ * before reduce_without_unit_axes fired kept the reduction's 1s). */
 static bool reduction_keeps_unit_axes(const ins *d)
 {
     const ins *r = d->nargs == 1 ? d->args[0] : NULL;
@@ -1096,7 +1096,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     while (reshape_inside(x)) {
         /* a reduction of a reshape, reshaped for the cluster, that keeps
          * length-1 axes it does not reduce loses them first
-         * (reduce_*_without_unit_axes) */
+         * (reduce_without_unit_axes) */
         if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0])) {
             c->ok = false;
             c->pending = true;
@@ -1464,13 +1464,13 @@ static int64_t sink_cost(const labelling *L, int k)
     if (c->red) {
         /* The sink is reduced: a reshape from k to the sink moves below
          * the reduction where the reduced axes map through it
-         * (reduce_*_below_reshape) and composes with the reshapes below
+         * (reduce_below_reshape) and composes with the reshapes below
          * it, so what stays is one reshape where the reduction, run in k,
          * ends in other lens than those (seeds 6109, 16185: a cluster
          * labelled in a leaf's lens with a 1 the core does not have, which
          * cost a reshape after the reduction). Where they do not map, the
          * reshape stays above the reduction, and one below it that only
-         * moves 1s becomes one with it (reshape_of_reduce_*_of_reshape;
+         * moves 1s becomes one with it (reshape_of_reduce_of_reshape;
          * not across a pointwise op, seed 15278); counting that below
          * the sink's lens as the same or not would depend on whether the
          * reshape had moved yet (seed 7521). */
@@ -1972,7 +1972,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
          * broadcast, where the core merged mul(mb(p0), mb(neg(p1))) into
          * one broadcast of mul on the small values). Not of a reshape
          * (becomes_broadcast asks it so): a reduction of a reshape takes the
-         * reshape in or moves below it (reduce_*_below_reshape and the
+         * reshape in or moves below it (reduce_below_reshape and the
          * like), where made a broadcast first the reshape stayed beside it
          * (seeds 1018489, 1025029: reduce_max(unsqueeze(mul(mb, mb)))) */
         if ((c & OPC_REDUCE) && r->nargs == 1 && r->nmods == 0 && !is_op(v, "reshape"))
@@ -2225,7 +2225,7 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
 
 /* The reduction d reads a reshape and a chain of shape ops from d ends in
  * lens to that only insert and remove 1s and keep the reduced axes:
- * reshape_of_reduce_*_of_reshape takes that chain into the reduction, which
+ * reshape_of_reduce_of_reshape takes that chain into the reduction, which
  * then has lens to itself, so the chain is no reshape below d (seed 15401:
  * a reduction to {1, 1, 4} squeezed to {1, 4} moved into common dims in the
  * orders where the squeeze had not yet been taken in). */
@@ -3239,7 +3239,7 @@ static bool unit_reshape_below(const ins *m)
         /* a reshape that only adds or drops leading 1s goes into the
          * multibroadcast even above a reduction itself: the leading 1s of a
          * reduction a multibroadcast reads are its own
-         * (multibroadcast_of_reduce_*_of_reshape) */
+         * (multibroadcast_of_reduce_of_reshape) */
         bool same = x->sh.rank <= m->sh.rank && lens_equal_but_leading_ones(x->sh.lens, x->sh.rank, r->sh.lens, r->sh.rank);
         yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 &&
               ((same && !reduction_takes_reshape(x)) ||

@@ -100,7 +100,7 @@ bool helper_unit_reshape_axes(arena *mem, const rule_value *args, int nargs, rul
 
 /* unit_reshape_absorbs(z, dl, w, axes): ints x4 -> bool: unit_reshape_lens
  * would succeed, i.e. the reshape from dl to w keeps every reduced axis and
- * so can move above the reduction (reshape_of_reduce_*_of_reshape). */
+ * so can move above the reduction (reshape_of_reduce_of_reshape). */
 bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* lens_without_unit_axes(z, axes) and axes_without_unit_axes(z, axes):
  * ints x2 -> ints. A reduction over axes of lens z run without the
@@ -108,7 +108,7 @@ bool helper_unit_reshape_absorbs(arena *mem, const rule_value *args, int nargs, 
  * axes renumbered. Fail when z has no such axis. This is the one lens a
  * reduction between two reshapes that cannot move (the outer one removes a
  * reduced axis) runs in, whichever unit axes the reshapes held when they
- * met it (reduce_*_without_unit_axes). */
+ * met it (reduce_without_unit_axes). */
 bool helper_lens_without_unit_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* has_unit_axes(z, axes): ints, ints -> bool: z has a length-1 axis that a
  * reduction over axes does not reduce (lens_without_unit_axes(z, axes)
@@ -118,7 +118,7 @@ bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs
 
 /* long_axes(lens, axes): ints, ints -> ints: the axes whose length in lens
  * is not 1, in their order (a reduction over a length-1 axis changes
- * nothing along it: reduce_*_of_unit_axes). */
+ * nothing along it: reduce_of_unit_axes). */
 bool helper_long_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
@@ -126,9 +126,9 @@ bool helper_long_axes(arena *mem, const rule_value *args, int nargs, rule_value 
  * reading it twice, sub(d, d)) read by a chain of shape
  * ops that ends in lens that only insert and remove 1s and keep the reduced
  * axes (the chain composes into one such reshape):
- * reshape_of_unary_of_reduce_*_of_reshape takes that reshape into the
- * reduction, as reshape_of_reduce_*_of_reshape does without the op, and
- * reduce_*_without_unit_axes_below_unary leaves it alone. */
+ * reshape_of_unary_of_reduce_of_reshape takes that reshape into the
+ * reduction, as reshape_of_reduce_of_reshape does without the op, and
+ * reduce_without_unit_axes_below_unary leaves it alone. */
 bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshaped_to(b): instruction -> ints: the lens b's value ends in after the
@@ -307,7 +307,7 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *args, int nargs,
  * will run in (a pointwise cluster's cluster_lens), so a chain of shape ops
  * back to the value's lens, or into a cluster that will run in them, is no
  * reshape; nor is a chain after a reduction that only inserts and removes
- * 1s and keeps the reduced axes (reshape_of_reduce_*_of_reshape takes it
+ * 1s and keeps the reduced axes (reshape_of_reduce_of_reshape takes it
  * in), nor a broadcast that stretches nothing. Moving b into the common dims of a reshape adds a
  * reshape back below it, and views for its other operand; they pay off only
  * where that reshape meets another one or a reduction that runs in the
@@ -317,8 +317,8 @@ bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_v
  * two-operand op on the way whose other operand is a computed value (no
  * constant or broadcast) in the lens the value has there ends the walk:
  * that operand holds the op in those lens, and a reshape moved down to it
- * would cost a reshape of that operand (reduce_*_without_unit_axes_below_*,
- * reshape_of_unary_of_reduce_*_of_reshape). */
+ * would cost a reshape of that operand (reduce_without_unit_axes_below_*,
+ * reshape_of_unary_of_reduce_of_reshape). */
 bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* regrouped_below(b, c): instruction, ints -> bool: the same, but a chain
  * of shape ops that only inserts and removes 1s does not count: the common
@@ -331,7 +331,7 @@ bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, r
  * reshape back from c stays a reshape there too (seed 8272: add(reshape(x),
  * broadcast) moved into {2, 3, 1, 2, 1} on its way to a reshape to
  * {1, 4, 1, 3}). The common-dims rules ask this one; the rules that drop a
- * reduction's unit axes (reduce_*_without_unit_axes_below_*) ask
+ * reduction's unit axes (reduce_without_unit_axes_below_*) ask
  * reshaped_below, since such a chain is what they take in. */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_or_broadcast_below(d, cd, c): instruction, ints x2 -> bool:
@@ -359,7 +359,7 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
 /* vanishes_below(t): instruction -> bool: t is a transpose[p] whose value
  * reaches, through single-reader one-operand pointwise ops, a single-reader
  * reduction that leaves only length-1 axes where p moves axes: sunk below
- * the reduction (reduce_*_below_transpose), the transpose vanishes
+ * the reduction (reduce_below_transpose), the transpose vanishes
  * (unit_axes_transpose). The rules that would move it up into a dot's
  * output_permutation wait for that (seed 10155). The walk also passes
  * two-operand ops whose other operand is the same value, a constant, a
@@ -538,14 +538,14 @@ bool helper_unit_reshape_below(arena *mem, const rule_value *args, int nargs, ru
  * op, a transpose or a pending shape change, reached through one-operand
  * pointwise ops, transposes, pending shape changes and two-operand ops
  * reading one value twice: a reshape of x that only moves 1s goes into the reduction
- * (reshape_of_reduce_*_of_reshape and their kin), or the reduction drops
- * the unit axes it does not reduce (reduce_*_without_unit_axes), so the
+ * (reshape_of_reduce_of_reshape and their kin), or the reduction drops
+ * the unit axes it does not reduce (reduce_without_unit_axes), so the
  * rules that drop such a reshape under a multibroadcast leave it to them. */
 bool helper_reduction_of_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduction_takes_reshape(x): instruction -> bool: reduction_of_reshape(x),
  * except a reduction itself whose view has other readers too (which
- * reshape_of_reduce_*_of_reshape, needing that view :once, cannot take). */
+ * reshape_of_reduce_of_reshape, needing that view :once, cannot take). */
 bool helper_reduction_takes_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dropped_below(r): instruction -> bool: every reader of shape op r is a
@@ -630,9 +630,9 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs
  * reads r alone or a reshape it shares with x's other readers depends on
  * whether those readers' reshapes have composed with r yet (reshape_of_reshape),
  * so a reduction reading r does not move r below itself there
- * (reduce_*_below_reshape); the reshape stays above it, where clusters
- * reading x can share it, or is taken in (reshape_of_reduce_*_of_reshape,
- * reduce_*_without_unit_axes). */
+ * (reduce_below_reshape); the reshape stays above it, where clusters
+ * reading x can share it, or is taken in (reshape_of_reduce_of_reshape,
+ * reduce_without_unit_axes). */
 bool helper_shares_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
@@ -649,7 +649,7 @@ bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_v
 
 /* in_cluster_lens(x): instruction -> bool: x is no pointwise op of a
  * cluster, or runs in the lens cluster_lens gives it already. A reduction
- * moves a reshape of x below it (reduce_*_below_reshape) only then: the
+ * moves a reshape of x below it (reduce_below_reshape) only then: the
  * cluster's sink is that reshape until it has settled, and x's lens once the
  * reshape has moved, so moving it first would decide the labelling by the
  * visiting order. */
@@ -662,14 +662,14 @@ bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, 
 
 /* reshape_moves_below_reader(q): instruction -> bool: reshape q of a
  * standard value is read only by a reduction that moves it below itself
- * (reduce_*_below_reshape: its axes map through q, and no other shape op
- * reads q's operand). reshape_of_reduce_*_of_reshape leaves such a q to
+ * (reduce_below_reshape: its axes map through q, and no other shape op
+ * reads q's operand). reshape_of_reduce_of_reshape leaves such a q to
  * that reduction. */
 bool helper_reshape_moves_below_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduce_moves_below(x_lens, r_lens, axes): ints x3 -> bool: a reduction
  * over `axes` of a reshape from x_lens to r_lens moves the reshape below it
- * (reduce_*_below_reshape: reduce_axes_through gives a non-empty list). */
+ * (reduce_below_reshape: reduce_axes_through gives a non-empty list). */
 bool helper_reduce_moves_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 #endif

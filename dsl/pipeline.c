@@ -23,7 +23,7 @@ static const char *const normalize_sets[] = {"fold", "pending", "pad", "reshape"
 /* The rewrites that prepare fusion (rules/prefuse.rules) must happen before
  * fuse.rules takes their operands apart, and after reshape.rules has put
  * the graph in its normal form: in one phase with reshape.rules, the
- * variance rewrite fired before or after reduce_mean_in_common_dims moved
+ * variance rewrite fired before or after reduce_in_common_dims moved
  * GroupNorm's mean into the common dims, by visiting order, and the mean it
  * read twice then stayed in the other lens (the UNet block and a GroupNorm
  * at batch 2: 2 or 3 kernels by order). So -p default runs them as a phase

@@ -710,6 +710,14 @@ static const op_def *choose_op(build_ctx *c, const dsl_pattern *p, int n)
             continue;
         if (op_named(op, "get_tuple_elem"))
             continue; /* reads a tuple: only where the pattern names it */
+        /* A class with attribute patterns (<reduce>[axes=a]): sema checked
+         * that every op of the class has them; the candidate is any such op,
+         * and plan_fixed gives it the pattern's values as for a named op. */
+        bool has_attrs = true;
+        for (const dsl_attr_pat *a = p->attrs; a && has_attrs; a = a->next)
+            has_attrs = op_attr_index(op, a->key) >= 0;
+        if (!has_attrs)
+            continue;
         fit[nfit++] = op;
     }
     return nfit ? fit[pick(c, nfit)] : NULL;

@@ -347,6 +347,52 @@ static bool names_a_value(const attr_spec *spec, const char *name)
 
 /* ---- patterns ---- */
 
+/* The op whose attribute table an attribute of the class `classes` is read
+ * through: an attribute pattern or a `.attr` field on a class is accepted
+ * only when every op of the class (every op the matcher can meet under it:
+ * not builtins or the opaque op) declares that attribute, with the same kind,
+ * enum names and slot, so that generated code reads it by slot without
+ * knowing which op matched. The class's first op in the registry stands for
+ * all of them (its slot is what the generated entry checks at load time). */
+static bool class_attr_op(sema *s, unsigned classes, const char *cname, const char *key, dsl_loc loc,
+                          const op_def **rep, int *index)
+{
+    int n = 0;
+    const op_def *const *all = op_all(&n);
+    const op_def *first = NULL;
+    int k0 = -1;
+    for (int i = 0; i < n; i++) {
+        const op_def *op = all[i];
+        if ((op->classes & classes) == 0 || (op->classes & (OPC_BUILTIN | OPC_OPAQUE)))
+            continue;
+        int k = op_attr_index(op, key);
+        if (k < 0) {
+            if (op->nattrs == 0)
+                FAIL(s, loc, "attribute '%s' is not shared by every op of the class '<%s>' ('%s' has no "
+                     "attributes)", key, cname, op->name);
+            FAIL(s, loc, "attribute '%s' is not shared by every op of the class '<%s>' ('%s' has no "
+                 "attribute '%s')", key, cname, op->name, key);
+        }
+        if (!first) {
+            first = op;
+            k0 = k;
+            continue;
+        }
+        const attr_spec *a = &first->attrs[k0], *b = &op->attrs[k];
+        if (k != k0)
+            FAIL(s, loc, "attribute '%s' is not shared by every op of the class '<%s>' ('%s' has it in "
+                 "slot %d, '%s' in slot %d)", key, cname, first->name, k0, op->name, k);
+        if (a->kind != b->kind || a->enum_names != b->enum_names)
+            FAIL(s, loc, "attribute '%s' is not shared by every op of the class '<%s>' ('%s' and '%s' "
+                 "give it different kinds)", key, cname, first->name, op->name);
+    }
+    if (!first)
+        FAIL(s, loc, "attribute '%s': the class '<%s>' has no ops", key, cname);
+    *rep = first;
+    *index = k0;
+    return true;
+}
+
 static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
 {
     if (p->kind == PAT_CAPTURE || p->kind == PAT_WILDCARD) {
@@ -389,8 +435,8 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
                  "unknown op class '<%s>' (known: pointwise, unary, binary, reduce, view, compute, "
                  "move, shape)",
                  p->name);
-        if (p->attrs)
-            FAIL(s, p->attrs->loc, "attribute patterns need a named op, not the class '<%s>'", p->name);
+        if (p->attrs && p->negated)
+            FAIL(s, p->loc, "a negated pattern takes no attributes or operands");
         if (p->has_args && (p->classes == OPC_UNARY || p->classes == OPC_BINARY) && !p->rest) {
             int want = p->classes == OPC_UNARY ? 1 : 2;
             if (p->nargs != want)
@@ -411,30 +457,40 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
             FAIL(s, p->loc, "':c' on '%s', which is not commutative", p->name);
         if (p->commutative && p->nargs != 2)
             FAIL(s, p->loc, "':c' needs exactly two operands");
-        for (dsl_attr_pat *a = p->attrs; a; a = a->next) {
+    }
+    if (p->kind == PAT_OP)
+        p->attr_op = p->op;
+    for (dsl_attr_pat *a = p->attrs; a; a = a->next) {
+        for (dsl_attr_pat *b = p->attrs; b != a; b = b->next)
+            if (strcmp(a->key, b->key) == 0)
+                FAIL(s, a->loc, "attribute '%s' given twice", a->key);
+        if (p->kind == PAT_CLASS) {
+            const op_def *rep = NULL;
+            if (!class_attr_op(s, p->classes, p->name, a->key, a->loc, &rep, &a->index))
+                return false;
+            p->attr_op = rep;
+        } else {
             a->index = op_attr_index(p->op, a->key);
             if (a->index < 0) {
                 char hint[512];
                 FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, p->name,
                      attr_suggestion(p->op, a->key, hint, sizeof hint));
             }
-            for (dsl_attr_pat *b = p->attrs; b != a; b = b->next)
-                if (strcmp(a->key, b->key) == 0)
-                    FAIL(s, a->loc, "attribute '%s' given twice", a->key);
-            a->kind = p->op->attrs[a->index].kind;
-            if (a->bind && names_a_value(&p->op->attrs[a->index], a->bind)) {
-                /* mode=constant, target_type=float_type, value=inf: a value
-                 * of the attribute, not a capture. */
-                a->value.kind = DV_IDENT;
-                a->value.ident = a->bind;
-                a->bind = NULL;
-            }
-            if (a->bind) {
-                if (!add_capture(s, a->bind, SYM_ATTR, a->value_loc, NULL, a, p))
-                    return false;
-            } else if (!convert_literal(s, p->op, a)) {
+        }
+        const op_def *aop = p->attr_op;
+        a->kind = aop->attrs[a->index].kind;
+        if (a->bind && names_a_value(&aop->attrs[a->index], a->bind)) {
+            /* mode=constant, target_type=float_type, value=inf: a value
+             * of the attribute, not a capture. */
+            a->value.kind = DV_IDENT;
+            a->value.ident = a->bind;
+            a->bind = NULL;
+        }
+        if (a->bind) {
+            if (!add_capture(s, a->bind, SYM_ATTR, a->value_loc, NULL, a, p))
                 return false;
-            }
+        } else if (!convert_literal(s, aop, a)) {
+            return false;
         }
     }
     if (p->negated) {
@@ -502,13 +558,25 @@ static bool check_field(sema *s, dsl_expr *e)
             e->type = fields[i].type;
             return true;
         }
-    /* An attribute of a capture bound to a named op. */
+    /* An attribute of a capture bound to a named op, or to a class whose
+     * ops all have it in the same slot. */
     const dsl_capture *c = e->a->kind == EX_NAME && e->a->sym == SYM_INS
                                ? &s->rule->captures[e->a->sym_index]
                                : NULL;
+    if (c && c->pat->kind == PAT_CLASS && !c->pat->negated && c->pat->classes) {
+        const op_def *rep = NULL;
+        int k = -1;
+        if (!class_attr_op(s, c->pat->classes, c->pat->name, e->name, e->loc, &rep, &k))
+            return false;
+        e->field = FIELD_ATTR;
+        e->attr_index = k;
+        e->attr_op = rep;
+        e->type = dsl_type_of_attr_kind(rep->attrs[k].kind);
+        return true;
+    }
     if (!c || c->pat->kind != PAT_OP || c->pat->negated || !c->pat->op)
         FAIL(s, e->loc, "'.%s' is not a field (shape, lens, strides, type, rank, elements) and '%s' "
-             "is not bound to a named op, so it has no attributes",
+             "is not bound to a named op or an op class, so it has no attributes",
              e->name, c ? c->name : "the expression");
     const op_def *op = c->pat->op;
     int k = op_attr_index(op, e->name);
@@ -671,27 +739,36 @@ static bool expr_is_fallible(const dsl_expr *e)
 
 /* ---- replacements ---- */
 
-static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const char *via)
+static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const dsl_pattern *cls,
+                            const char *via)
 {
     for (dsl_attr_set *a = r->sets; a; a = a->next) {
-        if (!op)
+        if (op) {
+            r->attr_op = op;
+            a->index = op_attr_index(op, a->key);
+            if (a->index < 0) {
+                char hint[512];
+                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, op->name,
+                     attr_suggestion(op, a->key, hint, sizeof hint));
+            }
+        } else if (cls) {
+            /* d[axes = b](x) with d bound to a class: every op of the class
+             * has the attribute in one slot; the first stands for them. */
+            if (!class_attr_op(s, cls->classes, cls->name, a->key, a->loc, &r->attr_op, &a->index))
+                return false;
+        } else {
             FAIL(s, a->loc, "cannot set attribute '%s': %s", a->key, via);
-        a->index = op_attr_index(op, a->key);
-        if (a->index < 0) {
-            char hint[512];
-            FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, op->name,
-                 attr_suggestion(op, a->key, hint, sizeof hint));
         }
         for (dsl_attr_set *b = r->sets; b != a; b = b->next)
             if (strcmp(a->key, b->key) == 0)
                 FAIL(s, a->loc, "attribute '%s' given twice", a->key);
-        a->kind = op->attrs[a->index].kind;
+        a->kind = r->attr_op->attrs[a->index].kind;
         if (!check_expr(s, a->expr))
             return false;
         dsl_type want = dsl_type_of_attr_kind(a->kind);
         if (!assignable(want, a->expr->type))
             FAIL(s, a->expr->loc, "attribute '%s' of '%s' is %s, the expression gives %s", a->key,
-                 op->name, dsl_type_name(want), dsl_type_name(a->expr->type));
+                 cls && !op ? cls->name : op->name, dsl_type_name(want), dsl_type_name(a->expr->type));
         if (expr_is_fallible(a->expr))
             s->rule->fallible = true;
     }
@@ -1045,8 +1122,8 @@ static bool check_repl(sema *s, dsl_repl *r)
             if (r->op && r->has_args && !check_arity(s, r->op, nfixed, has_rest, r->loc, "replacement"))
                 return false;
             char via[160];
-            snprintf(via, sizeof via, "'%s' is not bound to a named op", r->name);
-            return check_attr_sets(s, r, r->op, via);
+            snprintf(via, sizeof via, "'%s' is not bound to a named op or an op class", r->name);
+            return check_attr_sets(s, r, r->op, p->kind == PAT_CLASS && !p->negated ? p : NULL, via);
         }
         r->op = op_find(r->name);
         if (!r->op) {
@@ -1069,7 +1146,7 @@ static bool check_repl(sema *s, dsl_repl *r)
             FAIL(s, r->loc, "op '%s' needs operands: write %s[...](...)", r->name, r->name);
         if (!check_arity(s, r->op, nfixed, has_rest, r->loc, "replacement"))
             return false;
-        return check_attr_sets(s, r, r->op, "");
+        return check_attr_sets(s, r, r->op, NULL, "");
     }
     case RP_REGION:
         for (int i = 0; i < r->nargs; i++) {

@@ -171,14 +171,14 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
     const dsl_rule *r = b->cur->rule;
     for (const dsl_attr_pat *a = p->attrs; a; a = a->next) {
         if (!a->bind) {
-            dsl_test t = {.kind = TEST_ATTR, .path = path, .op = p->op, .attr_index = a->index,
+            dsl_test t = {.kind = TEST_ATTR, .path = path, .op = p->attr_op, .attr_index = a->index,
                           .lit = &a->lit, .loc = a->loc, .name = a->key};
             push_test(b, t);
             continue;
         }
         int k = capture_index(r, a->bind);
         if (bound[k]) {
-            dsl_test t = {.kind = TEST_SAME_ATTR, .path = path, .op = p->op, .attr_index = a->index,
+            dsl_test t = {.kind = TEST_SAME_ATTR, .path = path, .op = p->attr_op, .attr_index = a->index,
                           .path2 = b->cur->bindings[k].path, .op2 = b->cur->bindings[k].op,
                           .attr_index2 = b->cur->bindings[k].attr_index, .loc = a->loc,
                           .name = a->bind};
@@ -186,7 +186,7 @@ static bool walk(builder *b, const dsl_pattern *p, dsl_path path, unsigned swaps
         } else {
             bound[k] = true;
             b->cur->bindings[k].path = path;
-            b->cur->bindings[k].op = p->op;
+            b->cur->bindings[k].op = p->attr_op;
             b->cur->bindings[k].attr_index = a->index;
         }
     }

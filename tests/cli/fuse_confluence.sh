@@ -116,7 +116,7 @@ same_in_orders fuse_confluence_groupnorm "$tmp/groupnorm.txt" 0 1 5 7 = "2 4164"
 # reduction in {2, 1, 1, 1} or {1, 2, 1, 1, 1} by order (4 kernels, 3756
 # bytes; before that orders 6 and 10 moved 4244 bytes, order 1 2748 with the
 # variance rewrite fired early); a reduction a multibroadcast reads now keeps
-# the leading 1s up to the broadcast's rank (multibroadcast_of_reduce_*_of_reshape,
+# the leading 1s up to the broadcast's rank (multibroadcast_of_reduce_of_reshape,
 # multibroadcast_of_unit_reshape over a reduction).
 sed -e 's/{2, 2, 4, 4}, {32/{1, 2, 4, 4}, {32/; s/{2, 8, 4, 4}/{1, 8, 4, 4}/g; s/{2, 2, 64}/{1, 2, 64}/g; s/{2, 2, 1}/{1, 2, 1}/g' \
     "$tmp/groupnorm.txt" > "$tmp/groupnorm1.txt"
