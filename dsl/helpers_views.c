@@ -2164,8 +2164,6 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
     return false;
 }
 
-/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
- * of reshape_of_multibroadcast and reshape_of_broadcast. */
 /* composes_into_reshape(r): see helpers_views.h. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -2179,6 +2177,8 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
+ * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
