@@ -393,6 +393,25 @@ static bool class_attr_op(sema *s, unsigned classes, const char *cname, const ch
     return true;
 }
 
+/* The slot of attribute `key` in a pattern, a `.attr` field or a
+ * replacement's sets: in the named op's table when `op` is given, else in
+ * the class `cls` whose ops all share it (class_attr_op). `attr_op` is the
+ * table the slot indexes. */
+static bool attr_slot(sema *s, const op_def *op, const dsl_pattern *cls, const char *key, dsl_loc loc,
+                      const op_def **attr_op, int *index)
+{
+    if (!op)
+        return class_attr_op(s, cls->classes, cls->name, key, loc, attr_op, index);
+    *index = op_attr_index(op, key);
+    if (*index < 0) {
+        char hint[512];
+        FAIL(s, loc, "unknown attribute '%s' for op '%s'%s", key, op->name,
+             attr_suggestion(op, key, hint, sizeof hint));
+    }
+    *attr_op = op;
+    return true;
+}
+
 static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
 {
     if (p->kind == PAT_CAPTURE || p->kind == PAT_WILDCARD) {
@@ -464,19 +483,8 @@ static bool check_pattern(sema *s, dsl_pattern *p, bool is_root)
         for (dsl_attr_pat *b = p->attrs; b != a; b = b->next)
             if (strcmp(a->key, b->key) == 0)
                 FAIL(s, a->loc, "attribute '%s' given twice", a->key);
-        if (p->kind == PAT_CLASS) {
-            const op_def *rep = NULL;
-            if (!class_attr_op(s, p->classes, p->name, a->key, a->loc, &rep, &a->index))
-                return false;
-            p->attr_op = rep;
-        } else {
-            a->index = op_attr_index(p->op, a->key);
-            if (a->index < 0) {
-                char hint[512];
-                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, p->name,
-                     attr_suggestion(p->op, a->key, hint, sizeof hint));
-            }
-        }
+        if (!attr_slot(s, p->kind == PAT_OP ? p->op : NULL, p, a->key, a->loc, &p->attr_op, &a->index))
+            return false;
         const op_def *aop = p->attr_op;
         a->kind = aop->attrs[a->index].kind;
         if (a->bind && names_a_value(&aop->attrs[a->index], a->bind)) {
@@ -563,32 +571,16 @@ static bool check_field(sema *s, dsl_expr *e)
     const dsl_capture *c = e->a->kind == EX_NAME && e->a->sym == SYM_INS
                                ? &s->rule->captures[e->a->sym_index]
                                : NULL;
-    if (c && c->pat->kind == PAT_CLASS && !c->pat->negated && c->pat->classes) {
-        const op_def *rep = NULL;
-        int k = -1;
-        if (!class_attr_op(s, c->pat->classes, c->pat->name, e->name, e->loc, &rep, &k))
-            return false;
-        e->field = FIELD_ATTR;
-        e->attr_index = k;
-        e->attr_op = rep;
-        e->type = dsl_type_of_attr_kind(rep->attrs[k].kind);
-        return true;
-    }
-    if (!c || c->pat->kind != PAT_OP || c->pat->negated || !c->pat->op)
+    const dsl_pattern *p = c && !c->pat->negated ? c->pat : NULL;
+    bool named = p && p->kind == PAT_OP && p->op, of_class = p && p->kind == PAT_CLASS && p->classes;
+    if (!named && !of_class)
         FAIL(s, e->loc, "'.%s' is not a field (shape, lens, strides, type, rank, elements) and '%s' "
              "is not bound to a named op or an op class, so it has no attributes",
              e->name, c ? c->name : "the expression");
-    const op_def *op = c->pat->op;
-    int k = op_attr_index(op, e->name);
-    if (k < 0) {
-        char hint[512];
-        FAIL(s, e->loc, "unknown attribute '%s' for op '%s'%s", e->name, op->name,
-             attr_suggestion(op, e->name, hint, sizeof hint));
-    }
+    if (!attr_slot(s, named ? p->op : NULL, p, e->name, e->loc, &e->attr_op, &e->attr_index))
+        return false;
     e->field = FIELD_ATTR;
-    e->attr_index = k;
-    e->attr_op = op;
-    e->type = dsl_type_of_attr_kind(op->attrs[k].kind);
+    e->type = dsl_type_of_attr_kind(e->attr_op->attrs[e->attr_index].kind);
     return true;
 }
 
@@ -743,22 +735,12 @@ static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const dsl_pa
                             const char *via)
 {
     for (dsl_attr_set *a = r->sets; a; a = a->next) {
-        if (op) {
-            r->attr_op = op;
-            a->index = op_attr_index(op, a->key);
-            if (a->index < 0) {
-                char hint[512];
-                FAIL(s, a->loc, "unknown attribute '%s' for op '%s'%s", a->key, op->name,
-                     attr_suggestion(op, a->key, hint, sizeof hint));
-            }
-        } else if (cls) {
-            /* d[axes = b](x) with d bound to a class: every op of the class
-             * has the attribute in one slot; the first stands for them. */
-            if (!class_attr_op(s, cls->classes, cls->name, a->key, a->loc, &r->attr_op, &a->index))
-                return false;
-        } else {
+        /* d[axes = b](x) with d bound to a class: every op of the class
+         * has the attribute in one slot (attr_slot) */
+        if (!op && !cls)
             FAIL(s, a->loc, "cannot set attribute '%s': %s", a->key, via);
-        }
+        if (!attr_slot(s, op, cls, a->key, a->loc, &r->attr_op, &a->index))
+            return false;
         for (dsl_attr_set *b = r->sets; b != a; b = b->next)
             if (strcmp(a->key, b->key) == 0)
                 FAIL(s, a->loc, "attribute '%s' given twice", a->key);
@@ -768,7 +750,7 @@ static bool check_attr_sets(sema *s, dsl_repl *r, const op_def *op, const dsl_pa
         dsl_type want = dsl_type_of_attr_kind(a->kind);
         if (!assignable(want, a->expr->type))
             FAIL(s, a->expr->loc, "attribute '%s' of '%s' is %s, the expression gives %s", a->key,
-                 cls && !op ? cls->name : op->name, dsl_type_name(want), dsl_type_name(a->expr->type));
+                 op ? op->name : cls->name, dsl_type_name(want), dsl_type_name(a->expr->type));
         if (expr_is_fallible(a->expr))
             s->rule->fallible = true;
     }
