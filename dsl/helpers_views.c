@@ -2169,11 +2169,8 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_v
 {
     (void)mem, (void)n;
     const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
-    bool has_zero = false;
-    for (int i = 0; i < r->sh.rank; i++)
-        has_zero |= r->sh.lens[i] == 0;
     *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
-                     shape_broadcasted_p(&x->args[0]->sh) && !has_zero);
+                     shape_broadcasted_p(&x->args[0]->sh) && shape_elements(&r->sh) > 0);
     return true;
 }
 
