@@ -3287,9 +3287,14 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
      * where the noisy graph's add(mb(p3), mb(p4)) was moved into {1} by the
      * clusters and kept mb(reshape(add)) (seeds 17775, 17793). */
     if (shape_elements(&m->sh) == 1) {
-        if (is_op(m, "multibroadcast") && m->nargs == 1 && !is_cluster_op(m->args[0]))
-            for (int k = 0; k < m->nusers && !yes; k++)
-                yes = is_op(m->users[k], "multibroadcast") && m->users[k]->nargs == 1;
+        if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !is_cluster_op(m->args[0]))
+            for (int k = 0; k < m->nusers && !yes; k++) {
+                const ins *r = m->users[k];
+                const attr_value *l = ins_attr(r, "out_lens");
+                int64_t axis;
+                yes = is_op(r, "multibroadcast") && r->nargs == 1 &&
+                      (!bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis)));
+            }
         *out = rule_bool(yes);
         return true;
     }
