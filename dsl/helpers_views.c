@@ -3287,7 +3287,10 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
      * where the noisy graph's add(mb(p3), mb(p4)) was moved into {1} by the
      * clusters and kept mb(reshape(add)) (seeds 17775, 17793). */
     if (shape_elements(&m->sh) == 1) {
-        if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !is_cluster_op(m->args[0]))
+        const ins *x = m->nargs == 1 ? m->args[0] : NULL;
+        while (x && (x->op->classes & OPC_SHAPE) && x->nargs == 1)
+            x = x->args[0];
+        if ((bcast || is_op(m, "multibroadcast")) && x && !is_cluster_op(x))
             for (int k = 0; k < m->nusers && !yes; k++) {
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
