@@ -3295,8 +3295,10 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
                 int64_t axis;
-                yes = is_op(r, "multibroadcast") && r->nargs == 1 &&
-                      (!bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis)));
+                const attr_value *ax = ins_attr(r, "axis");
+                yes = (is_op(r, "multibroadcast") && r->nargs == 1 &&
+                       (!bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis)))) ||
+                      (is_op(r, "broadcast") && r->nargs == 1 && ax && ax->kind == ATTR_INT && ax->u.i + m->sh.rank == r->sh.rank);
             }
         *out = rule_bool(yes);
         return true;
