@@ -3278,14 +3278,23 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     const ins *m = a[0].u.in;
     bool yes = false;
     bool bcast = is_op(m, "broadcast");
-    /* One element: only a multibroadcast of a value that is no pointwise
-     * op, read directly by a multibroadcast (seeds 8617, 8642: mb(mb(x)) of
-     * a one-element parameter ended as mb(x) or mb(reshape(x)) by order).
-     * The clusters take a one-element multibroadcast that stretches nothing
-     * as a reshape (unit_broadcast), so a pointwise op's keeps the reshape
-     * spelling: composed, the core's mb(mb(add(p3, p4))) ended as mb(add)
-     * where the noisy graph's add(mb(p3), mb(p4)) was moved into {1} by the
-     * clusters and kept mb(reshape(add)) (seeds 17775, 17793). */
+    /* One element: only a broadcast or multibroadcast of a value that is
+     * no pointwise op, read directly by a multibroadcast it composes with
+     * (seeds 8617, 8642: mb(mb(x)) of a one-element parameter ended as
+     * mb(x) or mb(reshape(x)) by order; the same of a broadcast[axis],
+     * 1009010: mb(broadcast[axis=1](x))), or by a broadcast[axis] that puts
+     * its axes last, which aligned_broadcast_to_multibroadcast makes such a
+     * multibroadcast (1023754: mb[{4, 1, 1, 1}](x) or mb(reshape(x)) by
+     * order). The clusters take a one-element multibroadcast that stretches
+     * nothing as a reshape (unit_broadcast), so a pointwise op's keeps the
+     * reshape spelling: composed, the core's mb(mb(add(p3, p4))) ended as
+     * mb(add) where the noisy graph's add(mb(p3), mb(p4)) was moved into
+     * {1} by the clusters and kept mb(reshape(add)) (seeds 17775, 17793);
+     * the multibroadcast merges wait for that reshape instead
+     * (multibroadcast_of_multibroadcast, multibroadcast_of_broadcast ask
+     * this helper). The value is judged below the shape ops of one element
+     * over it, which fold away under the broadcast in some orders before
+     * it is judged (squeeze(sigmoid(unsqueeze(x))): 1000243, 1014248). */
     if (shape_elements(&m->sh) == 1) {
         const ins *x = m->nargs == 1 ? m->args[0] : NULL;
         while (x && (x->op->classes & OPC_SHAPE) && x->nargs == 1)
@@ -3294,11 +3303,14 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
             for (int k = 0; k < m->nusers && !yes; k++) {
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
-                int64_t axis;
                 const attr_value *ax = ins_attr(r, "axis");
-                yes = (is_op(r, "multibroadcast") && r->nargs == 1 &&
-                       (!bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis)))) ||
-                      (is_op(r, "broadcast") && r->nargs == 1 && ax && ax->kind == ATTR_INT && ax->u.i + m->sh.rank == r->sh.rank);
+                int64_t axis;
+                if (r->nargs != 1)
+                    continue;
+                if (is_op(r, "multibroadcast"))
+                    yes = !bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis));
+                else if (is_op(r, "broadcast"))
+                    yes = ax && ax->kind == ATTR_INT && ax->u.i + m->sh.rank == r->sh.rank;
             }
         *out = rule_bool(yes);
         return true;

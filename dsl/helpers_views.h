@@ -561,9 +561,12 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * reshape first in some orders, and the reader would keep a reshape under
  * it (seed 14631: mb(mb(x)) ended as mb(reshape(x)) or mb(x) by order).
  * Also while a pending shape change reads m (it goes first). For m of one
- * element, only a multibroadcast of a value that is no pointwise op, read
- * directly by a multibroadcast; for a broadcast[axis], only one of a value
- * that is no pointwise op. Also a multibroadcast (of more than one element)
+ * element, only a broadcast or multibroadcast of a value that is no
+ * pointwise op (looked at below the shape ops over it), read directly by a
+ * multibroadcast or by a broadcast[axis] that puts its axes last; for a
+ * broadcast[axis], only one of a value that is no pointwise op. The
+ * multibroadcast merges ask it too: they wait while their operand becomes
+ * a reshape, and the unary sinks while it composes. Also a multibroadcast (of more than one element)
  * of a one-operand op whose own broadcast operand sinks below it
  * (unary_above_*broadcast): the two broadcasts compose once it has. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
