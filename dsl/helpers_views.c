@@ -1944,6 +1944,17 @@ static bool stretched_below(const ins *r)
 
 static bool dropped_below(const ins *r);
 
+/* A multibroadcast or a pending op reads m (it composes with the one,
+ * goes below the other first; broadcast_composes_below asks more, and
+ * through broadcast_sinks_below comes back here). */
+static bool composes_below(const ins *m)
+{
+    bool yes = false;
+    for (int k = 0; k < m->nusers && !yes; k++)
+        yes = is_op(m->users[k], "multibroadcast") || ins_is_pending(m->users[k]);
+    return yes;
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -1989,9 +2000,13 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * reshape: what counts is what reads it; one that stretches
              * takes its operand's strides along, which an output it feeds
              * keeps (a copy if they change) */
-            ok = shape_elements(&r->sh) > shape_elements(&v->sh)
-                     ? keeps_layout(v, u) || !layout_reaches_output(r, depth + 1)
-                     : readers_take_broadcast(r, u, depth + 1);
+            if (shape_elements(&r->sh) > shape_elements(&v->sh))
+                ok = keeps_layout(v, u) || !layout_reaches_output(r, depth + 1);
+            else if (unit_broadcast(r) && !composes_below(r))
+                ok = v == u && unit_broadcast_operand(u) && stretched_below(r) && readers_take_broadcast(r, r, depth + 1) &&
+                     !dropped_below(r);
+            else
+                ok = readers_take_broadcast(r, u, depth + 1);
             continue;
         }
         if ((c & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v && r->nmods == 0) {
