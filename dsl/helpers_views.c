@@ -1669,6 +1669,14 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
                 }
                 s = t;
             }
+            /* of any lens: binary_above_reshapes_into_first and _second
+             * take two reshapes of values of different lens, one of them
+             * fires wherever binary_above_reshapes does not (seed 1021770:
+             * max(reshape(mb[{2, 4}](p2)), reshape(p1)) of a {1} p2 and a
+             * {4, 2} p1 ran as max(mb(reshape(p2)), p1) in the orders that
+             * merged first, and stayed in the reshapes' lens, with the
+             * broadcast mb(reshape[{1, 1, 1, 1}](p2)), in the others; also
+             * 1027427, 1018939, 1017554) */
             yes = y &&
                   !(x->op->classes & OPC_SHAPE) &&
                   !view_is_constant(x) && !view_is_constant(y);
@@ -2000,6 +2008,14 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * reshape: what counts is what reads it; one that stretches
              * takes its operand's strides along, which an output it feeds
              * keeps (a copy if they change) */
+            /* One that stretches nothing and becomes a reshape
+             * (*broadcast_to_reshape: its operand is standard and nothing
+             * it composes with reads it) counts as that reshape (the
+             * reshape branch below), not by its readers: judged by them,
+             * u's broadcast sank in the orders that reached u first and
+             * stayed above the reshape in the others (seed 1017317:
+             * broadcast[axis=0](sin(mb[{3, 1}](s))) of a {1, 1} s, read by
+             * add(p, .)). */
             if (shape_elements(&r->sh) > shape_elements(&v->sh))
                 ok = keeps_layout(v, u) || !layout_reaches_output(r, depth + 1);
             else if (unit_broadcast(r) && !composes_below(r))

@@ -225,8 +225,9 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
 
 /* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
  * only by a binary op whose other operand is a reshape, read once, of a
- * value of the lens r's operand has (neither a shape op nor constant),
- * outside a reshape cluster: binary_above_reshapes merges the two. A
+ * value (neither a shape op nor constant), outside a reshape cluster:
+ * binary_above_reshapes merges the two where the values have one lens,
+ * binary_above_reshapes_into_first or _into_second where they do not. A
  * squeeze or unsqueeze of a standard value counts as that reshape, and so
  * does a chain of them or of reshapes, each read once (the fold rules make
  * it one reshape). */
@@ -253,8 +254,9 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *args, int narg
 
 /* takes_broadcast_layout(u): instruction -> bool: every reader of u is a
  * one-operand pointwise op, a reduction (of u, not of a reshape), a broadcast that stretches (one that does not
- * counts by its own readers; one whose strides reach an output only if u's
- * layout stays), or a two-operand op whose other operand is standard and
+ * counts by its own readers, or as the reshape it becomes where
+ * *broadcast_to_reshape will make it one; one whose strides reach an
+ * output only if u's layout stays), or a two-operand op whose other operand is standard and
  * cannot still become a broadcast (a broadcast sinking into it, or two
  * merging; u itself counts as one), or can and whose own readers take the
  * layout the merge then gives it (asked the same way), or b(u, u) (of u's
