@@ -1670,8 +1670,10 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
                 s = t;
             }
             /* of any lens: binary_above_reshapes_into_first and _second
-             * take two reshapes of values of different lens, one of them
-             * fires wherever binary_above_reshapes does not (seed 1021770:
+             * take two reshapes of values of different lens where b's value
+             * is reshaped again further down (reshaped_to(b) succeeds; seed
+             * 15294's max(reshape(sigmoid), reshape(mb)) returned as it is
+             * waited for a merge that never came) (seed 1021770:
              * max(reshape(mb[{2, 4}](p2)), reshape(p1)) of a {1} p2 and a
              * {4, 2} p1 ran as max(mb(reshape(p2)), p1) in the orders that
              * merged first, and stayed in the reshapes' lens, with the
@@ -1680,6 +1682,11 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
             yes = y &&
                   !(x->op->classes & OPC_SHAPE) &&
                   !view_is_constant(x) && !view_is_constant(y);
+            if (yes && !(y->sh.rank == x->sh.rank &&
+                         memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0)) {
+                rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+                yes = helper_reshaped_to(mem, &in, 1, &res);
+            }
             if (yes) {
                 rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
                 yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
