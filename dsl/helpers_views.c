@@ -3314,7 +3314,14 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     (void)mem, (void)n;
     const ins *m = a[0].u.in;
     bool yes = false;
-    bool bcast = is_op(m, "broadcast");
+    /* a broadcast[axis] that puts its value's axes last is the
+     * multibroadcast aligned_broadcast_to_multibroadcast makes it, in
+     * every order (seed 1015072: tanh(mb[{3, 4}](broadcast[axis=1](p0)))
+     * of a {1} p0 sank between the two in the orders that reached tanh
+     * first) */
+    const attr_value *max = ins_attr(m, "axis");
+    bool bcast = is_op(m, "broadcast") &&
+                 !(m->nargs == 1 && max && max->kind == ATTR_INT && max->u.i + m->args[0]->sh.rank == m->sh.rank);
     /* One element: only a broadcast or multibroadcast of a value that is
      * no pointwise op, read directly by a multibroadcast it composes with
      * (seeds 8617, 8642: mb(mb(x)) of a one-element parameter ended as
@@ -3336,7 +3343,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
         const ins *x = m->nargs == 1 ? m->args[0] : NULL;
         while (x && (x->op->classes & OPC_SHAPE) && x->nargs == 1)
             x = x->args[0];
-        if ((bcast || is_op(m, "multibroadcast")) && x && !is_cluster_op(x))
+        if ((is_op(m, "broadcast") || is_op(m, "multibroadcast")) && x && !is_cluster_op(x))
             for (int k = 0; k < m->nusers && !yes; k++) {
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
@@ -3363,7 +3370,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a
      * reshape (seeds 5970, 5543) */
-    if ((bcast || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
+    if ((is_op(m, "broadcast") || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");
