@@ -568,7 +568,9 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * multibroadcast or by a broadcast[axis] that puts its axes last; for a
  * broadcast[axis], only one of a value that is no pointwise op. The
  * multibroadcast merges ask it too: they wait while their operand becomes
- * a reshape, and the unary sinks while it composes. Also a multibroadcast (of more than one element)
+ * a reshape, and the unary sinks while it composes. A broadcast[axis]
+ * that puts its value's axes last counts as the multibroadcast
+ * aligned_broadcast_to_multibroadcast makes it. Also a multibroadcast (of more than one element)
  * of a one-operand op whose own broadcast operand sinks below it
  * (unary_above_*broadcast): the two broadcasts compose once it has. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
