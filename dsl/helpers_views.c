@@ -1682,15 +1682,11 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
             yes = y &&
                   !(x->op->classes & OPC_SHAPE) &&
                   !view_is_constant(x) && !view_is_constant(y);
-            if (yes && !(y->sh.rank == x->sh.rank &&
-                         memcmp(y->sh.lens, x->sh.lens, sizeof(int64_t) * (size_t)x->sh.rank) == 0)) {
-                rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+            rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+            if (yes && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank))
                 yes = helper_reshaped_to(mem, &in, 1, &res);
-            }
-            if (yes) {
-                rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+            if (yes)
                 yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
-            }
         }
     }
     *out = rule_bool(yes);
@@ -3308,6 +3304,16 @@ bool helper_dropped_below(arena *mem, const rule_value *a, int n, rule_value *ou
     return true;
 }
 
+/* b is a broadcast[axis] of one value that puts the value's axes last: the
+ * multibroadcast aligned_broadcast_to_multibroadcast makes it (its guard,
+ * a + x.rank == b.rank). */
+static bool aligned_broadcast(const ins *b)
+{
+    const attr_value *ax = ins_attr(b, "axis");
+    return is_op(b, "broadcast") && b->nargs == 1 && ax && ax->kind == ATTR_INT &&
+           ax->u.i + b->args[0]->sh.rank == b->sh.rank;
+}
+
 /* broadcast_composes_below(m): see helpers_views.h. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -3319,9 +3325,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
      * every order (seed 1015072: tanh(mb[{3, 4}](broadcast[axis=1](p0)))
      * of a {1} p0 sank between the two in the orders that reached tanh
      * first) */
-    const attr_value *max = ins_attr(m, "axis");
-    bool bcast = is_op(m, "broadcast") &&
-                 !(m->nargs == 1 && max && max->kind == ATTR_INT && max->u.i + m->args[0]->sh.rank == m->sh.rank);
+    bool bcast = is_op(m, "broadcast") && !aligned_broadcast(m);
     /* One element: only a broadcast or multibroadcast of a value that is
      * no pointwise op, read directly by a multibroadcast it composes with
      * (seeds 8617, 8642: mb(mb(x)) of a one-element parameter ended as
@@ -3347,14 +3351,13 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
             for (int k = 0; k < m->nusers && !yes; k++) {
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
-                const attr_value *ax = ins_attr(r, "axis");
                 int64_t axis;
                 if (r->nargs != 1)
                     continue;
                 if (is_op(r, "multibroadcast"))
                     yes = !bcast || (l && l->kind == ATTR_INTS && l->n > 0 && broadcast_axis_after_at(m, l->u.ints, l->n, &axis));
                 else if (is_op(r, "broadcast"))
-                    yes = ax && ax->kind == ATTR_INT && ax->u.i + m->sh.rank == r->sh.rank;
+                    yes = aligned_broadcast(r);
             }
         *out = rule_bool(yes);
         return true;
