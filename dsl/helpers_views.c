@@ -1135,6 +1135,19 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
             cluster_collect(c, x->args[k], depth + 1);
         return;
     }
+    /* A broadcast to its operand's own shape changes nothing
+     * (*broadcast_to_same_shape takes it away): a leaf of the operand's
+     * lens, not a broadcast that leaves the cluster without lens. Seed
+     * 1005546: relu(reshape(transpose(p1))) beside sub(., broadcast[{4}](s))
+     * moved above the reshape and the transpose (unary_above_reshape asks
+     * in_reshape_cluster) only in the orders that reached it before that
+     * broadcast went. */
+    if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && x->nargs == 1 &&
+        shape_equal(&x->sh, &x->args[0]->sh)) {
+        if (!cluster_has(c->leaves, c->nleaves, x->args[0]))
+            cluster_collect(c, x->args[0], depth + 1);
+        return;
+    }
     if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && !unit_broadcast(x)) {
         /* A cluster that reads a broadcast is where the common-dims rules
          * move ops into finer lens (GroupNorm): it has no lens of its own. */
