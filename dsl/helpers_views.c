@@ -2695,7 +2695,7 @@ static bool composes_at_reader(const ins *t)
     /* a transpose that moves only length-1 axes is left to the rules
      * that spell it canonically or drop it (unit_axes_transpose*) */
     return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
-           t->users[0]->nargs == 1 && moves_longer_axes(t);
+           t->users[0]->nargs == 1;
 }
 
 bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2712,7 +2712,7 @@ static bool risen_into(const ins *t)
 {
     /* as in composes_at_reader, a transpose that moves only length-1 axes
      * is left to unit_axes_transpose* */
-    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t) || !moves_longer_axes(t))
+    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
     const ins *w = t->users[0];
     unsigned c = w->op->classes;
