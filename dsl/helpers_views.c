@@ -2560,34 +2560,8 @@ static bool absorbed_by_dots(const ins *x, const int64_t *p, int n, int depth)
     return false;
 }
 
-/* v is a shape op that the fold rules still change in every order: one of
- * a shape op of a standard value (reshape_of_reshape and the *_to_reshape
- * rules compose them) or one to its standard operand's own lens
- * (reshape_to_same_shape, reshape_to_same_lens take it away). */
-static bool shape_fold_pending(const ins *v)
-{
-    if (!(v->op->classes & OPC_SHAPE) || v->nargs != 1 || !shape_standard_p(&v->args[0]->sh))
-        return false;
-    const ins *w = v->args[0];
-    if (((w->op->classes & OPC_SHAPE) && w->nargs == 1 && shape_standard_p(&w->args[0]->sh)) ||
-        lens_equal(v->sh.lens, v->sh.rank, w->sh.lens, w->sh.rank))
-        return true;
-    /* or of a cluster op that its cluster moves into other lens: the
-     * reshape the cluster puts on its operand composes with v */
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
-    return is_cluster_op(w) && view_cluster_lens(w, l, &nl) && !lens_equal(l, nl, w->sh.lens, w->sh.rank);
-}
-
 static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n)
 {
-    /* An operand that the fold rules still change waits for them: seed
-     * 1021683's mul(t(d), t(reshape(reshape(d)))) merged below mul while the
-     * identity chain stood there, and where it had gone first the dot took
-     * the one transpose of mul(t(d), t(d)). Whether the transposes merge is
-     * asked of the operands they end on. */
-    if (shape_fold_pending(x) || shape_fold_pending(y))
-        return false;
     bool ax = view_absorbs_transpose(x, p, n), ay = view_absorbs_transpose(y, p, n);
     /* one the transpose moves into beside its inverse takes it as one that
      * absorbs it: transpose_above_binary moves it there. Asked exactly as
