@@ -2867,14 +2867,8 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
                (one_reader(v) && !view_absorbs_transpose(v->args[0], p->u.ints, p->n));
     if (!pointwise_op(v, v->sh.rank))
         return false;
-    /* a constant operand of a two-operand op that has its other operand's
-     * layout takes the inverse transpose and folds
-     * (binary_above_shared_transpose_and_constant asks b.shape == t.shape
-     * too): seed 1028746's mul(add(t(s), k), t(s)) */
     for (int k = 0; k < v->nargs; k++)
-        if (!transposed_of(v->args[k], x, p, depth + 1) &&
-            !(v->nargs == 2 && view_is_constant(v->args[k]) && shape_equal(&v->sh, &v->args[1 - k]->sh) &&
-              transposed_of(v->args[1 - k], x, p, depth + 1)))
+        if (!transposed_of(v->args[k], x, p, depth + 1))
             return false;
     return true;
 }
