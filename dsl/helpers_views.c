@@ -1135,19 +1135,6 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
             cluster_collect(c, x->args[k], depth + 1);
         return;
     }
-    /* A broadcast to its operand's own shape changes nothing
-     * (*broadcast_to_same_shape takes it away): a leaf of the operand's
-     * lens, not a broadcast that leaves the cluster without lens. Seed
-     * 1005546: relu(reshape(transpose(p1))) beside sub(., broadcast[{4}](s))
-     * moved above the reshape and the transpose (unary_above_reshape asks
-     * in_reshape_cluster) only in the orders that reached it before that
-     * broadcast went. */
-    if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && x->nargs == 1 &&
-        shape_equal(&x->sh, &x->args[0]->sh)) {
-        if (!cluster_has(c->leaves, c->nleaves, x->args[0]))
-            cluster_collect(c, x->args[0], depth + 1);
-        return;
-    }
     if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && !unit_broadcast(x)) {
         /* A cluster that reads a broadcast is where the common-dims rules
          * move ops into finer lens (GroupNorm): it has no lens of its own. */
@@ -2692,8 +2679,12 @@ static bool moves_longer_axes(const ins *t)
 
 static bool composes_at_reader(const ins *t)
 {
-    /* a transpose that moves only length-1 axes is left to the rules
-     * that spell it canonically or drop it (unit_axes_transpose*) */
+    /* also for a transpose that moves only length-1 axes (round s25B; it
+     * was left to unit_axes_transpose*): it composes with its reader in
+     * every order, while transpose_above_binary, firing first, put it on
+     * both operands of the op, where a dot took one half (seed 1016595:
+     * t(sin(t(mul(dot, t'(s))))) of lens {1, 2} ended as
+     * t(relu(sin(mul(dot[{1, 0}], s)))) or relu(sin(mul(dot, t'(s))))) */
     return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
            t->users[0]->nargs == 1;
 }
@@ -2710,8 +2701,9 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
  * transpose_above_binary). */
 static bool risen_into(const ins *t)
 {
-    /* as in composes_at_reader, a transpose that moves only length-1 axes
-     * is left to unit_axes_transpose* */
+    /* as in composes_at_reader, also for a transpose that moves only
+     * length-1 axes (round s25B; seed 7270, which had kept them out,
+     * passes) */
     if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
     const ins *w = t->users[0];
