@@ -24,9 +24,10 @@
  *       a1. it has no more views than the core (the computed bound; views
  *           are transpose, reshape, squeeze, unsqueeze, flatten, broadcast,
  *           multibroadcast, slice, contiguous, layout, pending_shape_change),
- *           plus one for each output the noise made standard where the
- *           core returns a broadcast (outputs_to_copy: the core with a
- *           contiguous there is the witness);
+ *           plus one for each output the noise gave another packed layout
+ *           than the core's (standard where the core returns a broadcast,
+ *           or transposed: outputs_to_copy; the core with a contiguous or
+ *           layout op there is the witness);
  *       a2. it is the very graph the core optimises to (canonical dumps; the
  *           view counts only, when a broadcast was hoisted above an op whose
  *           readers do not take a broadcast's layout: those stay; skipped
