@@ -2712,10 +2712,14 @@ static bool moves_longer_axes(const ins *t)
 
 static bool composes_at_reader(const ins *t)
 {
-    /* a transpose that moves only length-1 axes is left to the rules
-     * that spell it canonically or drop it (unit_axes_transpose*) */
+    /* also for a transpose that moves only length-1 axes (round s25B; it
+     * was left to unit_axes_transpose*): it composes with its reader in
+     * every order, while transpose_above_binary, firing first, put it on
+     * both operands of the op, where a dot took one half (seed 1016595:
+     * t(sin(t(mul(dot, t'(s))))) of lens {1, 2} ended as
+     * t(relu(sin(mul(dot[{1, 0}], s)))) or relu(sin(mul(dot, t'(s))))) */
     return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
-           t->users[0]->nargs == 1 && moves_longer_axes(t);
+           t->users[0]->nargs == 1;
 }
 
 bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2730,9 +2734,10 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
  * transpose_above_binary). */
 static bool risen_into(const ins *t)
 {
-    /* as in composes_at_reader, a transpose that moves only length-1 axes
-     * is left to unit_axes_transpose* */
-    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t) || !moves_longer_axes(t))
+    /* as in composes_at_reader, also for a transpose that moves only
+     * length-1 axes (round s25B; seed 7270, which had kept them out,
+     * passes) */
+    if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
     const ins *w = t->users[0];
     unsigned c = w->op->classes;

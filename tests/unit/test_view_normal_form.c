@@ -24,9 +24,10 @@
  *       a1. it has no more views than the core (the computed bound; views
  *           are transpose, reshape, squeeze, unsqueeze, flatten, broadcast,
  *           multibroadcast, slice, contiguous, layout, pending_shape_change),
- *           plus one for each output the noise made standard where the
- *           core returns a broadcast (outputs_to_copy: the core with a
- *           contiguous there is the witness);
+ *           plus one for each output the noise gave another packed layout
+ *           than the core's (standard where the core returns a broadcast,
+ *           or transposed: outputs_to_copy; the core with a contiguous or
+ *           layout op there is the witness);
  *       a2. it is the very graph the core optimises to (canonical dumps; the
  *           view counts only, when a broadcast was hoisted above an op whose
  *           readers do not take a broadcast's layout: those stay; skipped
@@ -1129,11 +1130,15 @@ static bool same_outputs(const graph *a, const graph *b)
     return true;
 }
 
-/* The outputs of noisy graph a that are standard where core b's are not
- * (broadcast noise hoisted above a binary op gives it a full layout where
- * the core returns a broadcast): the core is a witness for a only with a
- * contiguous on each of them, one view more each. The noisy graph must
- * keep its outputs' layouts, so no graph with fewer views computes it. */
+/* The outputs of noisy graph a that are packed (no broadcast) in another
+ * layout than core b's: broadcast noise hoisted above a binary op gives it
+ * a full layout where the core returns a broadcast, and transpose noise can
+ * leave a binary op with the layout of its transposed operand where the
+ * core's has the other's (ops_binary_layout: seed 1006071's noisy `max` of
+ * a value standard but for the strides of its length-1 axes and of a
+ * transposed one). The core is a witness for a only with a contiguous or
+ * layout op on each of them, one view more each. The noisy graph must keep
+ * its outputs' layouts, so no graph with fewer views computes it. */
 static int outputs_to_copy(const graph *a, const graph *b)
 {
     const ins *ra = module_return(graph_main(a)), *rb = module_return(graph_main(b));
@@ -1142,8 +1147,7 @@ static int outputs_to_copy(const graph *a, const graph *b)
         return 0;
     for (int k = 0; k < ra->nargs; k++) {
         const shape *x = &ra->args[k]->sh, *y = &rb->args[k]->sh;
-        shape std = shape_standard(x->type, x->rank, x->lens);
-        n += same_layout_shape(x, &std) && !same_layout_shape(x, y);
+        n += shape_packed_p(x) && !shape_broadcasted_p(x) && !same_layout_shape(x, y);
     }
     return n;
 }
