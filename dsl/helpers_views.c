@@ -543,11 +543,41 @@ bool helper_long_axes(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, axes, naxes, out);
 }
 
+static const ins *reshaped_to_run(const ins *b);
+
 /* reshaped_to(b): see helpers_views.h. */
 bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)n;
-    const ins *b = a[0].u.in, *x = b;
+    const ins *b = a[0].u.in;
+    const ins *last = reshaped_to_run(b);
+    if (!last || shape_same_lens(&last->sh, &b->sh))
+        return false;
+    return ints_result(mem, last->sh.lens, last->sh.rank, out);
+}
+
+/* reshaped_back_outside(b, lens): see helpers_views.h. */
+bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *last = reshaped_to_run(a[0].u.in);
+    bool yes = last && last->sh.rank == a[1].n && last->nusers > 0;
+    for (int k = 0; yes && k < last->sh.rank; k++)
+        yes = last->sh.lens[k] == a[1].u.ints[k];
+    for (int k = 0; yes && last && k < last->nusers; k++) {
+        const ins *r = last->users[k];
+        yes = !(r->op->classes & (OPC_UNARY | OPC_BINARY)) && !ins_is_pending(r);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* The last shape op of the first run of shape ops b's value reaches through
+ * single-reader one-operand pointwise ops and two-operand ones whose other
+ * operand is constant (reshaped_to), or NULL. */
+static const ins *reshaped_to_run(const ins *b)
+{
+    const ins *x = b;
     const ins *last = NULL; /* the last shape op of the chain */
     for (int depth = 0; depth < ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(x))
@@ -570,9 +600,7 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
             break;
         x = u;
     }
-    if (!last || shape_same_lens(&last->sh, &b->sh))
-        return false;
-    return ints_result(mem, last->sh.lens, last->sh.rank, out);
+    return last;
 }
 
 /* settled(x): see helpers_views.h. */
