@@ -566,7 +566,8 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
         yes = last->sh.lens[k] == a[1].u.ints[k];
     for (int k = 0; yes && last && k < last->nusers; k++) {
         const ins *r = last->users[k];
-        yes = !(r->op->classes & (OPC_UNARY | OPC_BINARY)) && !ins_is_pending(r);
+        yes = !(r->op->classes & (OPC_UNARY | OPC_BINARY)) && !ins_is_pending(r) && !is_op(r, "multibroadcast") &&
+              !is_op(r, "broadcast");
     }
     *out = rule_bool(yes);
     return true;
