@@ -540,6 +540,8 @@ static const rule_helper helper_table[] = {
      "pointwise_reshape_taken(d): the reduction d is read by a one-operand pointwise op (or a two-operand one reading it twice) read by a reshape that only moves 1s and keeps the reduced axes"},
     {"reshaped_to", RV_INTS, 1, {RV_INS}, true, helper_reshaped_to,
      "reshaped_to(b): the lens of the reshape b's value reaches through single-reader one-operand pointwise ops; fails otherwise"},
+    {"multibroadcast_below", RV_BOOL, 2, {RV_INS, RV_INT}, false, helper_multibroadcast_below,
+     "multibroadcast_below(b, rank): b's value reaches a multibroadcast of at least rank through single-reader one-operand ops and b(v, v)"},
     {"reshaped_back_outside", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_reshaped_back_outside,
      "reshaped_back_outside(b, lens): the run of shape ops reshaped_to(b) finds ends in lens, and no pointwise op reads its end"},
     {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,

@@ -556,6 +556,30 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, last->sh.lens, last->sh.rank, out);
 }
 
+/* multibroadcast_below(b, rank): see helpers_views.h. */
+bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *v = a[0].u.in;
+    bool yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if (r->nmods != 0)
+            break;
+        if (is_op(r, "multibroadcast") && r->nargs == 1) {
+            yes = r->sh.rank >= a[1].u.i;
+            break;
+        }
+        bool through = ((r->op->classes & OPC_UNARY) && r->nargs == 1) ||
+                       ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v);
+        if (!through)
+            break;
+        v = r;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* reshaped_back_outside(b, lens): see helpers_views.h. */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
