@@ -556,6 +556,9 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, last->sh.lens, last->sh.rank, out);
 }
 
+static bool broadcast_bound(const ins *v, const ins *u, int depth);
+static const ins *other_operand(const ins *b, const ins *x);
+
 /* multibroadcast_below(b, rank): see helpers_views.h. */
 bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -567,7 +570,19 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
         if (r->nmods != 0)
             break;
         if (is_op(r, "multibroadcast") && r->nargs == 1) {
-            yes = r->sh.rank >= a[1].u.i;
+            /* one that stretches: one that does not becomes a reshape
+             * (multibroadcast_to_reshape) in some orders first; and one
+             * that stays: no binary reader whose other operand is or may
+             * become a broadcast, which merges with it and puts that op
+             * between v and the broadcast in some orders */
+            yes = r->sh.rank >= a[1].u.i && shape_elements(&r->sh) > shape_elements(&v->sh);
+            for (int j = 0; yes && j < r->nusers; j++) {
+                const ins *w = r->users[j];
+                if ((w->op->classes & OPC_BINARY) && w->nargs == 2) {
+                    const ins *other = other_operand(w, r);
+                    yes = other != r && !broadcast_bound(other, NULL, 0);
+                }
+            }
             break;
         }
         bool through = ((r->op->classes & OPC_UNARY) && r->nargs == 1) ||
