@@ -163,6 +163,17 @@ bool helper_view_in_common(arena *mem, const rule_value *args, int nargs, rule_v
     int nc = args[1].n;
     if (!m || m->nargs != 1 || !shape_standard_p(&m->args[0]->sh) || m->sh.rank > SHAPE_MAX_RANK)
         return false;
+    /* a broadcast of one element is a view in any lens c: k reshaped to
+     * 1s (its own lens where they are c's but for leading 1s, or {1}) */
+    int64_t celements = 1;
+    for (int k = 0; k < nc; k++)
+        celements *= c[k];
+    if (shape_elements(&m->args[0]->sh) == 1 && shape_elements(&m->sh) > 1 && celements == shape_elements(&m->sh)) {
+        const shape *k1 = &m->args[0]->sh;
+        if (k1->rank <= nc)
+            return ints_result(mem, k1->lens, k1->rank, out);
+        return ints_result(mem, (const int64_t[]){1}, 1, out);
+    }
     bool bcast[SHAPE_MAX_RANK];
     if (!broadcast_axes(m, bcast))
         return false;

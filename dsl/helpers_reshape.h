@@ -72,7 +72,8 @@ bool helper_common_dims(arena *mem, const rule_value *args, int nargs, rule_valu
 /* view_in_common(m, c): instruction, ints -> ints. m is a multibroadcast or
  * broadcast of k whose lens c refines; the result kc is such that
  * multibroadcast[out_lens=c](reshape[dims=kc](k)) holds the values of
- * m reshaped to c, with reshape[dims=kc](k) a free view (k standard). */
+ * m reshaped to c, with reshape[dims=kc](k) a free view (k standard). A k
+ * of one element is a view in any lens c of m's element count. */
 bool helper_view_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* axes_in_common(lens, axes, c): ints, ints, ints -> ints: the axes of c
  * that the given axes of lens split into (c refines lens). */

@@ -543,11 +543,81 @@ bool helper_long_axes(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, axes, naxes, out);
 }
 
+static const ins *reshaped_to_run(const ins *b);
+
 /* reshaped_to(b): see helpers_views.h. */
 bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)n;
-    const ins *b = a[0].u.in, *x = b;
+    const ins *b = a[0].u.in;
+    const ins *last = reshaped_to_run(b);
+    if (!last || shape_same_lens(&last->sh, &b->sh))
+        return false;
+    return ints_result(mem, last->sh.lens, last->sh.rank, out);
+}
+
+static bool broadcast_bound(const ins *v, const ins *u, int depth);
+static const ins *other_operand(const ins *b, const ins *x);
+
+/* multibroadcast_below(b, rank): see helpers_views.h. */
+bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *v = a[0].u.in;
+    bool yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if (r->nmods != 0)
+            break;
+        if (is_op(r, "multibroadcast") && r->nargs == 1) {
+            /* one that stretches: one that does not becomes a reshape
+             * (multibroadcast_to_reshape) in some orders first; and one
+             * that stays: no binary reader whose other operand is or may
+             * become a broadcast, which merges with it and puts that op
+             * between v and the broadcast in some orders */
+            yes = r->sh.rank >= a[1].u.i && shape_elements(&r->sh) > shape_elements(&v->sh);
+            for (int j = 0; yes && j < r->nusers; j++) {
+                const ins *w = r->users[j];
+                if ((w->op->classes & OPC_BINARY) && w->nargs == 2) {
+                    const ins *other = other_operand(w, r);
+                    yes = other != r && !broadcast_bound(other, NULL, 0);
+                }
+            }
+            break;
+        }
+        bool through = ((r->op->classes & OPC_UNARY) && r->nargs == 1) ||
+                       ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v);
+        if (!through)
+            break;
+        v = r;
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* reshaped_back_outside(b, lens): see helpers_views.h. */
+bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *last = reshaped_to_run(a[0].u.in);
+    bool yes = last && last->sh.rank == a[1].n && last->nusers > 0;
+    for (int k = 0; yes && k < last->sh.rank; k++)
+        yes = last->sh.lens[k] == a[1].u.ints[k];
+    for (int k = 0; yes && last && k < last->nusers; k++) {
+        const ins *r = last->users[k];
+        yes = !(r->op->classes & (OPC_UNARY | OPC_BINARY)) && !ins_is_pending(r) && !is_op(r, "multibroadcast") &&
+              !is_op(r, "broadcast");
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* The last shape op of the first run of shape ops b's value reaches through
+ * single-reader one-operand pointwise ops and two-operand ones whose other
+ * operand is constant (reshaped_to), or NULL. */
+static const ins *reshaped_to_run(const ins *b)
+{
+    const ins *x = b;
     const ins *last = NULL; /* the last shape op of the chain */
     for (int depth = 0; depth < ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(x))
@@ -570,9 +640,7 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
             break;
         x = u;
     }
-    if (!last || shape_same_lens(&last->sh, &b->sh))
-        return false;
-    return ints_result(mem, last->sh.lens, last->sh.rank, out);
+    return last;
 }
 
 /* settled(x): see helpers_views.h. */
@@ -1884,6 +1952,19 @@ static bool returns_layout(const ins *v, const ins *u)
     return keeps_layout(v, u);
 }
 
+/* v has the layout of a broadcast of one element: every axis longer than 1
+ * has stride 0. */
+static bool unit_stride_zero(const ins *v)
+{
+    bool any = false;
+    for (int k = 0; k < v->sh.rank; k++) {
+        if (v->sh.lens[k] != 1 && v->sh.strides[k] != 0)
+            return false;
+        any = any || v->sh.lens[k] != 1;
+    }
+    return any;
+}
+
 /* u is a one-operand pointwise op of a (multi)broadcast of one element. */
 static bool unit_broadcast_operand(const ins *u)
 {
@@ -2005,6 +2086,16 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
          * (seed 10395: the core's returned mb(abs(x)) stayed while the
          * noisy graph's abs(mb(x)) did too, two graphs) */
         if (is_op(r, "@return") && returns_layout(v, u))
+            continue;
+        /* the return keeps v's strides; where v computes one value
+         * (one_element_source) and already has the every-stride-0 layout of
+         * a broadcast of one element, as u does (keeps_layout), the
+         * broadcasts under v sinking and merging leave v a broadcast of that
+         * one value in v's lens, of the same layout (seed 1016731:
+         * max(mb(p), abs(mb(x))) returned, where the core merged all into
+         * one broadcast) */
+        if (is_op(r, "@return") && keeps_layout(u, u) && unit_stride_zero(v) &&
+            one_element_source(v, 0, &(int){256}))
             continue;
         if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
             /* a broadcast that stretches nothing goes, composes or becomes a

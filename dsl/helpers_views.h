@@ -138,6 +138,16 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int narg
  * run counts as a whole, since it composes into one reshape. Fails when
  * there is no such run or it ends in b's own lens. */
 bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* multibroadcast_below(b, rank): instruction, int -> bool: b's value
+ * reaches, through single-reader one-operand pointwise ops and b(v, v), a
+ * multibroadcast of at least that rank, which drops a reshape that only
+ * adds or removes leading 1s. */
+bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshaped_back_outside(b, lens): instruction, ints -> bool: the run of
+ * shape ops reshaped_to(b) finds ends in lens, and no pointwise op (no
+ * cluster) reads its end: a reshape moved down to it composes there, and
+ * no cluster labels b's value as a leaf in the lens it has now. */
+bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
  * reshape to its lens has, strides of length-1 axes included (is_standard
