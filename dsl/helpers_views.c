@@ -1828,7 +1828,7 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
          * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
          * the core computed sub on the small values; seed 11985) */
         ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
-                               ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
+                               (((c & OPC_SHAPE) || is_op(r, "transpose")) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
             const ins *other = other_operand(r, v);
             ok = other == v || broadcast_bound(other, u, 0);
@@ -1947,7 +1947,14 @@ static bool dropped_below(const ins *r);
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
+static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
+
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
+{
+    return readers_take_broadcast_d(v, u, depth, false);
+}
+
+static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots)
 {
     bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
     for (int k = 0; k < v->nusers && ok; k++) {
@@ -1964,7 +1971,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
          * broadcasts under u merged (seeds 2054069, 2058425) or looped with
          * multibroadcast_of_unary_of_scalar (seed 1049996). Not for any u:
          * tuned seed 190. */
-        if (is_op(r, "dot") && r->nmods == 0 && reads_one_element(u))
+        if (is_op(r, "dot") && r->nmods == 0 && (dots || reads_one_element(u)))
             continue;
         /* a reduction reads any strides, and its value is standard either
          * way, as a one-operand op's is (seed 1002084: neg(mb(p1)) read by
@@ -1992,7 +1999,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * keeps (a copy if they change) */
             ok = shape_elements(&r->sh) > shape_elements(&v->sh)
                      ? keeps_layout(v, u) || !layout_reaches_output(r, depth + 1)
-                     : readers_take_broadcast(r, u, depth + 1);
+                     : readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
         }
         if ((c & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v && r->nmods == 0) {
@@ -2002,7 +2009,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * by mul(r, r); where x is a constant behind a pending op that
              * is_constant did not see through, the twice rule and this one
              * disagreed, seed 18463) */
-            ok = readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1);
+            ok = readers_take_broadcast_d(r, u, depth + 1, dots) || flows_into_dots(r, u, depth + 1);
             continue;
         }
         /* a reshape of u, where u's operand broadcasts one element: once
@@ -2027,7 +2034,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * broadcast as the core's graph gives it to them */
             const ins *other = other_operand(r, v);
             bool bound = broadcast_bound(other, u, 0);
-            ok = bound ? readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1)
+            ok = bound ? readers_take_broadcast_d(r, u, depth + 1, true) || flows_into_dots(r, u, depth + 1)
                        : shape_standard_p(&other->sh);
         }
     }
