@@ -1827,8 +1827,13 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
          * (multibroadcast_shape_into_dot_*; seed 8407: sub(tanh(mb(p0)),
          * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
          * the core computed sub on the small values; seed 11985) */
+        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && r->nusers > 0) {
+            for (int j = 0; j < r->nusers && ok; j++)
+                ok = is_op(r->users[j], "dot") && r->users[j]->nmods == 0;
+            continue;
+        }
         ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
-                               (((c & OPC_SHAPE) || is_op(r, "transpose")) && r->nargs == 1 && r->nusers > 0));
+                               ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
             const ins *other = other_operand(r, v);
             ok = other == v || broadcast_bound(other, u, 0);
