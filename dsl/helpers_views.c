@@ -1758,6 +1758,15 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
         return broadcast_bound(v->args[0], u, depth + 1);
     if (v == u || shape_broadcasted_p(&v->sh))
         return true;
+    /* a constant is what its shape is: a folded broadcast literal keeps
+     * its stride-0 axes (a fold keeps the exact shape) and merges (the
+     * binary_above_*broadcast_literal_* rules), and one of another layout
+     * is a full value, before folding as after, that no merge takes in
+     * (seed 1019589: mul(lit, mb(d)) of a full literal counted as a
+     * broadcast, so mul(mb(d), mb(d)) beside it kept its broadcast above
+     * it for a merge that never came, where the core's sank) */
+    if (view_is_constant(v))
+        return false;
     /* a pending shape change goes into its readers (binary_through_pending_*
      * and the like): what its operand is or may become decides (seeds
      * 1016909, 1019436: sub(p, p) of p a pending op of a broadcast counted
@@ -1771,11 +1780,8 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     if ((((c & OPC_UNARY) && v->nargs == 1) || (c & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
-        bool a = view_is_constant(v->args[0]), b = view_is_constant(v->args[1]);
-        if (a && b)
-            return false;
-        return (a || broadcast_bound(v->args[0], u, depth + 1)) &&
-               (b || v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
+        return broadcast_bound(v->args[0], u, depth + 1) &&
+               (v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
     }
     return false;
 }
