@@ -1833,6 +1833,16 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
          * (multibroadcast_shape_into_dot_*; seed 8407: sub(tanh(mb(p0)),
          * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
          * the core computed sub on the small values; seed 11985) */
+        /* a transpose on the way counts where dots read it, and only
+         * them: a transpose of a broadcast is a view, and the dot reads its
+         * strides as it reads the core's transposed broadcast (seed
+         * 1018713: max(sigmoid(mb(p3)), mb(p2)) transposed for a dot kept
+         * sigmoid above its broadcast, where the core computed max on the
+         * small values). Not through a one-operand op below the transpose:
+         * unary_above_transpose leaves a transpose of a broadcast above
+         * its reader, so the transpose stayed there in the orders that
+         * merged first and sank below it in the others (seeds 1042062,
+         * 1072530) */
         if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && r->nusers > 0) {
             for (int j = 0; j < r->nusers && ok; j++)
                 ok = is_op(r->users[j], "dot") && r->users[j]->nmods == 0;
@@ -1965,6 +1975,16 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
     return readers_take_broadcast_d(v, u, depth, false);
 }
 
+/* The same, where `dots` says v is the value of a two-operand op whose
+ * broadcasts merge (or the walk has passed one): a dot reader takes it,
+ * as it takes the merged broadcast the core's graph gives it, reader by
+ * reader beside the other readers (before, a merged value read by a dot
+ * and by a pointwise op counted for neither flows_into_dots, which wants
+ * every path to end at a dot, nor this walk, which took a dot only of one
+ * value; seed 1020247: mul(neg(mb(p3)), mb(tanh(x))) read by a dot and
+ * by mul(dot, .) kept neg above its broadcast, where the core computed
+ * mul on the small values). Not for a dot reading u itself, with no merge
+ * between (tuned seed 190: a race of transposes of length-1 axes). */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots)
 {
     bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
