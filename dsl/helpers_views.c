@@ -2202,6 +2202,32 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
     return false;
 }
 
+/* shared_broadcast_splits(m, b): see helpers_views.h. Each other reader
+ * takes m away on its own: a one-operand op whose readers take the
+ * broadcast's layout sinks it (unary_above_multibroadcast, once m is read
+ * by it alone), and a two-operand op whose broadcasts merge takes its own
+ * copy by these rules; any other reader keeps m, and the copy b takes
+ * would be one view more (seed 1000755: mb(x) read by sub(mb(x), mb(y))
+ * and by max(p, mb(x))). */
+bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *b = a[1].u.in;
+    bool ok = m->nusers > 1;
+    for (int k = 0; k < m->nusers && ok; k++) {
+        const ins *r = m->users[k];
+        if (r == b)
+            continue;
+        unsigned c = r->op->classes;
+        if ((c & OPC_UNARY) && r->nargs == 1 && r->nmods == 0)
+            ok = readers_take_broadcast(r, r, 0);
+        else
+            ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
 /* composes_into_reshape(r): see helpers_views.h. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
