@@ -1092,7 +1092,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 if (i->nargs == 1 && !(i->op->classes & (OPC_BUILTIN | OPC_REGION)) && nops < 64)
                     ops[nops++] = i;
                 if (r->captures[k].pat == NULL || r->captures[k].pat->kind == PAT_CAPTURE ||
-                    r->captures[k].pat->kind == PAT_WILDCARD)
+                    r->captures[k].pat->kind == PAT_WILDCARD || (i != root && i->nargs == 1 && chance(&c, 50)))
                     if (nleaves < 64)
                         leaves[nleaves++] = i;
             }
