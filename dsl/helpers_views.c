@@ -2208,8 +2208,11 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
  * by it alone), and a two-operand op whose broadcasts merge takes its own
  * copy by these rules; any other reader keeps m, and the copy b takes
  * would be one view more (seed 1000755: mb(x) read by sub(mb(x), mb(y))
- * and by max(p, mb(x))). A multibroadcast reader composes with m into a
- * broadcast of x of its own. */
+ * and by max(p, mb(x))). A multibroadcast reader that stretches m
+ * composes with it into a broadcast of x of its own
+ * (multibroadcast_of_multibroadcast); one that stretches nothing goes
+ * (multibroadcast_to_same_shape), and its reader then decides (seed
+ * 1008955: mul(s, mb(mb(x))) kept m). */
 bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -2223,8 +2226,7 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
         if ((c & OPC_UNARY) && r->nargs == 1 && r->nmods == 0)
             ok = readers_take_broadcast(r, r, 0);
         else if (is_op(r, "multibroadcast") && r->nargs == 1 && r->nmods == 0)
-            ok = true; /* composes with m into a broadcast of x
-                        * (multibroadcast_of_multibroadcast) */
+            ok = shape_elements(&r->sh) > shape_elements(&m->sh);
         else
             ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
     }

@@ -1100,7 +1100,15 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 ops[nops++] = root;
             if (nops > 0 && nleaves > 0) {
                 ins *op = ops[pick(&c, nops)], *x = leaves[pick(&c, nleaves)];
-                ins *extra = module_add(c.m, op->op, op->attrs, op->nattrs, &x, 1, &err);
+                /* a captured op's value now and then gets a one-operand
+                 * pointwise reader instead (guards that ask what the other
+                 * readers of a captured broadcast do with it) */
+                bool is_leaf = false;
+                for (int k = 0; k < r->ncaptures && !is_leaf; k++)
+                    is_leaf = c.caps[k] == x && (r->captures[k].pat == NULL || r->captures[k].pat->kind == PAT_CAPTURE ||
+                                                 r->captures[k].pat->kind == PAT_WILDCARD);
+                ins *extra = !is_leaf && chance(&c, 50) ? module_add_op(c.m, "neg", NULL, 0, &x, 1, &err)
+                                                        : module_add(c.m, op->op, op->attrs, op->nattrs, &x, 1, &err);
                 if (extra)
                     rets[nrets++] = extra;
             }
