@@ -1081,7 +1081,10 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
             }
         }
         /* a second reader of a captured value: one of the pattern's own
-         * one-operand ops (guards such as has_transpose and uses look) */
+         * one-operand ops (guards such as has_transpose and uses look).
+         * The value is a leaf of the pattern, or now and then one of its
+         * one-operand ops (guards such as shared_broadcast_splits ask
+         * what the other readers of a captured broadcast do with it) */
         if (chance(&c, 25) && nrets < 2 + CHECK_MAX_EXTRA) {
             ins *ops[64], *leaves[64];
             int nops = 0, nleaves = 0;
