@@ -1836,6 +1836,15 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
         return broadcast_bound(v->args[0], u, depth + 1);
     if (v == u || shape_broadcasted_p(&v->sh))
         return true;
+    /* a constant is what its shape is: a folded broadcast literal keeps
+     * its stride-0 axes (a fold keeps the exact shape) and merges (the
+     * binary_above_*broadcast_literal_* rules), and one of another layout
+     * is a full value, before folding as after, that no merge takes in
+     * (seed 1019589: mul(lit, mb(d)) of a full literal counted as a
+     * broadcast, so mul(mb(d), mb(d)) beside it kept its broadcast above
+     * it for a merge that never came, where the core's sank) */
+    if (view_is_constant(v))
+        return false;
     /* a pending shape change goes into its readers (binary_through_pending_*
      * and the like): what its operand is or may become decides (seeds
      * 1016909, 1019436: sub(p, p) of p a pending op of a broadcast counted
@@ -1849,11 +1858,8 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     if ((((c & OPC_UNARY) && v->nargs == 1) || (c & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
-        bool a = view_is_constant(v->args[0]), b = view_is_constant(v->args[1]);
-        if (a && b)
-            return false;
-        return (a || broadcast_bound(v->args[0], u, depth + 1)) &&
-               (b || v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
+        return broadcast_bound(v->args[0], u, depth + 1) &&
+               (v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
     }
     return false;
 }
@@ -1905,6 +1911,21 @@ static bool flows_into_dots(const ins *v, const ins *u, int depth)
          * (multibroadcast_shape_into_dot_*; seed 8407: sub(tanh(mb(p0)),
          * mb(p1)) reshaped for a dot kept tanh above its broadcast, where
          * the core computed sub on the small values; seed 11985) */
+        /* a transpose on the way counts where dots read it, and only
+         * them: a transpose of a broadcast is a view, and the dot reads its
+         * strides as it reads the core's transposed broadcast (seed
+         * 1018713: max(sigmoid(mb(p3)), mb(p2)) transposed for a dot kept
+         * sigmoid above its broadcast, where the core computed max on the
+         * small values). Not through a one-operand op below the transpose:
+         * unary_above_transpose leaves a transpose of a broadcast above
+         * its reader, so the transpose stayed there in the orders that
+         * merged first and sank below it in the others (seeds 1042062,
+         * 1072530) */
+        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && r->nusers > 0) {
+            for (int j = 0; j < r->nusers && ok; j++)
+                ok = is_op(r->users[j], "dot") && r->users[j]->nmods == 0;
+            continue;
+        }
         ok = r->nmods == 0 && (((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) ||
                                ((c & OPC_SHAPE) && r->nargs == 1 && r->nusers > 0));
         if (ok && r->nargs == 2) {
@@ -2049,7 +2070,24 @@ static bool composes_below(const ins *m)
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
+static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
+
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
+{
+    return readers_take_broadcast_d(v, u, depth, false);
+}
+
+/* The same, where `dots` says v is the value of a two-operand op whose
+ * broadcasts merge (or the walk has passed one): a dot reader takes it,
+ * as it takes the merged broadcast the core's graph gives it, reader by
+ * reader beside the other readers (before, a merged value read by a dot
+ * and by a pointwise op counted for neither flows_into_dots, which wants
+ * every path to end at a dot, nor this walk, which took a dot only of one
+ * value; seed 1020247: mul(neg(mb(p3)), mb(tanh(x))) read by a dot and
+ * by mul(dot, .) kept neg above its broadcast, where the core computed
+ * mul on the small values). Not for a dot reading u itself, with no merge
+ * between (tuned seed 190: a race of transposes of length-1 axes). */
+static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots)
 {
     bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
     for (int k = 0; k < v->nusers && ok; k++) {
@@ -2066,7 +2104,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
          * broadcasts under u merged (seeds 2054069, 2058425) or looped with
          * multibroadcast_of_unary_of_scalar (seed 1049996). Not for any u:
          * tuned seed 190. */
-        if (is_op(r, "dot") && r->nmods == 0 && reads_one_element(u))
+        if (is_op(r, "dot") && r->nmods == 0 && (dots || reads_one_element(u)))
             continue;
         /* a reduction reads any strides, and its value is standard either
          * way, as a one-operand op's is (seed 1002084: neg(mb(p1)) read by
@@ -2116,7 +2154,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
                 ok = v == u && unit_broadcast_operand(u) && stretched_below(r) && readers_take_broadcast(r, r, depth + 1) &&
                      !dropped_below(r);
             else
-                ok = readers_take_broadcast(r, u, depth + 1);
+                ok = readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
         }
         if ((c & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v && r->nmods == 0) {
@@ -2126,7 +2164,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * by mul(r, r); where x is a constant behind a pending op that
              * is_constant did not see through, the twice rule and this one
              * disagreed, seed 18463) */
-            ok = readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1);
+            ok = readers_take_broadcast_d(r, u, depth + 1, dots) || flows_into_dots(r, u, depth + 1);
             continue;
         }
         /* a reshape of u, where u's operand broadcasts one element: once
@@ -2151,7 +2189,7 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
              * broadcast as the core's graph gives it to them */
             const ins *other = other_operand(r, v);
             bool bound = broadcast_bound(other, u, 0);
-            ok = bound ? readers_take_broadcast(r, u, depth + 1) || flows_into_dots(r, u, depth + 1)
+            ok = bound ? readers_take_broadcast_d(r, u, depth + 1, true) || flows_into_dots(r, u, depth + 1)
                        : shape_standard_p(&other->sh);
         }
     }
@@ -2286,6 +2324,38 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
         if (lens[k] != 1 && strides[k] == 0)
             return true;
     return false;
+}
+
+/* shared_broadcast_splits(m, b): see helpers_views.h. Each other reader
+ * takes m away on its own: a one-operand op whose readers take the
+ * broadcast's layout sinks it (unary_above_multibroadcast, once m is read
+ * by it alone), and a two-operand op whose broadcasts merge takes its own
+ * copy by these rules; any other reader keeps m, and the copy b takes
+ * would be one view more (seed 1000755: mb(x) read by sub(mb(x), mb(y))
+ * and by max(p, mb(x))). A multibroadcast reader that stretches m
+ * composes with it into a broadcast of x of its own
+ * (multibroadcast_of_multibroadcast); one that stretches nothing goes
+ * (multibroadcast_to_same_shape), and its reader then decides (seed
+ * 1008955: mul(s, mb(mb(x))) kept m). */
+bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *b = a[1].u.in;
+    bool ok = m->nusers > 1;
+    for (int k = 0; k < m->nusers && ok; k++) {
+        const ins *r = m->users[k];
+        if (r == b)
+            continue;
+        unsigned c = r->op->classes;
+        if ((c & OPC_UNARY) && r->nargs == 1 && r->nmods == 0)
+            ok = readers_take_broadcast(r, r, 0);
+        else if (is_op(r, "multibroadcast") && r->nargs == 1 && r->nmods == 0)
+            ok = shape_elements(&r->sh) > shape_elements(&m->sh);
+        else
+            ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
+    }
+    *out = rule_bool(ok);
+    return true;
 }
 
 /* composes_into_reshape(r): see helpers_views.h. */

@@ -283,6 +283,14 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *args, int narg
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* shared_broadcast_splits(m, b): instruction, instruction -> bool:
+ * multibroadcast m, read by two-operand op b whose broadcasts merge, has
+ * other readers, and each of them takes m away on its own (a one-operand
+ * op whose readers take the broadcast's layout, another two-operand op
+ * whose broadcasts merge, or a multibroadcast that stretches m and
+ * composes with it): a copy of m for b costs no view. */
+bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */

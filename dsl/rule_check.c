@@ -1081,7 +1081,10 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
             }
         }
         /* a second reader of a captured value: one of the pattern's own
-         * one-operand ops (guards such as has_transpose and uses look) */
+         * one-operand ops (guards such as has_transpose and uses look).
+         * The value is a leaf of the pattern, or now and then one of its
+         * one-operand ops (guards such as shared_broadcast_splits ask
+         * what the other readers of a captured broadcast do with it) */
         if (chance(&c, 25) && nrets < 2 + CHECK_MAX_EXTRA) {
             ins *ops[64], *leaves[64];
             int nops = 0, nleaves = 0;
@@ -1092,7 +1095,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 if (i->nargs == 1 && !(i->op->classes & (OPC_BUILTIN | OPC_REGION)) && nops < 64)
                     ops[nops++] = i;
                 if (r->captures[k].pat == NULL || r->captures[k].pat->kind == PAT_CAPTURE ||
-                    r->captures[k].pat->kind == PAT_WILDCARD)
+                    r->captures[k].pat->kind == PAT_WILDCARD || (i != root && i->nargs == 1 && chance(&c, 50)))
                     if (nleaves < 64)
                         leaves[nleaves++] = i;
             }
@@ -1100,7 +1103,15 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 ops[nops++] = root;
             if (nops > 0 && nleaves > 0) {
                 ins *op = ops[pick(&c, nops)], *x = leaves[pick(&c, nleaves)];
-                ins *extra = module_add(c.m, op->op, op->attrs, op->nattrs, &x, 1, &err);
+                /* a captured op's value now and then gets a one-operand
+                 * pointwise reader instead (guards that ask what the other
+                 * readers of a captured broadcast do with it) */
+                bool is_leaf = false;
+                for (int k = 0; k < r->ncaptures && !is_leaf; k++)
+                    is_leaf = c.caps[k] == x && (r->captures[k].pat == NULL || r->captures[k].pat->kind == PAT_CAPTURE ||
+                                                 r->captures[k].pat->kind == PAT_WILDCARD);
+                ins *extra = !is_leaf && chance(&c, 50) ? module_add_op(c.m, "neg", NULL, 0, &x, 1, &err)
+                                                        : module_add(c.m, op->op, op->attrs, op->nattrs, &x, 1, &err);
                 if (extra)
                     rets[nrets++] = extra;
             }
