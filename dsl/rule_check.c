@@ -1028,9 +1028,10 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
             if (c.extra[k] != root)
                 rets[nrets++] = c.extra[k];
         /* the root's readers: the return, a pointwise op, a reduction over
-         * every axis, or both (guards such as takes_broadcast_layout,
-         * bytes_saved and dot_permutation_vanishes look at them) */
-        int use = pick(&c, 7);
+         * every axis, a multibroadcast that puts new leading axes in front,
+         * or both (guards such as takes_broadcast_layout, bytes_saved,
+         * dot_permutation_vanishes and multibroadcast_below look at them) */
+        int use = pick(&c, 8);
         if (use > 0 && !shape_is_tuple(&root->sh)) {
             static const char *const unary[] = {"relu", "neg", "exp"};
             ins *u = NULL;
@@ -1044,6 +1045,16 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                         every[i] = i;
                     attr a = {"axes", attr_ints(every, root->sh.rank)};
                     u = module_add_op(c.m, "reduce_sum", &a, 1, &root, 1, &err);
+                }
+            } else if (use == 7) {
+                int lead = 1 + pick(&c, 3);
+                if (root->sh.rank + lead <= SHAPE_MAX_RANK) {
+                    int64_t out[SHAPE_MAX_RANK];
+                    for (int i = 0; i < lead; i++)
+                        out[i] = 2 + pick(&c, 2);
+                    memcpy(out + lead, root->sh.lens, (size_t)root->sh.rank * sizeof out[0]);
+                    attr a = {"out_lens", attr_ints(out, root->sh.rank + lead)};
+                    u = module_add_op(c.m, "multibroadcast", &a, 1, &root, 1, &err);
                 }
             } else if (use >= 5) {
                 lens_want l = regroup(&c, shape_elements(&root->sh));

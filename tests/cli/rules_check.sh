@@ -62,8 +62,8 @@ has check_summary "$tmp/out" '^4 rules checked: 1 sound, 3 unsound; 1 not checke
 sed -n '/rule add_is_sub: UNSOUND/,/^[^ ]/p' "$tmp/out" > "$tmp/add.txt"
 if grep -q '^  before:$' "$tmp/add.txt" && grep -Eq '^    @[0-9]+ = add\(' "$tmp/add.txt" &&
     grep -q '^  after:$' "$tmp/add.txt" && grep -Eq '^    @[0-9]+ = sub\(' "$tmp/add.txt" &&
-    grep -q '^  inputs:$' "$tmp/add.txt" && grep -q '^  output0 before: float_type' "$tmp/add.txt" &&
-    grep -q '^  output0 after:  float_type' "$tmp/add.txt" &&
+    grep -q '^  inputs:$' "$tmp/add.txt" && grep -Eq '^  output0 before: [a-z0-9]+_type' "$tmp/add.txt" &&
+    grep -Eq '^  output0 after:  [a-z0-9]+_type' "$tmp/add.txt" &&
     grep -Eq '^  first difference: output0 element [0-9]+: before .*, after ' "$tmp/add.txt"; then
     pass check_counterexample
 else
