@@ -516,6 +516,8 @@ static const rule_helper helper_table[] = {
      "broadcast_stays(m): every reader of broadcast m is a dot or an output (nothing moves m further down)"},
     {"hoist_keeps_strides", RV_BOOL, 1, {RV_INS}, false, helper_hoist_keeps_strides,
      "hoist_keeps_strides(m): m = multibroadcast(b(..)): b on its operands multibroadcast to m's lens has m's strides (length-1 axes aside)"},
+    {"reshape_copies_at_output", RV_BOOL, 1, {RV_INS}, false, helper_reshape_copies_at_output,
+     "reshape_copies_at_output(m): m, a broadcast that stretches nothing, made a reshape would give a two-operand reader other strides, which reach an output"},
     {"broadcast_merge_copies", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_broadcast_merge_copies,
      "broadcast_merge_copies(b, m): b with broadcast m (and the other operand's broadcast or broadcast literal) merged below it would have other strides, which reach an output"},
     {"shares_reshape", RV_BOOL, 1, {RV_INS}, false, helper_shares_reshape,

@@ -917,18 +917,84 @@ static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 static bool is_reduction(const ins *x);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
+/* v's strides reach an output as layout_reaches_output follows them, and
+ * also through one-operand pointwise ops, which keep the layout of a
+ * packed operand (seed 1019485: neg(sub(t(x), mb(p))) returned). */
+static bool layout_reaches_output(const ins *v, int depth);
+static bool layout_reaches_output_unary(const ins *v, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    if (layout_reaches_output(v, depth))
+        return true;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *r = v->users[k];
+        if ((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
+            layout_reaches_output_unary(r, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* v read with shape `now` in place of its own would give a two-operand
+ * reader other strides, length-1 axes aside, which reach an output; a
+ * reader whose strides change only on length-1 axes (a stride 0 there: it
+ * stays a broadcast or not) is asked the same of its own readers (seed
+ * 1004951: mul(t(x), sub(broadcast(p3), broadcast(p4))) returned). */
+static bool relayout_reaches_output(const ins *v, const shape *now, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *b = v->users[k];
+        if (!(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->nmods > 0 || b->args[0] == b->args[1] ||
+            b->sh.rank != v->sh.rank)
+            continue;
+        shape in[2] = {b->args[0]->sh, b->args[1]->sh};
+        in[b->args[0] == v ? 0 : 1] = *now;
+        op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+        shape rebuilt;
+        graft_error err = {0};
+        if (!op_compute_shape(&call, &rebuilt, &err) || rebuilt.rank != b->sh.rank)
+            continue;
+        bool changes = false, any = false;
+        for (int i = 0; i < b->sh.rank; i++) {
+            any = any || b->sh.strides[i] != rebuilt.strides[i];
+            changes = changes || (b->sh.lens[i] != 1 && b->sh.strides[i] != rebuilt.strides[i]);
+        }
+        if (changes && layout_reaches_output_unary(b, 0))
+            return true;
+        if (!changes && any && relayout_reaches_output(b, &rebuilt, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* m, a broadcast that stretches nothing, made a reshape would give a
+ * two-operand reader other strides, which reach an output (see
+ * helpers_views.h, reshape_copies_at_output). */
+static bool reshape_copies_at_output(const ins *m)
+{
+    shape std = shape_standard(m->sh.type, m->sh.rank, m->sh.lens);
+    return relayout_reaches_output(m, &std, 0);
+}
+
 /* A broadcast or multibroadcast that stretches no axis (it only adds
  * length-1 axes) of a standard value: *broadcast_to_reshape make it a
  * reshape, in some orders before the clusters around it are labelled, in
  * others after, so the clusters take it for the reshape it becomes (a free
  * view, looked through), not for a broadcast that ends them. (One to its
  * operand's own lens goes, *broadcast_to_same_shape; taking those in too
- * joined clusters that share a value, whose ties settle either way.) */
+ * joined clusters that share a value, whose ties settle either way.) Not
+ * one that stays a broadcast at an output (reshape_copies_at_output): the
+ * clusters moved it up past a pointwise operand of its binary reader,
+ * where it became a reshape after all (seed 1019485's sub(mb(sin(p)), t)). */
 static bool unit_broadcast(const ins *x)
 {
     return (is_op(x, "multibroadcast") || is_op(x, "broadcast")) && x->nargs == 1 &&
            shape_elements(&x->sh) == shape_elements(&x->args[0]->sh) && shape_standard_p(&x->args[0]->sh) &&
-           !lens_equal(x->sh.lens, x->sh.rank, x->args[0]->sh.lens, x->args[0]->sh.rank);
+           !lens_equal(x->sh.lens, x->sh.rank, x->args[0]->sh.lens, x->args[0]->sh.rank) &&
+           !reshape_copies_at_output(x);
 }
 
 /* A shape op (reshape, squeeze, ...: they all compose into reshapes) of a
@@ -4142,5 +4208,13 @@ bool helper_reduce_moves_below(arena *mem, const rule_value *a, int n, rule_valu
     int nr = 0;
     bool yes = reduce_axes_map(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n, a[2].u.ints, a[2].n, r, &nr) && nr > 0;
     *out = rule_bool(yes);
+    return true;
+}
+
+/* reshape_copies_at_output(m): see helpers_views.h. */
+bool helper_reshape_copies_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(reshape_copies_at_output(a[0].u.in));
     return true;
 }

@@ -650,6 +650,18 @@ bool helper_hoist_keeps_strides(arena *mem, const rule_value *args, int nargs, r
  * rules these do not cover). */
 bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reshape_copies_at_output(m): instruction -> bool: m is a broadcast or
+ * multibroadcast that stretches nothing, and a two-operand op reading it
+ * (not as both operands) would take other strides, length-1 axes aside,
+ * once m is the reshape *broadcast_to_reshape makes it, and those strides
+ * reach an output (through views, one-operand pointwise ops and b(v, v)).
+ * A broadcast operand leaves the op the other operand's layout (a
+ * transposed one); a standard reshape makes the two operands' layouts
+ * disagree and the op takes the smaller permutation, so the output would
+ * need a layout copy: one view more for none less (seeds 1004951,
+ * 1019485: mul(t(x), broadcast(p)) returned). */
+bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* shares_reshape(r): instruction -> bool: r is a shape op of a standard
  * value x that another shape op of x reads as well. Whether a reduction
  * reads r alone or a reshape it shares with x's other readers depends on
