@@ -1715,9 +1715,17 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
          * leaf's lens that is the sink's ties as a leaf's (seed 2893: the
          * labelling moved back and forth between two leaves' lens with
          * the rule budget used up). */
+        /* So does the sink's lens where a reshape of a leaf to them stays
+         * for a reader outside the cluster (reshaped_outside, free there
+         * like the leaf's own lens): it does not move, whatever the
+         * reshape below does (seed 1016498: mul(r, r) of r = reshape(p0)
+         * also read by max(r, mb(...)), above a reduction in r's lens, ran
+         * in p0's lens and added a reshape back). */
         bool sink_leaf = false;
         for (int q = 0; c->red && q < c->nleaves && !sink_leaf; q++)
-            sink_leaf = cand_is(L, 0, &c->leaves[q]->sh);
+            sink_leaf = cand_is(L, 0, &c->leaves[q]->sh) ||
+                        (shape_standard_p(&c->leaves[q]->sh) &&
+                         reshaped_outside(c, c->leaves[q], L->cand[0], L->ncand_rank[0], shared, 0));
         int best = c->red && !sink_leaf && L->ncand > 1 ? 1 : 0;
         for (int k = best + 1; k < L->ncand; k++) {
             int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
