@@ -3688,6 +3688,41 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
  * copy there. */
 static bool strides_change_at_output(const ins *b, const int64_t *outer)
 {
+    /* Read through a chain of pending shape changes and contiguous ops of
+     * b's lens and b(v, v) ops, each read once, that ends at the @return:
+     * the output keeps the strides the last value of the chain has (a
+     * pending op asks for the strides the graph returned before the
+     * rewrite that left it, a contiguous for the layout it copies to), not
+     * necessarily b's own. The merge copies where b has those strides now
+     * (no copy without it) and the rebuilt value would not. Before, b's
+     * strides were compared with the rebuilt ones and the chain was not
+     * followed past the pending op (which is no view), so the merge went
+     * on in the orders that met b behind the pending op that
+     * binary_through_pending_* leaves (seed 1021710: sub(mb(x), mb(y))
+     * under max(v, v) returned; where b's strides already differ from the
+     * output's, as add(mb(x), mb(y)) of two broadcasts of one layout, the
+     * copy is there either way and the merge saves a view, seed 1006589) */
+    const ins *v = b;
+    bool pending = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if ((is_op(r, "pending_shape_change") || is_op(r, "contiguous")) && r->nargs == 1 &&
+            shape_same_lens(&r->sh, &b->sh))
+            pending = true;
+        else if (!((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
+                   r->nmods == 0))
+            break;
+        v = r;
+    }
+    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN)) {
+        bool differs = false, met = true;
+        for (int i = 0; i < b->sh.rank; i++)
+            if (b->sh.lens[i] != 1) {
+                differs = differs || v->sh.strides[i] != outer[i];
+                met = met && v->sh.strides[i] == b->sh.strides[i];
+            }
+        return differs && met;
+    }
     bool changes = false;
     for (int i = 0; i < b->sh.rank && !changes; i++)
         changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
