@@ -611,7 +611,11 @@ bool helper_broadcasts_to(arena *mem, const rule_value *args, int nargs, rule_va
  * b's lens) would have other strides than b has now, and those strides
  * reach an output (the @return, an opaque op or a region, through views
  * and binary ops that read them twice, b(v, v) having v's layout): the
- * output would need a copy that b, left as it is, does not. */
+ * output would need a copy that b, left as it is, does not. Where b
+ * reaches the @return through pending shape changes, contiguous ops of
+ * its lens and b(v, v) (at least one of the first two), the strides the
+ * output keeps are those of the chain's last value: it copies where b has
+ * them now and the rebuilt value would not (round s26D, seed 1021710). */
 bool helper_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* regroups_to_broadcast(r, v): instruction x2 -> bool: r = reshape(u(m)) or
