@@ -2334,7 +2334,18 @@ static bool standard_readers(const ins *m)
         ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
         if (ok) {
             const ins *other = other_operand(r, m);
-            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !view_is_constant(other);
+            /* A @literal of standard layout is a full value that no merge
+             * takes in: the literal rules (binary_above_*broadcast_literal_*)
+             * fold only a literal that is constant along the axes the
+             * broadcast stretches (broadcast_axes asks stride 0 there, which
+             * a standard literal has on no axis longer than 1). Other
+             * constants may still fold into a broadcast literal (a pending
+             * fold, a constant op of a broadcast). Seed 1023557: the core's
+             * broadcast(sin(x)) read by add(., literal{2, 1}) kept its own
+             * broadcast beside broadcast(x), where the noisy graph computed
+             * sin on the shared broadcast. */
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
+                 (!view_is_constant(other) || is_op(other, "@literal"));
         }
     }
     return ok;

@@ -297,8 +297,9 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int narg
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* standard_readers(m): instruction -> bool: every reader of m is a dot or
  * a two-operand op reading it once whose other operand is standard, not
- * constant, and cannot become a broadcast (broadcast_bound): its value is
- * standard whether m is a broadcast or not, and nothing merges with m. */
+ * constant (but for a @literal, which is what it is), and cannot become a
+ * broadcast (broadcast_bound): its value is standard whether m is a
+ * broadcast or not, and nothing merges with m. */
 bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
