@@ -3930,7 +3930,18 @@ static bool same_transpose_beside(const ins *u, const ins *v)
  * transpose[r] of a value of lens `base`, composes the transposes it passes
  * (transpose[q](transpose[r](z)) is transpose[r o q](z)) and maps the
  * reduction's axes back onto `base`. */
+static bool permutation_settles_below(const ins *v, const int64_t *p, int n, const int64_t *base, bool unit);
+
 static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, const int64_t *base)
+{
+    return permutation_settles_below(v, p, n, base, false);
+}
+
+/* The walk of vanishes_below; with `unit`, it also ends where the
+ * transpose, past the reductions so far, moves only length-1 axes into
+ * other lens (a reshape of the data: it no longer vanishes, but sinks
+ * there as a free view). */
+static bool permutation_settles_below(const ins *v, const int64_t *p, int n, const int64_t *base, bool unit)
 {
     if (n > SHAPE_MAX_RANK)
         return false;
@@ -3943,9 +3954,16 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
     /* base's lens, reduced over the axes of the reductions passed so far */
     int64_t l[SHAPE_MAX_RANK];
     memcpy(l, base, sizeof(int64_t) * (size_t)n);
+    /* with `unit`: a reduction has been passed after which the transpose
+     * moves only length-1 axes; the walk goes on, composing the transposes
+     * further down, and where it ends the composition must still move only
+     * length-1 axes (seed 1018328: a transpose below the reduction, not yet
+     * composed in some orders, made it a transpose of longer axes) */
+    bool settled = false;
+#define SETTLED_END return unit && settled && moves_unit_axes_only(r, n, l)
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
-            return false;
+            SETTLED_END;
         const ins *u = v->users[0];
         unsigned c = u->op->classes;
         /* a two-operand op whose other operand is a constant (the
@@ -3957,7 +3975,7 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
             continue;
         }
         if (u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
-            return false;
+            SETTLED_END;
         if (is_op(u, "transpose")) {
             const attr_value *q = ins_attr(u, "permutation");
             if (!q || q->n != n)
@@ -3980,7 +3998,7 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
             continue;
         }
         if (!(c & OPC_REDUCE))
-            return false;
+            SETTLED_END;
         const attr_value *a = ins_attr(u, "axes");
         if (!a)
             return false;
@@ -3993,12 +4011,15 @@ static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, co
         }
         if (vanishes(r, n, l))
             return true;
+        if (moves_unit_axes_only(r, n, l))
+            settled = true;
         /* not yet: a further reduction may reduce the axes it still moves
          * (seeds 3236, 12472: two reductions, each over one of two axes
          * the transpose swaps) */
         v = u;
     }
     return false;
+#undef SETTLED_END
 }
 
 static bool transpose_vanishes_below(const ins *t)
@@ -4054,6 +4075,24 @@ bool helper_vanishes_past_reader(arena *mem, const rule_value *a, int n, rule_va
 {
     (void)mem, (void)n;
     *out = rule_bool(transpose_vanishes_past_reader(a[0].u.in));
+    return true;
+}
+
+/* settles_past_reader(t): see helpers_views.h. */
+bool helper_settles_past_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = transpose_vanishes_past_reader(t);
+    if (!yes && is_op(t, "transpose") && t->nargs == 1 && one_reader(t)) {
+        const attr_value *p = ins_attr(t, "permutation");
+        const ins *e = t->users[0];
+        int k = t->sh.rank;
+        yes = p && p->n == k && t->args[0]->sh.rank == k && (e->op->classes & OPC_BINARY) && e->nargs == 2 &&
+              e->nmods == 0 && e->sh.rank == k && memcmp(e->sh.lens, t->sh.lens, sizeof(int64_t) * (size_t)k) == 0 &&
+              permutation_settles_below(e, p->u.ints, k, t->args[0]->sh.lens, true);
+    }
+    *out = rule_bool(yes);
     return true;
 }
 
