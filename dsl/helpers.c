@@ -598,6 +598,8 @@ static const rule_helper helper_table[] = {
      "transposes_merge(b, x, y, p): b(transpose[p](x), transpose[p](y)) merges into one transpose below b (neither absorbs it, or one only by rising to a dot)"},
     {"vanishes_past_reader", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_past_reader,
      "vanishes_past_reader(t): transpose t, read once by a two-operand op of its lens, would vanish below (vanishes_below's walk) were it moved below that op"},
+    {"settles_past_reader", RV_BOOL, 1, {RV_INS}, false, helper_settles_past_reader,
+     "settles_past_reader(t): vanishes_past_reader(t), or the merged transpose would move only length-1 axes past the reduction further down"},
     {"vanishes_below", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_below,
      "vanishes_below(t): transpose t reaches, through single-reader unary ops (and binary ops whose other operand is the same, a constant, a transpose or a dot cone that gives the sinking transpose a transpose of its permutation to merge with: a dot whose output_permutation is it or that the cone rules rewrite to one, or a transpose of it), a reduction after which it moves only length-1 axes"},
     {"dot_permutation_vanishes", RV_BOOL, 1, {RV_INS}, false, helper_dot_permutation_vanishes,

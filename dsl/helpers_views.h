@@ -407,6 +407,12 @@ bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_v
  * reduction further down. dot_permutation_beside_transpose_* ask it. */
 bool helper_vanishes_past_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* settles_past_reader(t): instruction -> bool: vanishes_past_reader(t), or
+ * the same walk ends at a reduction after which transpose[p] of e's value
+ * moves only length-1 axes into other lens (a free view there: a reshape
+ * of the data). plain_dot_beside_settling_transpose asks it. */
+bool helper_settles_past_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
  * output_permutation would vanish the same way, were it a transpose of the
  * plain product (dot_permutation_out_for_reduction takes it out). */
