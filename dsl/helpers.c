@@ -651,7 +651,7 @@ static const rule_helper helper_table[] = {
     {"reduction_takes_reshape", RV_BOOL, 1, {RV_INS}, false, helper_reduction_takes_reshape,
      "reduction_takes_reshape(x): reduction_of_reshape(x), except a reduction itself whose view has other readers"},
     {"dropped_below", RV_BOOL, 1, {RV_INS}, false, helper_dropped_below,
-     "dropped_below(r): every reader of r is a multibroadcast for which unit_reshape_below holds"},
+     "dropped_below(r): every reader of r is a multibroadcast (or a broadcast[axis] that aligned_broadcast_to_multibroadcast makes one) for which unit_reshape_below holds"},
     {"composes_with_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_composes_with_broadcast,
      "composes_with_broadcast(m): m is a multibroadcast of a broadcast that multibroadcast_of_broadcast composes with it"},
     {"broadcast_composes_below", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_composes_below,

@@ -3461,12 +3461,21 @@ bool helper_reduction_of_reshape(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
-static bool unit_reshape_below(const ins *m)
+static bool aligned_broadcast(const ins *b);
+
+static bool unit_reshape_below_of(const ins *m, bool aligned);
+
+static bool unit_reshape_below(const ins *m) { return unit_reshape_below_of(m, false); }
+
+/* The same, where `aligned` also takes a broadcast[axis] that puts its
+ * operand's axes last for the multibroadcast that
+ * aligned_broadcast_to_multibroadcast makes it in every order. */
+static bool unit_reshape_below_of(const ins *m, bool aligned)
 {
     bool yes = false;
     /* a squeeze, unsqueeze or flatten of a standard value becomes such a
      * reshape (*_to_reshape) */
-    if (is_op(m, "multibroadcast") && m->nargs == 1 && m->args[0]->nargs == 1 &&
+    if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && m->nargs == 1 && m->args[0]->nargs == 1 &&
         (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
         const ins *r = m->args[0], *x = r->args[0];
         /* a reshape that only adds or drops leading 1s goes into the
@@ -3495,7 +3504,7 @@ static bool dropped_below(const ins *r)
 {
     bool yes = r->nusers > 0;
     for (int k = 0; k < r->nusers && yes; k++)
-        yes = unit_reshape_below(r->users[k]);
+        yes = unit_reshape_below_of(r->users[k], true);
     return yes;
 }
 
