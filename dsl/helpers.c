@@ -495,6 +495,8 @@ static const rule_helper helper_table[] = {
      "common_dims(a, b): the coarsest lens refining both a and b; fails when there are none"},
     {"view_in_common", RV_INTS, 2, {RV_INS, RV_INTS}, true, helper_view_in_common,
      "view_in_common(m, c): for a (multi)broadcast m of k, the lens kc with multibroadcast[c](reshape[kc](k)) = m in dims c"},
+    {"own_view_in_common", RV_INTS, 2, {RV_INS, RV_INTS}, true, helper_own_view_in_common,
+     "own_view_in_common(m, c): view_in_common(m, c), where a broadcast of one element keeps k's own lens when they fit c's rank"},
     {"axes_in_common", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_axes_in_common,
      "axes_in_common(lens, axes, c): the axes of c that the axes of lens split into"},
     {"splits_reduced_axes", RV_BOOL, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_splits_reduced_axes,
