@@ -185,9 +185,9 @@ static bool view_in_common(arena *mem, const rule_value *args, bool own, rule_va
      * and as sub(s, mb(reshape[{1, 1}](p2))) where reshape_of_multibroadcast
      * had made the reshape of the broadcast one first; also 1028642,
      * 1007248). With `own` (own_view_in_common): k's own lens where they
-     * fit c's rank, else {1}, for the rules whose broadcast a
-     * multibroadcast below or k's own lens must take (multibroadcast_of_unit_reshape
-     * drops no reshape of one element) */
+     * fit c's rank, else {1}, for binary_above_unit_reshape_under_multibroadcast_*,
+     * whose broadcast the multibroadcast below must take as it is
+     * (multibroadcast_of_unit_reshape drops no reshape of one element) */
     int64_t celements = 1;
     for (int k = 0; k < nc; k++)
         celements *= c[k];
