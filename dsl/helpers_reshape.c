@@ -155,24 +155,54 @@ static bool broadcast_axes(const ins *m, bool *bcast)
     return true;
 }
 
+static bool view_in_common(arena *mem, const rule_value *args, bool own, rule_value *out);
+
 bool helper_view_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out)
 {
     (void)nargs;
+    return view_in_common(mem, args, false, out);
+}
+
+bool helper_own_view_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out)
+{
+    (void)nargs;
+    return view_in_common(mem, args, true, out);
+}
+
+static bool view_in_common(arena *mem, const rule_value *args, bool own, rule_value *out)
+{
     const ins *m = args[0].u.in;
     const int64_t *c = args[1].u.ints;
     int nc = args[1].n;
     if (!m || m->nargs != 1 || !shape_standard_p(&m->args[0]->sh) || m->sh.rank > SHAPE_MAX_RANK)
         return false;
     /* a broadcast of one element is a view in any lens c: k reshaped to
-     * 1s (its own lens where they are c's but for leading 1s, or {1}) */
+     * 1s of c's rank, as reshape_of_multibroadcast spells a reshape of the
+     * broadcast to c (broadcast_view_lens), so that a binary op of it run
+     * in c reads the same broadcast whichever rule put it there (seed
+     * 1027427: sub(reshape(s), reshape(reshape(mb[{6}](p2)))) of a {1} p2
+     * ended as sub(s, mb(p2)) where binary_above_reshape_unit_first fired
+     * and as sub(s, mb(reshape[{1, 1}](p2))) where reshape_of_multibroadcast
+     * had made the reshape of the broadcast one first; also 1028642,
+     * 1007248). With `own` (own_view_in_common): k's own lens where they
+     * fit c's rank, else {1}, for binary_above_unit_reshape_under_multibroadcast_*,
+     * whose broadcast the multibroadcast below must take as it is
+     * (multibroadcast_of_unit_reshape drops no reshape of one element) */
     int64_t celements = 1;
     for (int k = 0; k < nc; k++)
         celements *= c[k];
     if (shape_elements(&m->args[0]->sh) == 1 && shape_elements(&m->sh) > 1 && celements == shape_elements(&m->sh)) {
         const shape *k1 = &m->args[0]->sh;
-        if (k1->rank <= nc)
+        if (own && k1->rank <= nc)
             return ints_result(mem, k1->lens, k1->rank, out);
-        return ints_result(mem, (const int64_t[]){1}, 1, out);
+        if (own)
+            return ints_result(mem, (const int64_t[]){1}, 1, out);
+        int64_t ones[SHAPE_MAX_RANK];
+        if (nc > SHAPE_MAX_RANK || nc < 1)
+            return false;
+        for (int k = 0; k < nc; k++)
+            ones[k] = 1;
+        return ints_result(mem, ones, nc, out);
     }
     bool bcast[SHAPE_MAX_RANK];
     if (!broadcast_axes(m, bcast))

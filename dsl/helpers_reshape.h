@@ -73,8 +73,13 @@ bool helper_common_dims(arena *mem, const rule_value *args, int nargs, rule_valu
  * broadcast of k whose lens c refines; the result kc is such that
  * multibroadcast[out_lens=c](reshape[dims=kc](k)) holds the values of
  * m reshaped to c, with reshape[dims=kc](k) a free view (k standard). A k
- * of one element is a view in any lens c of m's element count. */
+ * of one element is a view in any lens c of m's element count, kc then 1s
+ * of c's rank (reshape_of_multibroadcast's spelling). */
 bool helper_view_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* own_view_in_common(m, c): view_in_common, where a broadcast of one
+ * element keeps k's own lens when they fit c's rank ({1} else). */
+bool helper_own_view_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* axes_in_common(lens, axes, c): ints, ints, ints -> ints: the axes of c
  * that the given axes of lens split into (c refines lens). */
 bool helper_axes_in_common(arena *mem, const rule_value *args, int nargs, rule_value *out);

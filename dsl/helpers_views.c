@@ -1064,6 +1064,21 @@ static bool broadcast_sinks_below(const ins *u)
            shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && readers_take_broadcast(u, u, 0);
 }
 
+/* x is a one-operand pointwise op, or a chain of them, of a broadcast that
+ * stretches one computed element (not a constant): its value is that
+ * broadcast's, one element's, however far the broadcast has sunk below the
+ * chain yet (see reads_broadcast). */
+static bool unary_of_one_element_broadcast(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && (x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0; d++) {
+        const ins *m = x->args[0];
+        if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && m->nmods == 0)
+            return shape_elements(&m->args[0]->sh) == 1 && shape_elements(&m->sh) > 1 && !view_is_constant(m->args[0]);
+        x = m;
+    }
+    return false;
+}
+
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
@@ -1080,6 +1095,28 @@ static bool reads_broadcast(const ins *x)
         if (merges_into_broadcast(a))
             return true;
         if (broadcast_sinks_below(a))
+            return true;
+        /* A one-operand op x reading (through shape ops) u(mb(k)) of a
+         * one-element k reads a broadcast whether u's broadcast has sunk
+         * below u yet or not: u sinks once the shape ops between compose
+         * away (u is then read by x, a one-operand op, so its readers take
+         * the layout), and in the orders that asked first x took u for a
+         * cluster leaf and moved into the lens of x's reader, below the
+         * shape ops, where u, read by a reshape, kept its broadcast above
+         * it (seed 1001305: abs(unsqueeze(squeeze(abs(mb(p1))))) read by
+         * add(., p0) ended as abs(mb(abs(p1))) reshaped for add, or as
+         * mb(p1) under abs, the reshape and abs; also 1015150, 1014855,
+         * 1023407, 1026238). The same answer for u above or below its
+         * broadcast: x is in no cluster and meets u (unary_above_reshape,
+         * or the shape ops compose), u's broadcast sinks below u, and x,
+         * read by a reshape, keeps its broadcast above it in every order
+         * (1001305: abs(mb(abs(p1))) reshaped for add). Not for a
+         * two-operand x: bound by u, it leaves the clusters for the
+         * common-dims rules, which race with the merges of its other
+         * operand's reshapes (seeds 1051156, 1043432, 1038748:
+         * add(reshape(abs(mb(p0))), reshape(s)) ran in either operand's
+         * lens by order). */
+        if (x->nargs == 1 && unary_of_one_element_broadcast(a))
             return true;
     }
     return false;
@@ -3515,12 +3552,21 @@ bool helper_reduction_of_reshape(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
-static bool unit_reshape_below(const ins *m)
+static bool aligned_broadcast(const ins *b);
+
+static bool unit_reshape_below_of(const ins *m, bool aligned);
+
+static bool unit_reshape_below(const ins *m) { return unit_reshape_below_of(m, false); }
+
+/* The same, where `aligned` also takes a broadcast[axis] that puts its
+ * operand's axes last for the multibroadcast that
+ * aligned_broadcast_to_multibroadcast makes it in every order. */
+static bool unit_reshape_below_of(const ins *m, bool aligned)
 {
     bool yes = false;
     /* a squeeze, unsqueeze or flatten of a standard value becomes such a
      * reshape (*_to_reshape) */
-    if (is_op(m, "multibroadcast") && m->nargs == 1 && m->args[0]->nargs == 1 &&
+    if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && m->nargs == 1 && m->args[0]->nargs == 1 &&
         (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
         const ins *r = m->args[0], *x = r->args[0];
         /* a reshape that only adds or drops leading 1s goes into the
@@ -3549,7 +3595,7 @@ static bool dropped_below(const ins *r)
 {
     bool yes = r->nusers > 0;
     for (int k = 0; k < r->nusers && yes; k++)
-        yes = unit_reshape_below(r->users[k]);
+        yes = unit_reshape_below_of(r->users[k], true);
     return yes;
 }
 

@@ -578,7 +578,12 @@ bool helper_reduction_takes_reshape(arena *mem, const rule_value *args, int narg
 /* dropped_below(r): instruction -> bool: every reader of shape op r is a
  * multibroadcast for which unit_reshape_below holds: r goes or loses its
  * leading 1s there. reshape_of_multibroadcast waits for that, so that the
- * two multibroadcasts compose whichever fires first. */
+ * two multibroadcasts compose whichever fires first. A broadcast[axis]
+ * that puts r's axes last counts as the multibroadcast
+ * aligned_broadcast_to_multibroadcast makes it in every order (seed
+ * 1020045: broadcast[axis=3](reshape[{3}](mb[{1, 3}](p))) of a {1, 1} p
+ * ended as mb(reshape[{1}](p)) in the orders that made the reshape a
+ * broadcast first, and as mb(p) in the others). */
 bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_composes_below(m): instruction -> bool: m is a broadcast or
