@@ -4126,10 +4126,9 @@ static bool permutation_settles_below(const ins *v, const int64_t *p, int n, con
      * length-1 axes (seed 1018328: a transpose below the reduction, not yet
      * composed in some orders, made it a transpose of longer axes) */
     bool settled = false;
-#define SETTLED_END return unit && settled && moves_unit_axes_only(r, n, l)
     for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
         if (!one_reader(v))
-            SETTLED_END;
+            return unit && settled && moves_unit_axes_only(r, n, l);
         const ins *u = v->users[0];
         unsigned c = u->op->classes;
         /* a two-operand op whose other operand is a constant (the
@@ -4141,7 +4140,7 @@ static bool permutation_settles_below(const ins *v, const int64_t *p, int n, con
             continue;
         }
         if (u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
-            SETTLED_END;
+            return unit && settled && moves_unit_axes_only(r, n, l);
         if (is_op(u, "transpose")) {
             const attr_value *q = ins_attr(u, "permutation");
             if (!q || q->n != n)
@@ -4164,7 +4163,7 @@ static bool permutation_settles_below(const ins *v, const int64_t *p, int n, con
             continue;
         }
         if (!(c & OPC_REDUCE))
-            SETTLED_END;
+            return unit && settled && moves_unit_axes_only(r, n, l);
         const attr_value *a = ins_attr(u, "axes");
         if (!a)
             return false;
@@ -4185,7 +4184,6 @@ static bool permutation_settles_below(const ins *v, const int64_t *p, int n, con
         v = u;
     }
     return false;
-#undef SETTLED_END
 }
 
 static bool transpose_vanishes_below(const ins *t)
