@@ -595,6 +595,9 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+static bool is_cluster_op(const ins *x);
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+
 /* reshaped_back_outside(b, lens): see helpers_views.h. */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -605,8 +608,15 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
         yes = last->sh.lens[k] == a[1].u.ints[k];
     for (int k = 0; yes && last && k < last->nusers; k++) {
         const ins *r = last->users[k];
-        yes = !(r->op->classes & (OPC_UNARY | OPC_BINARY)) && !ins_is_pending(r) && !is_op(r, "multibroadcast") &&
-              !is_op(r, "broadcast");
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        /* a pointwise reader only where its cluster runs in that reader's
+         * lens already (settled_pointwise): it chose lens with b's value a
+         * leaf in other lens, and keeps them once b runs there too */
+        bool settled_pointwise = (r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) &&
+                                 view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
+        yes = (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
+              !is_op(r, "multibroadcast") && !is_op(r, "broadcast");
     }
     *out = rule_bool(yes);
     return true;

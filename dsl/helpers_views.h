@@ -145,8 +145,16 @@ bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_valu
 bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_back_outside(b, lens): instruction, ints -> bool: the run of
  * shape ops reshaped_to(b) finds ends in lens, and no pointwise op (no
- * cluster) reads its end: a reshape moved down to it composes there, and
- * no cluster labels b's value as a leaf in the lens it has now. */
+ * cluster) reads its end, or only pointwise ops that run in their
+ * cluster's lens already: a reshape moved down to it composes there, and
+ * no cluster labels b's value as a leaf in the lens it has now while its
+ * ops are still to move. A settled cluster reading the run's end runs
+ * there in lens, so its labelling chose lens with b's value a leaf in
+ * other lens; once b runs in lens that leaf only gets cheaper in the
+ * labelling the cluster has, which stays (seed 1013098: sigmoid(reshape(
+ * sub(mb[{32}](s), reshape[{32}](p2)))) of a {1} s, sigmoid in p2's lens,
+ * kept sub in {32} in the orders that made the broadcast a multibroadcast
+ * before sub's two reshapes merged; the core ran sub in p2's lens). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
