@@ -603,10 +603,8 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
 {
     (void)mem, (void)n;
     const ins *last = reshaped_to_run(a[0].u.in);
-    bool yes = last && last->sh.rank == a[1].n && last->nusers > 0;
-    for (int k = 0; yes && k < last->sh.rank; k++)
-        yes = last->sh.lens[k] == a[1].u.ints[k];
-    for (int k = 0; yes && last && k < last->nusers; k++) {
+    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
+    for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
         int nl;
@@ -923,7 +921,6 @@ static bool is_cluster_op(const ins *x)
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 
-static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 static bool is_reduction(const ins *x);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
@@ -4232,7 +4229,11 @@ bool helper_dot_permutation_vanishes(arena *mem, const rule_value *a, int n, rul
 
 /* vanishes_past_reader(t): see helpers_views.h. The walk of vanishes_below,
  * started at t's reader as if t had moved below it. */
-static bool transpose_vanishes_past_reader(const ins *t)
+/* Transpose t, read once by a two-operand op e of its lens, moved below e:
+ * does it vanish further down (vanishes_below's walk), or, with `unit`,
+ * vanish or end moving only length-1 axes past a reduction
+ * (permutation_settles_below)? */
+static bool transpose_past_reader(const ins *t, bool unit)
 {
     if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
@@ -4242,31 +4243,23 @@ static bool transpose_vanishes_past_reader(const ins *t)
     if (!p || p->n != n || t->args[0]->sh.rank != n || !(e->op->classes & OPC_BINARY) || e->nargs != 2 ||
         e->nmods > 0 || e->sh.rank != n || memcmp(e->sh.lens, t->sh.lens, sizeof(int64_t) * (size_t)n) != 0)
         return false;
-    return permutation_vanishes_below(e, p->u.ints, n, t->args[0]->sh.lens);
+    return permutation_settles_below(e, p->u.ints, n, t->args[0]->sh.lens, unit);
 }
 
 bool helper_vanishes_past_reader(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(transpose_vanishes_past_reader(a[0].u.in));
+    *out = rule_bool(transpose_past_reader(a[0].u.in, false));
     return true;
 }
 
-/* settles_past_reader(t): see helpers_views.h. */
+/* settles_past_reader(t): see helpers_views.h. The walk with `unit` says
+ * yes wherever the one of vanishes_past_reader does (it differs only in
+ * where it ends without a vanishing transpose). */
 bool helper_settles_past_reader(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *t = a[0].u.in;
-    bool yes = transpose_vanishes_past_reader(t);
-    if (!yes && is_op(t, "transpose") && t->nargs == 1 && one_reader(t)) {
-        const attr_value *p = ins_attr(t, "permutation");
-        const ins *e = t->users[0];
-        int k = t->sh.rank;
-        yes = p && p->n == k && t->args[0]->sh.rank == k && (e->op->classes & OPC_BINARY) && e->nargs == 2 &&
-              e->nmods == 0 && e->sh.rank == k && memcmp(e->sh.lens, t->sh.lens, sizeof(int64_t) * (size_t)k) == 0 &&
-              permutation_settles_below(e, p->u.ints, k, t->args[0]->sh.lens, true);
-    }
-    *out = rule_bool(yes);
+    *out = rule_bool(transpose_past_reader(a[0].u.in, true));
     return true;
 }
 
