@@ -5,6 +5,7 @@
 # through `graft test`, compared with the expected outputs at ONNX's
 # tolerances (densenet121 at rtol 2e-3, as its README says). The models must
 # be there: a missing directory is a failure, not a skip.
+. "$(dirname "$0")/lib/common.sh"
 models="$TOP/../shared/models/onnx-light"
 if [ ! -d "$models" ]; then
     echo "FAIL onnx_models: $models is missing"

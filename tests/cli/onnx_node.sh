@@ -13,14 +13,14 @@
 #   this test data truncates float to bfloat16; graft's convert rounds to
 #   nearest even (what ONNX's Cast specifies from opset 19 on, and what
 #   MIGraphX does), so 5 of 12 values differ in the last bfloat16 bit.
+. "$(dirname "$0")/lib/common.sh"
 data=/usr/share/libonnx-testdata/data
 known="test_cast_FLOAT_to_BFLOAT16 test_castlike_FLOAT_to_BFLOAT16 test_castlike_FLOAT_to_BFLOAT16_expanded"
 if [ ! -d "$data/node" ]; then
     echo "FAIL onnx_node: $data/node is missing (apt-get install libonnx-testdata)"
     exit 1
 fi
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+log="$t/log"
 for run in "node 60" "pytorch-converted 0" "pytorch-operator 0" "node 60 -p default" \
     "pytorch-converted 0 -p default" "pytorch-operator 0 -p default"; do
     set -- $run

@@ -6,6 +6,13 @@
 # Sourcing it makes a scratch directory $t (removed on exit) and defines the
 # reporting helpers below; each prints "PASS name" or "FAIL name: why", the
 # one-line-per-test contract of tests/run.sh.
+# GRAFT (the binary), TOP (the repository) and BUILD (the build directory)
+# come from tests/run.sh; run bare from a checkout, a test finds them here.
+TOP=${TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${BUILD:-$TOP/build}
+GRAFT=${GRAFT:-$BUILD/graft}
+export TOP BUILD GRAFT
+
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
