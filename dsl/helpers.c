@@ -580,6 +580,8 @@ static const rule_helper helper_table[] = {
      "takes_broadcast_layout(u): u's readers are pointwise ops whose result layout does not change if u's value is broadcast"},
     {"shared_broadcast_splits", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_shared_broadcast_splits,
      "shared_broadcast_splits(m, b): m's readers other than b each take m away on their own"},
+    {"shared_broadcast_rejoins", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_shared_broadcast_rejoins,
+     "shared_broadcast_rejoins(m, b): m's readers other than b read m beside b's value, a diamond closing below b"},
     {"twin_of", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_of,
      "twin_of(x, m): x has a reader other than m of m's op and attributes"},
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,

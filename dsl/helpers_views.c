@@ -2493,6 +2493,54 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* w is b, or reached from b through one-operand pointwise ops, b and each
+ * of them read once: once b's value is a broadcast, it sinks below them
+ * (unary_above_multibroadcast) and w is a broadcast of b's small value. */
+static bool reached_through_unary(const ins *w, const ins *b)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (w == b)
+            return true;
+        if (!((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0))
+            return false;
+        w = w->args[0];
+        if (!one_reader(w))
+            return false;
+    }
+    return false;
+}
+
+/* shared_broadcast_rejoins(m, b): see helpers_views.h. m has readers
+ * besides b (and a one-operand op of m that b alone reads), and each of
+ * them is a two-operand op that reads m beside b's value, directly or
+ * through one-operand ops read once: a diamond over m that closes below b.
+ * Once b takes a copy of m below it, that copy sinks to the other reader,
+ * which then reads two broadcasts of values of x's lens and merges them
+ * (binary_above_multibroadcasts, m read by it alone by then): no view is
+ * left between m's readers and x. */
+bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *b = a[1].u.in;
+    bool ok = is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0, other = false;
+    for (int k = 0; k < m->nusers && ok; k++) {
+        const ins *r = m->users[k];
+        if (r == b)
+            continue;
+        if ((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 && one_reader(r) && r->users[0] == b)
+            continue;
+        other = true;
+        ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1] &&
+             shape_same_lens(&r->sh, &m->sh);
+        if (ok) {
+            const ins *w = other_operand(r, m);
+            ok = reached_through_unary(w, b) && !copies_at_output(r, m->args[0], m->args[0]);
+        }
+    }
+    *out = rule_bool(ok && other);
+    return true;
+}
+
 /* composes_into_reshape(r): see helpers_views.h. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -299,6 +299,13 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
  * composes with it): a copy of m for b costs no view. */
 bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* shared_broadcast_rejoins(m, b): instruction, instruction -> bool:
+ * multibroadcast m, read by pointwise op b (b(m, m), b(m, u(m))), has
+ * other readers, and each is a two-operand op reading m beside b's value
+ * (directly or through one-operand ops read once): a diamond over m that
+ * closes below b, so a copy of m below b merges there with m. */
+bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */

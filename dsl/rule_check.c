@@ -1067,6 +1067,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                  * the root's lens: its readers meet again at this op, a
                  * diamond (guards such as rejoins_below look for them) */
                 ins *y = NULL;
+                bool itself = false;
                 if (chance(&c, 30)) {
                     ins *same[64];
                     int nsame = 0;
@@ -1076,13 +1077,23 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                             shape_same_lens(&i->sh, &root->sh))
                             same[nsame++] = i;
                     }
-                    if (nsame > 0)
-                        y = module_add_op(c.m, "neg", NULL, 0, &same[pick(&c, nsame)], 1, &err);
+                    /* or that value itself: the root's reader then
+                     * reads it beside the root, a diamond over a captured
+                     * broadcast (shared_broadcast_rejoins looks for it),
+                     * now and then read by a one-operand op (whose
+                     * layout takes a broadcast, takes_broadcast_layout) */
+                    if (nsame > 0) {
+                        ins *s = same[pick(&c, nsame)];
+                        itself = chance(&c, 50);
+                        y = itself ? s : module_add_op(c.m, "neg", NULL, 0, &s, 1, &err);
+                    }
                 }
                 if (!y)
                     y = make_leaf(&c, &l, LEAF_ANY);
                 ins *xy[2] = {root, y};
                 u = y ? module_add_op(c.m, pick(&c, 2) ? "add" : "mul", NULL, 0, xy, 2, &err) : NULL;
+                if (u && itself && chance(&c, 50))
+                    u = module_add_op(c.m, "neg", NULL, 0, &u, 1, &err);
             }
             if (u) {
                 if (use % 2)
