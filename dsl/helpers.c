@@ -308,6 +308,23 @@ static bool helper_same_shape(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* same_but_unit_strides(a, b): equal type and lens, and equal strides on
+ * every axis longer than 1. The stride of a length-1 axis addresses no
+ * second element, so two such shapes lay out the same elements at the same
+ * offsets (squeeze(unsqueeze(x)) and its like may leave another stride
+ * there than x's). */
+static bool helper_same_but_unit_strides(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const shape *x = &a[0].u.in->sh, *y = &a[1].u.in->sh;
+    bool same = x->type == y->type && x->type != GRAFT_TUPLE && shape_same_lens(x, y);
+    for (int i = 0; same && i < x->rank; i++)
+        if (x->lens[i] != 1 && x->strides[i] != y->strides[i])
+            same = false;
+    *out = rule_bool(same);
+    return true;
+}
+
 static bool helper_same_lens(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -449,6 +466,8 @@ static const rule_helper helper_table[] = {
      "same_shape(a, b): equal type, lens and strides"},
     {"same_lens", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_lens,
      "same_lens(a, b): equal lens"},
+    {"same_but_unit_strides", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_same_but_unit_strides,
+     "same_but_unit_strides(a, b): equal type and lens, equal strides on every axis longer than 1"},
     {"uses", RV_INT, 1, {RV_INS}, false, helper_uses, "uses(x): number of uses of x"},
     /* dsl/helpers_fuse.c: cost and policy of the fusion rules */
     {"pointwise_kernel", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_kernel,
