@@ -3436,14 +3436,63 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
     return true;
 }
 
+/* The broadcast[axis=a](p) that x = b(c, d) becomes in every order, or
+ * NULL: where c and d are broadcast[axis=a] of values of one lens, read
+ * once, neither constant, not aligned, stretching, binary_above_broadcasts
+ * merges them (its own guard, here in C) into broadcast[axis=a](b(p, q)),
+ * of c's axis and lens; where one of them is such a broadcast of a value
+ * that is not constant and the other a constant that folds to a literal
+ * holding p's lens broadcast at a (a broadcast[axis=a] of a constant of
+ * p's lens, or such a literal: broadcast_axes succeeds), the literal
+ * merges take it the same way (binary_above_broadcast_literal_*). */
+static const ins *broadcasts_merging_into(arena *mem, const ins *x)
+{
+    if (x->nargs != 2 || !(x->op->classes & OPC_BINARY))
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        const ins *c = x->args[k], *d = x->args[1 - k];
+        const attr_value *ac = ins_attr(c, "axis");
+        if (!is_op(c, "broadcast") || c->nargs != 1 || c->nusers != 1 || !ac || c == d)
+            continue;
+        const ins *p = c->args[0];
+        if (view_is_constant(p) || shape_elements(&c->sh) <= shape_elements(&p->sh))
+            continue;
+        bool merges = false;
+        if (is_op(d, "broadcast") && d->nargs == 1) {
+            const attr_value *ad = ins_attr(d, "axis");
+            const ins *q = d->args[0];
+            bool same = ad && ad->u.i == ac->u.i && shape_same_lens(&p->sh, &q->sh);
+            if (view_is_constant(q))
+                merges = same;
+            else
+                merges = k == 0 && same && d->nusers == 1 && ac->u.i + p->sh.rank != c->sh.rank;
+        } else if (view_is_constant(d) && d->nargs == 0 && shape_same_lens(&d->sh, &c->sh)) {
+            rule_value in[3] = {rule_ins((ins *)d), {RV_INTS, p->sh.rank, {.ints = p->sh.lens}},
+                                {RV_INT, 0, {.i = ac->u.i}}}, axes;
+            merges = helper_broadcast_axes(mem, in, 3, &axes);
+        }
+        if (!merges)
+            continue;
+        rule_value args[2] = {rule_ins((ins *)x), rule_ins((ins *)c)}, copies;
+        if (!helper_broadcast_merge_copies(NULL, args, 2, &copies) || copies.u.i)
+            continue;
+        return c;
+    }
+    return NULL;
+}
+
 /* composes_with_broadcast(m): see helpers_views.h. */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *m = a[0].u.in;
     int64_t axis;
-    *out = rule_bool(is_op(m, "multibroadcast") && m->nargs == 1 &&
-                     broadcast_axis_after_at(m->args[0], m->sh.lens, m->sh.rank, &axis));
+    bool yes = false;
+    if (is_op(m, "multibroadcast") && m->nargs == 1) {
+        const ins *c = broadcasts_merging_into(mem, m->args[0]);
+        yes = broadcast_axis_after_at(c ? c : m->args[0], m->sh.lens, m->sh.rank, &axis);
+    }
+    *out = rule_bool(yes);
     return true;
 }
 
