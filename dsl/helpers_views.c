@@ -3436,8 +3436,9 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
     return true;
 }
 
-/* The broadcast[axis=a](p) that x = b(c, d) becomes in every order, or
- * NULL: where c and d are broadcast[axis=a] of values of one lens, read
+/* The broadcast[axis=a](p) that x becomes in every order, or NULL: where
+ * x is a one-operand op of it that sinks below it (below); where x =
+ * b(c, d) and c and d are broadcast[axis=a] of values of one lens, read
  * once, neither constant, not aligned, stretching, binary_above_broadcasts
  * merges them (its own guard, here in C) into broadcast[axis=a](b(p, q)),
  * of c's axis and lens; where one of them is such a broadcast of a value
@@ -3447,6 +3448,22 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
  * merges take it the same way (binary_above_broadcast_literal_*). */
 static const ins *broadcasts_merging_into(arena *mem, const ins *x)
 {
+    /* a one-operand op u of c = broadcast[axis](p) that unary_above_broadcast
+     * sinks in every order (its own guard: p not constant, u's readers take
+     * the layout, no twin of c with standard readers, p no broadcast that c
+     * composes with): broadcast[axis](u(p)) has c's axis and lens */
+    if ((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) {
+        const ins *c = x->args[0];
+        if (!is_op(c, "broadcast") || !broadcast_sinks_below(x))
+            return NULL;
+        const ins *p = c->args[0];
+        rule_value pc[2] = {rule_ins((ins *)p), rule_ins((ins *)c)}, twin, pb = rule_ins((ins *)p), below;
+        if (!helper_twin_of(mem, pc, 2, &twin) || (twin.u.i && standard_readers(x)))
+            return NULL;
+        if (shape_broadcasted_p(&p->sh) && (!helper_broadcast_composes_below(mem, &pb, 1, &below) || below.u.i))
+            return NULL;
+        return c;
+    }
     if (x->nargs != 2 || !(x->op->classes & OPC_BINARY))
         return NULL;
     for (int k = 0; k < 2; k++) {
@@ -3489,8 +3506,14 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
     int64_t axis;
     bool yes = false;
     if (is_op(m, "multibroadcast") && m->nargs == 1) {
-        const ins *c = broadcasts_merging_into(mem, m->args[0]);
-        yes = broadcast_axis_after_at(c ? c : m->args[0], m->sh.lens, m->sh.rank, &axis);
+        /* through a pending op that only changes the layout, read once:
+         * view_through_pending takes it away in every order (a one-operand
+         * op sunk below the broadcast leaves one between m and it) */
+        const ins *x = m->args[0];
+        if (layout_pending(x) && x->nusers == 1 && !is_op(x->args[0], "pending_shape_change"))
+            x = x->args[0];
+        const ins *c = broadcasts_merging_into(mem, x);
+        yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
     }
     *out = rule_bool(yes);
     return true;

@@ -623,7 +623,12 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nar
  * first (binary_above_broadcasts: two broadcast[axis=a] of values of one
  * lens; binary_above_broadcast_literal_*: one of them beside a constant
  * that folds to a literal holding that broadcast), judged by the
- * broadcast the merge leaves (round s27C): merged at the outer op first,
+ * broadcast the merge leaves (round s27C), and the same where m's operand
+ * is a one-operand op of a broadcast[axis] that unary_above_broadcast sinks
+ * (its own guard), and through a pending op that only changes the layout,
+ * read once, which that sinking leaves between m and the broadcast and
+ * view_through_pending takes away (seeds 1047360, 1058665, 1063037,
+ * 1065286). Merged at the outer op first,
  * the inner op ran under the outer one in the small lens; merged below
  * first, the new broadcast composed with m and the outer op ran in m's
  * lens (seeds 1015009, 1022555, 1001924: sub(mb(add(broadcast(p3),
