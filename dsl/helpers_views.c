@@ -3446,15 +3446,23 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
  * holding p's lens broadcast at a (a broadcast[axis=a] of a constant of
  * p's lens, or such a literal: broadcast_axes succeeds), the literal
  * merges take it the same way (binary_above_broadcast_literal_*). */
-static const ins *broadcasts_merging_into(arena *mem, const ins *x)
+static const ins *broadcasts_merging_into(arena *mem, const ins *x, int depth)
 {
     /* a one-operand op u of c = broadcast[axis](p) that unary_above_broadcast
      * sinks in every order (its own guard: p not constant, u's readers take
      * the layout, no twin of c with standard readers, p no broadcast that c
-     * composes with): broadcast[axis](u(p)) has c's axis and lens */
+     * composes with): broadcast[axis](u(p)) has c's axis and lens. Also
+     * of a value read once that becomes such a broadcast first (asked the
+     * same way, a few levels deep): u then sinks below it as well. */
     if ((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) {
         const ins *c = x->args[0];
-        if (!is_op(c, "broadcast") || !broadcast_sinks_below(x))
+        if (!is_op(c, "broadcast")) {
+            const ins *w = c;
+            if (depth >= 4 || !one_reader(w) || !(c = broadcasts_merging_into(mem, w, depth + 1)))
+                return NULL;
+            return readers_take_broadcast(x, x, 0) ? c : NULL;
+        }
+        if (!broadcast_sinks_below(x))
             return NULL;
         const ins *p = c->args[0];
         rule_value pc[2] = {rule_ins((ins *)p), rule_ins((ins *)c)}, twin, pb = rule_ins((ins *)p), below;
@@ -3466,6 +3474,18 @@ static const ins *broadcasts_merging_into(arena *mem, const ins *x)
     }
     if (x->nargs != 2 || !(x->op->classes & OPC_BINARY))
         return NULL;
+    /* b(c, c) of one broadcast read by b alone: binary_above_broadcast_twice
+     * (its guard: c's value not constant, no twin of it with standard
+     * readers of b) */
+    if (x->args[0] == x->args[1]) {
+        const ins *c = x->args[0];
+        if (!is_op(c, "broadcast") || c->nargs != 1 || c->nusers != 2 || view_is_constant(c->args[0]))
+            return NULL;
+        rule_value pc[2] = {rule_ins((ins *)c->args[0]), rule_ins((ins *)c)}, twin;
+        if (!helper_twin_of(mem, pc, 2, &twin) || (twin.u.i && standard_readers(x)))
+            return NULL;
+        return c;
+    }
     for (int k = 0; k < 2; k++) {
         const ins *c = x->args[k], *d = x->args[1 - k];
         const attr_value *ac = ins_attr(c, "axis");
@@ -3512,7 +3532,7 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
         const ins *x = m->args[0];
         if (layout_pending(x) && x->nusers == 1 && !is_op(x->args[0], "pending_shape_change"))
             x = x->args[0];
-        const ins *c = broadcasts_merging_into(mem, x);
+        const ins *c = broadcasts_merging_into(mem, x, 0);
         yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
     }
     *out = rule_bool(yes);

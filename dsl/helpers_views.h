@@ -628,7 +628,9 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nar
  * (its own guard), and through a pending op that only changes the layout,
  * read once, which that sinking leaves between m and the broadcast and
  * view_through_pending takes away (seeds 1047360, 1058665, 1063037,
- * 1065286). Merged at the outer op first,
+ * 1065286), of a one-operand op over a value that becomes such a broadcast
+ * first, and of b(c, c) (binary_above_broadcast_twice; seed 1061573).
+ * Merged at the outer op first,
  * the inner op ran under the outer one in the small lens; merged below
  * first, the new broadcast composed with m and the outer op ran in m's
  * lens (seeds 1015009, 1022555, 1001924: sub(mb(add(broadcast(p3),
