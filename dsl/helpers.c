@@ -680,7 +680,7 @@ static const rule_helper helper_table[] = {
     {"dropped_below", RV_BOOL, 1, {RV_INS}, false, helper_dropped_below,
      "dropped_below(r): every reader of r is a multibroadcast (or a broadcast[axis] that aligned_broadcast_to_multibroadcast makes one) for which unit_reshape_below holds"},
     {"composes_with_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_composes_with_broadcast,
-     "composes_with_broadcast(m): m is a multibroadcast of a broadcast that multibroadcast_of_broadcast composes with it"},
+     "composes_with_broadcast(m): m is a multibroadcast of a broadcast that multibroadcast_of_broadcast composes with it, or of a binary op whose broadcasts merge into one first, or of a unary op whose broadcast sinks below it (through a layout-only pending op)"},
     {"broadcast_composes_below", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_composes_below,
      "broadcast_composes_below(m): broadcast or multibroadcast m is read by a multibroadcast that composes with it, or m is a multibroadcast of a unary op whose broadcast sinks below it"},
     {"broadcasts_to", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_broadcasts_to,

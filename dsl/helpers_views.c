@@ -3484,14 +3484,106 @@ static bool broadcast_axis_after_at(const ins *b, const int64_t *l, int nl, int6
     return true;
 }
 
+/* The broadcast[axis=a](p) that x becomes in every order, or NULL: where
+ * x is a one-operand op of it that sinks below it (below); where x =
+ * b(c, d) and c and d are broadcast[axis=a] of values of one lens, read
+ * once, neither constant, not aligned, stretching, binary_above_broadcasts
+ * merges them (its own guard, here in C) into broadcast[axis=a](b(p, q)),
+ * of c's axis and lens; where one of them is such a broadcast of a value
+ * that is not constant and the other a constant that folds to a literal
+ * holding p's lens broadcast at a (a broadcast[axis=a] of a constant of
+ * p's lens, or such a literal: broadcast_axes succeeds), the literal
+ * merges take it the same way (binary_above_broadcast_literal_*). */
+static const ins *broadcasts_merging_into(arena *mem, const ins *x, int depth)
+{
+    /* a one-operand op u of c = broadcast[axis](p) that unary_above_broadcast
+     * sinks in every order (its own guard: p not constant, u's readers take
+     * the layout, no twin of c with standard readers, p no broadcast that c
+     * composes with): broadcast[axis](u(p)) has c's axis and lens. Also
+     * of a value read once that becomes such a broadcast first (asked the
+     * same way, a few levels deep): u then sinks below it as well. */
+    if ((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) {
+        const ins *c = x->args[0];
+        if (!is_op(c, "broadcast")) {
+            const ins *w = c;
+            if (depth >= 4 || !one_reader(w) || !(c = broadcasts_merging_into(mem, w, depth + 1)))
+                return NULL;
+            return readers_take_broadcast(x, x, 0) ? c : NULL;
+        }
+        if (!broadcast_sinks_below(x))
+            return NULL;
+        const ins *p = c->args[0];
+        rule_value pc[2] = {rule_ins((ins *)p), rule_ins((ins *)c)}, twin, pb = rule_ins((ins *)p), below;
+        if (!helper_twin_of(mem, pc, 2, &twin) || (twin.u.i && standard_readers(x)))
+            return NULL;
+        if (shape_broadcasted_p(&p->sh) && (!helper_broadcast_composes_below(mem, &pb, 1, &below) || below.u.i))
+            return NULL;
+        return c;
+    }
+    if (x->nargs != 2 || !(x->op->classes & OPC_BINARY))
+        return NULL;
+    /* b(c, c) of one broadcast read by b alone: binary_above_broadcast_twice
+     * (its guard: c's value not constant, no twin of it with standard
+     * readers of b) */
+    if (x->args[0] == x->args[1]) {
+        const ins *c = x->args[0];
+        if (!is_op(c, "broadcast") || c->nargs != 1 || c->nusers != 2 || view_is_constant(c->args[0]))
+            return NULL;
+        rule_value pc[2] = {rule_ins((ins *)c->args[0]), rule_ins((ins *)c)}, twin;
+        if (!helper_twin_of(mem, pc, 2, &twin) || (twin.u.i && standard_readers(x)))
+            return NULL;
+        return c;
+    }
+    for (int k = 0; k < 2; k++) {
+        const ins *c = x->args[k], *d = x->args[1 - k];
+        const attr_value *ac = ins_attr(c, "axis");
+        if (!is_op(c, "broadcast") || c->nargs != 1 || c->nusers != 1 || !ac || c == d)
+            continue;
+        const ins *p = c->args[0];
+        if (view_is_constant(p) || shape_elements(&c->sh) <= shape_elements(&p->sh))
+            continue;
+        bool merges = false;
+        if (is_op(d, "broadcast") && d->nargs == 1) {
+            const attr_value *ad = ins_attr(d, "axis");
+            const ins *q = d->args[0];
+            bool same = ad && ad->u.i == ac->u.i && shape_same_lens(&p->sh, &q->sh);
+            if (view_is_constant(q))
+                merges = same;
+            else
+                merges = k == 0 && same && d->nusers == 1 && ac->u.i + p->sh.rank != c->sh.rank;
+        } else if (view_is_constant(d) && d->nargs == 0 && shape_same_lens(&d->sh, &c->sh)) {
+            rule_value in[3] = {rule_ins((ins *)d), {RV_INTS, p->sh.rank, {.ints = p->sh.lens}},
+                                {RV_INT, 0, {.i = ac->u.i}}}, axes;
+            merges = helper_broadcast_axes(mem, in, 3, &axes);
+        }
+        if (!merges)
+            continue;
+        rule_value args[2] = {rule_ins((ins *)x), rule_ins((ins *)c)}, copies;
+        if (!helper_broadcast_merge_copies(NULL, args, 2, &copies) || copies.u.i)
+            continue;
+        return c;
+    }
+    return NULL;
+}
+
 /* composes_with_broadcast(m): see helpers_views.h. */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *m = a[0].u.in;
     int64_t axis;
-    *out = rule_bool(is_op(m, "multibroadcast") && m->nargs == 1 &&
-                     broadcast_axis_after_at(m->args[0], m->sh.lens, m->sh.rank, &axis));
+    bool yes = false;
+    if (is_op(m, "multibroadcast") && m->nargs == 1) {
+        /* through a pending op that only changes the layout, read once:
+         * view_through_pending takes it away in every order (a one-operand
+         * op sunk below the broadcast leaves one between m and it) */
+        const ins *x = m->args[0];
+        if (layout_pending(x) && x->nusers == 1 && !is_op(x->args[0], "pending_shape_change"))
+            x = x->args[0];
+        const ins *c = broadcasts_merging_into(mem, x, 0);
+        yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

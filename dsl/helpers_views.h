@@ -625,7 +625,23 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nar
  * into one broadcast (broadcast_axis_after succeeds). That rule has no
  * other guard, so it fires in every order; the merges of multibroadcasts
  * at binary ops wait for it, as they wait for a multibroadcast of a
- * multibroadcast (x = !multibroadcast). */
+ * multibroadcast (x = !multibroadcast). Also where m's operand is a
+ * two-operand op whose operands every order merges into such a broadcast
+ * first (binary_above_broadcasts: two broadcast[axis=a] of values of one
+ * lens; binary_above_broadcast_literal_*: one of them beside a constant
+ * that folds to a literal holding that broadcast), judged by the
+ * broadcast the merge leaves (round s27C), and the same where m's operand
+ * is a one-operand op of a broadcast[axis] that unary_above_broadcast sinks
+ * (its own guard), and through a pending op that only changes the layout,
+ * read once, which that sinking leaves between m and the broadcast and
+ * view_through_pending takes away (seeds 1047360, 1058665, 1063037,
+ * 1065286), of a one-operand op over a value that becomes such a broadcast
+ * first, and of b(c, c) (binary_above_broadcast_twice; seed 1061573).
+ * Merged at the outer op first,
+ * the inner op ran under the outer one in the small lens; merged below
+ * first, the new broadcast composed with m and the outer op ran in m's
+ * lens (seeds 1015009, 1022555, 1001924: sub(mb(add(broadcast(p3),
+ * broadcast(p4))), mb(p5)) in either). */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
