@@ -543,6 +543,8 @@ static const rule_helper helper_table[] = {
      "broadcast_merge_copies(b, m): b with broadcast m (and the other operand's broadcast or broadcast literal) merged below it would have other strides, which reach an output"},
     {"shares_reshape", RV_BOOL, 1, {RV_INS}, false, helper_shares_reshape,
      "shares_reshape(r): another shape op reads r's (standard) operand too"},
+    {"split_strides_reach_output", RV_BOOL, 4, {RV_INS, RV_INS, RV_INTS, RV_INTS}, false, helper_split_strides_reach_output,
+     "split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) written as s[q](b(t[r](x), y)) has other strides on an axis longer than 1, and b's strides reach an output"},
     {"feeds_output", RV_BOOL, 1, {RV_INS}, false, helper_feeds_output,
      "feeds_output(x): x is read by the @return, an opaque op or a region (which keep the shapes they read)"},
     {"unit_reshape_lens", RV_INTS, 4, {RV_INTS, RV_INTS, RV_INTS, RV_INTS}, true, helper_unit_reshape_lens,

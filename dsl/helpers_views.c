@@ -4504,3 +4504,58 @@ bool helper_reshape_copies_at_output(arena *mem, const rule_value *a, int n, rul
     *out = rule_bool(reshape_copies_at_output(a[0].u.in));
     return true;
 }
+
+/* x's shape with its axes permuted by p, as transpose[p](x) has it. */
+static shape permuted_view_shape(const shape *x, const int64_t *p, int n)
+{
+    shape s = *x;
+    for (int i = 0; i < n; i++) {
+        s.lens[i] = x->lens[p[i]];
+        s.strides[i] = x->strides[p[i]];
+    }
+    return s;
+}
+
+/* split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) rewritten as
+ * s[q](b(t[r](x), y)) (binary_above_transpose_and_unit_different_transpose
+ * and the unit-transpose split) gives the value other strides on an axis
+ * longer than 1, and b's strides reach an output (through views,
+ * one-operand pointwise ops and b(v, v)): the output would need a layout
+ * copy, one view more for none less. b's layout follows its operands', so
+ * the split changes it wherever x's and y's strides order the axes
+ * otherwise than b's operands did (seed 1071121: max(t(sin(p1)), t'(p0))
+ * returned, which split took p0's strides and a layout copy at the
+ * @return; 1023607's mul under sin keeps its strides and splits). Where
+ * the rebuilt shape cannot be computed it says yes (no split). */
+bool helper_split_strides_reach_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *t = a[1].u.in;
+    const int64_t *r = a[2].u.ints, *q = a[3].u.ints;
+    int rank = b->sh.rank;
+    *out = rule_bool(true);
+    if (b->nargs != 2 || (b->args[0] != t && b->args[1] != t) || b->args[0] == b->args[1])
+        return true;
+    int it = b->args[0] == t ? 0 : 1;
+    const ins *s = b->args[1 - it];
+    if (t->nargs != 1 || s->nargs != 1 || a[2].n != rank || a[3].n != rank || rank > SHAPE_MAX_RANK ||
+        t->args[0]->sh.rank != rank || s->args[0]->sh.rank != rank)
+        return true;
+    for (int i = 0; i < rank; i++)
+        if (r[i] < 0 || r[i] >= rank || q[i] < 0 || q[i] >= rank)
+            return true;
+    shape in[2];
+    in[it] = permuted_view_shape(&t->args[0]->sh, r, rank);
+    in[1 - it] = s->args[0]->sh;
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    shape rebuilt;
+    graft_error err = {0};
+    if (!op_compute_shape(&call, &rebuilt, &err) || rebuilt.rank != rank)
+        return true;
+    shape after = permuted_view_shape(&rebuilt, q, rank);
+    bool changes = false;
+    for (int i = 0; i < rank; i++)
+        changes = changes || (b->sh.lens[i] != 1 && b->sh.strides[i] != after.strides[i]);
+    *out = rule_bool(changes && layout_reaches_output_unary(b, 0));
+    return true;
+}

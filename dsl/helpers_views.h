@@ -708,6 +708,10 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs
  * need a layout copy: one view more for none less (seeds 1004951,
  * 1019485: mul(t(x), broadcast(p)) returned). */
 bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) written as
+ * s[q](b(t[r](x), y)) has other strides on a longer axis, which reach an
+ * output. */
+bool helper_split_strides_reach_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* shares_reshape(r): instruction -> bool: r is a shape op of a standard
  * value x that another shape op of x reads as well. Whether a reduction
