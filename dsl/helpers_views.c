@@ -924,6 +924,25 @@ static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t 
 static bool is_reduction(const ins *x);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
+/* The shape two-operand op b would have with operand shapes in[0] and
+ * in[1] (its own shape rule), or false where it cannot be computed. */
+static bool binary_shape_of(const ins *b, const shape in[2], shape *out)
+{
+    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
+    graft_error err = {0};
+    return op_compute_shape(&call, out, &err);
+}
+
+/* strides a and b differ on an axis of s longer than 1 (the stride of a
+ * length-1 axis addresses no second element). */
+static bool long_axes_strides_differ(const shape *s, const int64_t *a, const int64_t *b)
+{
+    for (int i = 0; i < s->rank; i++)
+        if (s->lens[i] != 1 && a[i] != b[i])
+            return true;
+    return false;
+}
+
 /* v's strides reach an output as layout_reaches_output follows them, and
  * also through one-operand pointwise ops, which keep the layout of a
  * packed operand (seed 1019485: neg(sub(t(x), mb(p))) returned). */
@@ -959,16 +978,12 @@ static bool relayout_reaches_output(const ins *v, const shape *now, int depth)
             continue;
         shape in[2] = {b->args[0]->sh, b->args[1]->sh};
         in[b->args[0] == v ? 0 : 1] = *now;
-        op_call call = {b->op, b->attrs, in, 2, NULL, 0};
         shape rebuilt;
-        graft_error err = {0};
-        if (!op_compute_shape(&call, &rebuilt, &err) || rebuilt.rank != b->sh.rank)
+        if (!binary_shape_of(b, in, &rebuilt) || rebuilt.rank != b->sh.rank)
             continue;
-        bool changes = false, any = false;
-        for (int i = 0; i < b->sh.rank; i++) {
+        bool any = false, changes = long_axes_strides_differ(&b->sh, b->sh.strides, rebuilt.strides);
+        for (int i = 0; i < b->sh.rank; i++)
             any = any || b->sh.strides[i] != rebuilt.strides[i];
-            changes = changes || (b->sh.lens[i] != 1 && b->sh.strides[i] != rebuilt.strides[i]);
-        }
         if (changes && layout_reaches_output_unary(b, 0))
             return true;
         if (!changes && any && relayout_reaches_output(b, &rebuilt, depth + 1))
@@ -3569,7 +3584,7 @@ static const ins *broadcasts_merging_into(arena *mem, const ins *x, int depth)
 /* composes_with_broadcast(m): see helpers_views.h. */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
-    (void)mem, (void)n;
+    (void)n;
     const ins *m = a[0].u.in;
     int64_t axis;
     bool yes = false;
@@ -3883,10 +3898,8 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
         in[0] = in[1];
         in[1] = t;
     }
-    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
     shape inner;
-    graft_error err = {0};
-    if (!op_compute_shape(&call, &inner, &err))
+    if (!binary_shape_of(b, in, &inner))
         return false;
     /* ... then multibroadcast to b's lens */
     broadcast_strides(&inner, b->sh.lens, b->sh.rank, outer);
@@ -3924,19 +3937,10 @@ static bool strides_change_at_output(const ins *b, const int64_t *outer)
             break;
         v = r;
     }
-    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN)) {
-        bool differs = false, met = true;
-        for (int i = 0; i < b->sh.rank; i++)
-            if (b->sh.lens[i] != 1) {
-                differs = differs || v->sh.strides[i] != outer[i];
-                met = met && v->sh.strides[i] == b->sh.strides[i];
-            }
-        return differs && met;
-    }
-    bool changes = false;
-    for (int i = 0; i < b->sh.rank && !changes; i++)
-        changes = b->sh.lens[i] != 1 && b->sh.strides[i] != outer[i];
-    return changes && layout_reaches_output(b, 0);
+    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN))
+        return long_axes_strides_differ(&b->sh, v->sh.strides, outer) &&
+               !long_axes_strides_differ(&b->sh, v->sh.strides, b->sh.strides);
+    return long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0);
 }
 
 /* b(x, y) rebuilt as m(b(x, y)) by the multibroadcast merges changes
@@ -4041,15 +4045,10 @@ bool helper_hoist_keeps_strides(arena *mem, const rule_value *a, int n, rule_val
         broadcast_strides(&v->sh, m->sh.lens, m->sh.rank, st);
         in[k] = shape_with_strides(v->sh.type, m->sh.rank, m->sh.lens, st);
     }
-    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
     shape hoisted;
-    graft_error err = {0};
-    if (!op_compute_shape(&call, &hoisted, &err))
+    if (!binary_shape_of(b, in, &hoisted))
         return false;
-    bool same = true;
-    for (int i = 0; i < m->sh.rank && same; i++)
-        same = m->sh.lens[i] == 1 || hoisted.strides[i] == m->sh.strides[i];
-    *out = rule_bool(same);
+    *out = rule_bool(!long_axes_strides_differ(&m->sh, hoisted.strides, m->sh.strides));
     return true;
 }
 
@@ -4076,10 +4075,8 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
         in[0] = other;
         in[1] = *x;
     }
-    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
     shape inner;
-    graft_error err = {0};
-    if (!op_compute_shape(&call, &inner, &err))
+    if (!binary_shape_of(b, in, &inner))
         return false;
     /* ... then m to b's lens: its axes at `axis` (broadcast) or last */
     int64_t outer[SHAPE_MAX_RANK];
@@ -4547,15 +4544,11 @@ bool helper_split_strides_reach_output(arena *mem, const rule_value *a, int n, r
     shape in[2];
     in[it] = permuted_view_shape(&t->args[0]->sh, r, rank);
     in[1 - it] = s->args[0]->sh;
-    op_call call = {b->op, b->attrs, in, 2, NULL, 0};
     shape rebuilt;
-    graft_error err = {0};
-    if (!op_compute_shape(&call, &rebuilt, &err) || rebuilt.rank != rank)
+    if (!binary_shape_of(b, in, &rebuilt) || rebuilt.rank != rank)
         return true;
     shape after = permuted_view_shape(&rebuilt, q, rank);
-    bool changes = false;
-    for (int i = 0; i < rank; i++)
-        changes = changes || (b->sh.lens[i] != 1 && b->sh.strides[i] != after.strides[i]);
-    *out = rule_bool(changes && layout_reaches_output_unary(b, 0));
+    *out = rule_bool(long_axes_strides_differ(&b->sh, b->sh.strides, after.strides) &&
+                     layout_reaches_output_unary(b, 0));
     return true;
 }
