@@ -607,6 +607,8 @@ static const rule_helper helper_table[] = {
      "twin_of(x, m): x has a reader other than m of m's op and attributes"},
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,
      "standard_readers(m): m's readers are two-operand ops whose other operand is standard and cannot become a broadcast"},
+    {"hoist_readers", RV_BOOL, 1, {RV_INS}, false, helper_hoist_readers,
+     "hoist_readers(m): standard_readers(m), or a reader's other operand is a multibroadcast whose lens never merge with m's operand's"},
     {"composes_into_reshape", RV_BOOL, 1, {RV_INS}, false, helper_composes_into_reshape,
      "composes_into_reshape(r): r is a reshape of a squeeze or unsqueeze of a broadcast (reshape_of_squeeze and reshape_of_unsqueeze compose them)"},
     {"becomes_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_becomes_broadcast,

@@ -2416,6 +2416,57 @@ static bool standard_readers(const ins *m)
     return ok;
 }
 
+static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* n is a multibroadcast of a settled value (no view, shape op, constant, or
+ * value that is or may become a broadcast: its lens stay what they are in
+ * every order) whose lens and v's lens differ and neither broadcasts to the
+ * other: no merge of a multibroadcast of v with n exists
+ * (binary_above_multibroadcasts wants equal lens, its _into_ forms and the
+ * shared forms want one to broadcast to the other), so a two-operand op of
+ * the two reads two broadcasts for good, and its value is standard whether
+ * the one of v is there or has moved above v's op (two broadcast operands
+ * give the row-major layout, one standard and one broadcast the standard
+ * one's). */
+static bool apart_broadcast(const ins *n, const ins *v)
+{
+    if (!is_op(n, "multibroadcast") || n->nargs != 1 || n->nmods != 0)
+        return false;
+    const ins *y = n->args[0];
+    if ((y->op->classes & (OPC_VIEW | OPC_SHAPE)) || is_op(y, "transpose") || view_is_constant(y) ||
+        ins_is_pending(y) || broadcast_bound(y, NULL, 0) || !shape_standard_p(&y->sh))
+        return false;
+    if (shape_same_lens(&v->sh, &y->sh))
+        return false;
+    return !lens_broadcast_to(v->sh.lens, v->sh.rank, y->sh.lens, y->sh.rank) &&
+           !lens_broadcast_to(y->sh.lens, y->sh.rank, v->sh.lens, v->sh.rank);
+}
+
+/* hoist_readers(m): see helpers_views.h. */
+bool helper_hoist_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    bool ok = standard_readers(m);
+    if (!ok && is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0) {
+        ok = m->nusers > 0;
+        for (int k = 0; k < m->nusers && ok; k++) {
+            const ins *r = m->users[k];
+            if (is_op(r, "dot") && r->nmods == 0)
+                continue;
+            ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
+            if (ok) {
+                const ins *other = other_operand(r, m);
+                ok = (shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
+                      (!view_is_constant(other) || is_op(other, "@literal"))) ||
+                     apart_broadcast(other, m->args[0]);
+            }
+        }
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
 /* Binary op v of broadcast layout whose operands are or may become
  * broadcasts (broadcast_bound): the broadcasts below it merge into one
  * broadcast of v (binary_above_multibroadcasts and its kin), so a value

@@ -317,6 +317,14 @@ bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *o
  * broadcast or not, and nothing merges with m. */
 bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* hoist_readers(m): instruction -> bool: standard_readers(m), or every
+ * reader of m is a dot or a two-operand op whose other operand is as
+ * standard_readers asks or is a multibroadcast of a settled value whose
+ * lens never merge with m's operand's (neither broadcasts to the other):
+ * the reader's value is standard whether m stays or moves above its
+ * operand, and nothing merges with m there. */
+bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
  * (multi)broadcast (directly or through reshapes, which compose with r) of a
  * value that is not constant, r is a view of it
