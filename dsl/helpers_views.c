@@ -1279,6 +1279,33 @@ static bool one_element_below(const ins *x)
     return shape_elements(&x->sh) == 1;
 }
 
+/* The leaf a cluster reads through shape op x of a standard value that a
+ * reader outside the cluster keeps (x is no reshape_inside): the value v
+ * below the chain of such shape ops, where v is a leaf too (no cluster op,
+ * pending op, stretching broadcast or copying shape op; else x stays the
+ * leaf). Why this holds in general: the cluster reads v in x's lens for
+ * free (x stays: reshaped_outside), in v's own lens for free (it then
+ * reads v itself), and in any other lens through one reshape, of x or of
+ * v, which compose into one; the costs are the same whichever of the two
+ * is the leaf. But the cluster's reshape of x composes with x into one of
+ * v (reshape_of_reshape; a squeeze or unsqueeze first becomes such an x,
+ * *_to_reshape) in some orders before the cluster is asked and in others
+ * after, so only a leaf of v (with x's lens a candidate:
+ * add_outside_cands) answers the same in every order (seed 1018369:
+ * add(reshape(squeeze(s)), literal), the squeeze also read by a dot, had
+ * leaf squeeze(s) in {3, 2} or s in {1, 3, 2} by order, and the labelling
+ * ran add in either lens). */
+static const ins *leaf_base(const ins *x)
+{
+    const ins *b = x;
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && is_reshape(b) && !view_is_constant(b); d++)
+        b = b->args[0];
+    if (b == x || is_cluster_op(b) || ins_is_pending(b) || view_is_constant(b) ||
+        ((is_op(b, "multibroadcast") || is_op(b, "broadcast")) && !unit_broadcast(b)) || (b->op->classes & OPC_SHAPE))
+        return x;
+    return b;
+}
+
 /* The value x a cluster op reads: through reshapes inside the cluster to a
  * cluster op of one reader or of the cluster's root (added to the
  * cluster), or a leaf. (Only of the cluster's root, so that an op read
@@ -1345,7 +1372,10 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
         c->pending = true;
         return;
     }
-    if (view_is_constant(x) || cluster_has(c->leaves, c->nleaves, x))
+    if (view_is_constant(x))
+        return;
+    x = leaf_base(x);
+    if (cluster_has(c->leaves, c->nleaves, x))
         return;
     if (c->nleaves == VIEW_CLUSTER_MAX) {
         c->ok = false;
@@ -1491,7 +1521,7 @@ static int operand_kind(const cluster *c, const ins *a, const ins **leaf)
         return k;
     if (view_is_constant(a))
         return -2;
-    *leaf = a;
+    *leaf = leaf_base(a);
     return -1;
 }
 
@@ -1731,6 +1761,28 @@ static void label_assign(labelling *L, int i, int depth)
     }
 }
 
+/* The lenses of the shape ops of leaf x (through shape ops) that stay for
+ * a reader outside the cluster (reshaped_outside) become candidates. */
+static void add_outside_cands(labelling *L, const ins *leaf, const ins *x, bool shared, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *s = x->users[k];
+        if (!is_reshape(s))
+            continue;
+        bool seen = false;
+        for (int q = 0; q < L->ncand && !seen; q++)
+            seen = cand_is(L, q, &s->sh);
+        if (!seen && L->ncand <= VIEW_CLUSTER_MAX &&
+            reshaped_outside(L->c, leaf, s->sh.lens, s->sh.rank, shared, 0)) {
+            L->cand[L->ncand] = s->sh.lens;
+            L->ncand_rank[L->ncand++] = s->sh.rank;
+        }
+        add_outside_cands(L, leaf, s, shared, depth + 1);
+    }
+}
+
 /* The labelling of cluster c (v's); `shared`: a leaf's reshape that a cluster
  * op of another cluster reads counts as staying when that cluster, asked
  * without `shared`, keeps it. */
@@ -1754,6 +1806,15 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
             L->ncand_rank[L->ncand++] = sh->rank;
         }
     }
+    /* and the lens of each reshape of a leaf that stays for a reader
+     * outside the cluster, where the leaf costs nothing as in its own:
+     * leaf_base makes the value below such a reshape the leaf, and the
+     * reshape's lens, the leaf's own before, must stay a candidate, so
+     * that the ties (the smallest lens first) see the same candidates
+     * in every order */
+    for (int k = 0; k < c->nleaves; k++)
+        if (shape_standard_p(&c->leaves[k]->sh))
+            add_outside_cands(L, c->leaves[k], c->leaves[k], shared, 0);
     int root = op_index(c, c->root);
     bool ok = root >= 0;
     if (ok) {
