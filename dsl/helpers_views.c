@@ -375,6 +375,18 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* dot_reads(r): see helpers_views.h. */
+bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < r->nusers && !yes; k++)
+        yes = is_op(r->users[k], "dot");
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* feeds_output(x): see helpers_views.h. */
 bool helper_feeds_output(arena *mem, const rule_value *a, int n, rule_value *out)
 {

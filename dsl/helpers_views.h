@@ -713,6 +713,12 @@ bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nar
  * output. */
 bool helper_split_strides_reach_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* dot_reads(r): instruction -> bool: a dot reads r. No rule moves a dot
+ * into other lens, so r stays for it whatever its other readers do: a
+ * reduction of r moved into the common dims of r and its operand needs a
+ * reshape of that operand of its own beside r (reduce_in_common_dims). */
+bool helper_dot_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* shares_reshape(r): instruction -> bool: r is a shape op of a standard
  * value x that another shape op of x reads as well. Whether a reduction
  * reads r alone or a reshape it shares with x's other readers depends on
