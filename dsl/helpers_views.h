@@ -368,7 +368,9 @@ bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, r
  * broadcast) moved into {2, 3, 1, 2, 1} on its way to a reshape to
  * {1, 4, 1, 3}). The common-dims rules ask this one; the rules that drop a
  * reduction's unit axes (reduce_without_unit_axes_below_*) ask
- * reshaped_below, since such a chain is what they take in. */
+ * reshaped_below, since such a chain is what they take in. Past a
+ * reduction the walk no longer compares with the common dims, but it still
+ * says no at a cluster op whose lens are not known yet (seed 1048032). */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_or_broadcast_below(d, cd, c): instruction, ints x2 -> bool:
  * regrouped_below(d, cd), cd being the reduced common dims d would run in
