@@ -376,7 +376,9 @@ bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, r
  * broadcast) moved into {2, 3, 1, 2, 1} on its way to a reshape to
  * {1, 4, 1, 3}). The common-dims rules ask this one; the rules that drop a
  * reduction's unit axes (reduce_without_unit_axes_below_*) ask
- * reshaped_below, since such a chain is what they take in. */
+ * reshaped_below, since such a chain is what they take in. Past a
+ * reduction the walk no longer compares with the common dims, but it still
+ * says no at a cluster op whose lens are not known yet (seed 1048032). */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_or_broadcast_below(d, cd, c): instruction, ints x2 -> bool:
  * regrouped_below(d, cd), cd being the reduced common dims d would run in
@@ -720,6 +722,12 @@ bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nar
  * s[q](b(t[r](x), y)) has other strides on a longer axis, which reach an
  * output. */
 bool helper_split_strides_reach_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* dot_reads(r): instruction -> bool: a dot reads r. No rule moves a dot
+ * into other lens, so r stays for it whatever its other readers do: a
+ * reduction of r moved into the common dims of r and its operand needs a
+ * reshape of that operand of its own beside r (reduce_in_common_dims). */
+bool helper_dot_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* shares_reshape(r): instruction -> bool: r is a shape op of a standard
  * value x that another shape op of x reads as well. Whether a reduction
