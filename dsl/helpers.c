@@ -609,6 +609,8 @@ static const rule_helper helper_table[] = {
      "standard_readers(m): m's readers are two-operand ops whose other operand is standard and cannot become a broadcast"},
     {"composes_into_reshape", RV_BOOL, 1, {RV_INS}, false, helper_composes_into_reshape,
      "composes_into_reshape(r): r is a reshape of a squeeze or unsqueeze of a broadcast (reshape_of_squeeze and reshape_of_unsqueeze compose them)"},
+    {"drops_to_shape", RV_BOOL, 1, {RV_INS}, false, helper_drops_to_shape,
+     "drops_to_shape(x): x is a broadcast, multibroadcast or transpose to its operand's own shape (or a chain of them) over a shape op, which the fold rules leave"},
     {"becomes_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_becomes_broadcast,
      "becomes_broadcast(r): r is a reshape of a broadcast that reshape_of_multibroadcast or reshape_of_broadcast turns into a broadcast"},
     {"reshaped_below", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_below,

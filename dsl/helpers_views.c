@@ -920,6 +920,10 @@ static bool is_cluster_op(const ins *x)
 }
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+static bool broadcast_view_of(const ins *m, int64_t elements, const int64_t *lens, int rank, int64_t *r);
+static const ins *past_same_shape_views(const ins *x);
+static bool drops_to_shape(const ins *x);
+static bool composes_below(const ins *m);
 
 static bool is_reduction(const ins *x);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
@@ -1865,16 +1869,26 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
             const ins *y = NULL;
             for (int d = 0; d <= VIEW_CLUSTER_MAX && s->nargs == 1 && s->nusers == 1; d++) {
                 const ins *t = s->args[0];
+                /* so is a broadcast that stretches nothing of a standard
+                 * value, which *broadcast_to_reshape makes one (the same
+                 * test as readers_take_broadcast's): seed 1025549's
+                 * max(reshape(s), mul(broadcast[axis=0](mb[{2}](k)),
+                 * broadcast[axis=0](p5))) of a {1} k, both broadcasts
+                 * adding two 1s, ran in {2} in the orders that made the
+                 * second one a reshape first and in {2, 1, 1}, with
+                 * mb(reshape[{1, 1, 1}](k)), in the others */
                 bool to_reshape = is_op(s, "reshape") ||
                                   ((is_op(s, "squeeze") || is_op(s, "unsqueeze")) && shape_standard_p(&t->sh) &&
-                                   shape_standard_p(&s->sh));
+                                   shape_standard_p(&s->sh)) ||
+                                  (unit_broadcast(s) && !lens_equal(s->sh.lens, s->sh.rank, t->sh.lens, t->sh.rank) &&
+                                   !composes_below(s));
                 if (!to_reshape)
                     break;
-                if (!(t->op->classes & OPC_SHAPE)) {
+                if (!(t->op->classes & OPC_SHAPE) && !drops_to_shape(t)) {
                     y = t;
                     break;
                 }
-                s = t;
+                s = past_same_shape_views(t);
             }
             /* of any lens: binary_above_reshapes_into_first and _second
              * take two reshapes of values of different lens where b's value
@@ -1887,13 +1901,30 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
              * broadcast mb(reshape[{1, 1, 1, 1}](p2)), in the others; also
              * 1027427, 1018939, 1017554) */
             yes = y &&
-                  !(x->op->classes & OPC_SHAPE) &&
+                  !(x->op->classes & OPC_SHAPE) && !drops_to_shape(x) &&
                   !view_is_constant(x) && !view_is_constant(y);
             rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
             if (yes && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank))
                 yes = helper_reshaped_to(mem, &in, 1, &res);
             if (yes)
                 yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
+        }
+    } else if (is_op(r, "reshape") && r->nargs == 1 && r->nusers == 2 && r->users[0] == r->users[1]) {
+        /* b(r, r): the twin reshapes above are one instruction once they
+         * compose to one reshape of the same value, or CSE shares them, and
+         * binary_above_reshape_twice merges them as binary_above_reshapes
+         * merges twins (the same guards). Asked only of two reshapes, the
+         * answer changed when the twins became one: seed 1012623's
+         * mul(reshape(mb(k)), reshape(mb(k))) of a one-element k under a
+         * reduction ran as reshape(mb(mul(k, k))) in the orders that merged
+         * the twins, and as mb(reshape[{1, 1, 1, 1}](mul(k, k))) in the
+         * orders whose transposes cancelled after the twins had become one,
+         * where r became a broadcast first. */
+        const ins *b = r->users[0], *x = r->args[0];
+        if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] == r && b->args[1] == r &&
+            !(x->op->classes & OPC_SHAPE) && !drops_to_shape(x) && !view_is_constant(x)) {
+            rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
+            yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
         }
     }
     *out = rule_bool(yes);
@@ -1903,6 +1934,13 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
 /* broadcast_view_lens(m, lens): see helpers_views.h. The lens kc go to r
  * (rank entries). */
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r)
+{
+    return m->nargs >= 1 && broadcast_view_of(m, shape_elements(&m->args[0]->sh), lens, rank, r);
+}
+
+/* The same, where the value broadcast has `elements` elements (the value
+ * under a chain of multibroadcasts that compose into m). */
+static bool broadcast_view_of(const ins *m, int64_t elements, const int64_t *lens, int rank, int64_t *r)
 {
     if (m->nargs < 1 || rank > SHAPE_MAX_RANK || rank < 1)
         return false;
@@ -1920,7 +1958,7 @@ static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t 
         count *= r[k];
         zero += bc;
     }
-    return zero && count == shape_elements(&m->args[0]->sh);
+    return zero && count == elements;
 }
 
 bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2566,6 +2604,37 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* x, through views to their operand's own shape, which the fold rules
+ * drop in every order (see drops_to_shape). */
+static const ins *past_same_shape_views(const ins *x)
+{
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                        (is_op(x, "multibroadcast") || is_op(x, "broadcast") || is_op(x, "transpose")) &&
+                        shape_equal(&x->sh, &x->args[0]->sh);
+         depth++)
+        x = x->args[0];
+    return x;
+}
+
+/* drops_to_shape(x): see helpers_views.h. Seed 1011305: sub(reshape[{12}](
+ * mb[{3, 4}](reshape[{3, 4}](mb[{12}](k)))), reshape[{12}](s)) of a {1} k,
+ * where the multibroadcast only restates its operand's shape, ran in
+ * {3, 4} (binary_above_reshapes took the identity broadcast for a value)
+ * in the orders that met sub first, and in {12} where the fold had dropped
+ * it and the reshapes had composed into mb[{12}](k). */
+static bool drops_to_shape(const ins *x)
+{
+    const ins *y = past_same_shape_views(x);
+    return y != x && (y->op->classes & OPC_SHAPE);
+}
+
+bool helper_drops_to_shape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(drops_to_shape(a[0].u.in));
+    return true;
+}
+
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2578,15 +2647,41 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
          * which compose with r first in some orders (reshape_of_reshape,
          * reshape_of_squeeze, reshape_of_unsqueeze; seed 5966) */
         const ins *m = r->args[0];
+        /* and through broadcasts to their operand's own shape, which
+         * multibroadcast_to_same_shape and broadcast_to_same_shape drop in
+         * every order (seed 1016132's reshape(mb[{8}](mul(mb(k), mb(k))))
+         * of a {1} k: the identity broadcast hid the merge below) */
         for (int depth = 0; depth < VIEW_CLUSTER_MAX && m->nargs == 1 &&
                             (is_op(m, "reshape") || ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
-                                                     shape_broadcasted_p(&m->args[0]->sh)));
+                                                     shape_broadcasted_p(&m->args[0]->sh)) ||
+                             ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) &&
+                              shape_equal(&m->sh, &m->args[0]->sh)));
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
+        /* a multibroadcast of a multibroadcast is one broadcast of the inner
+         * value in every order: multibroadcast_to_same_shape drops an outer
+         * one of the inner one's shape, multibroadcast_of_multibroadcast
+         * composes the two, or the inner one, stretching nothing, becomes a
+         * reshape of as many elements first; m's strides are the composed
+         * broadcast's, only the value broadcast is the inner one's. Judged
+         * as they stand, reshape_of_multibroadcast could not yet take r and
+         * a one-operand reader moved above it (unary_above_reshape) in the
+         * orders that reached it before the broadcasts composed: seed
+         * 1016132's sin(reshape[{4, 2}](mb[{8}](mb[{8}](k)))) of a {1} k
+         * returned ended as reshape(sin(mb(k))) or, composed first, as
+         * sin(mb(reshape[{1, 1}](k))) and a contiguous. */
+        if (!yes && is_op(m, "multibroadcast") && m->nargs == 1 && is_op(m->args[0], "multibroadcast")) {
+            const ins *x = m->args[0];
+            for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(x, "multibroadcast") && x->nargs == 1; depth++)
+                x = x->args[0];
+            yes = !is_op(x, "multibroadcast") && !view_is_constant(x) &&
+                  broadcast_view_of(m, shape_elements(&x->sh), r->sh.lens, r->sh.rank, kc) &&
+                  readers_take_broadcast(r, r, 0);
+        }
         if (!yes)
             yes = merges_into_broadcast(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
                   readers_take_broadcast(r, r, 0);

@@ -334,6 +334,14 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * whichever rule the driver tries first. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* drops_to_shape(x): instruction -> bool: x is a broadcast, multibroadcast
+ * or transpose to its operand's own shape (or a chain of them) over a
+ * shape op. The fold rules drop such views in every order
+ * (*broadcast_to_same_shape, transpose_to_same_shape, identity_transpose),
+ * so a rule that takes x for no shape op (x = !<shape>) waits for them:
+ * x is that shape op in the orders that fold first. */
+bool helper_drops_to_shape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
  * reader each way; a reduction only where its own value flows on into a
