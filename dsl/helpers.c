@@ -588,7 +588,7 @@ static const rule_helper helper_table[] = {
     {"cluster_lens", RV_INTS, 1, {RV_INS}, true, helper_cluster_lens,
      "cluster_lens(v): the lens pointwise op v's cluster runs in (fewest reshapes at its boundary); fails for clusters reading a broadcast"},
     {"reshapes_merge_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_reshapes_merge_at_reader,
-     "reshapes_merge_at_reader(r): r's only reader is a binary op whose other operand is a reshape of a value of r's operand's lens (binary_above_reshapes merges them)"},
+     "reshapes_merge_at_reader(r): r's only reader is a binary op whose other operand is a reshape (or a squeeze, unsqueeze or broadcast that becomes one) of a value of r's operand's lens (binary_above_reshapes merges them)"},
     {"in_reshape_cluster", RV_BOOL, 1, {RV_INS}, false, helper_in_reshape_cluster,
      "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens), or of one that reads a pending op (not known yet)"},
     {"transposes_settle_below", RV_BOOL, 1, {RV_INS}, false, helper_transposes_settle_below,

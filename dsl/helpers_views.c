@@ -920,7 +920,6 @@ static bool is_cluster_op(const ins *x)
 }
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
-static bool broadcast_view_of(const ins *m, int64_t elements, const int64_t *lens, int rank, int64_t *r);
 static const ins *past_same_shape_views(const ins *x);
 static bool drops_to_shape(const ins *x);
 static bool composes_below(const ins *m);
@@ -1909,23 +1908,6 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
             if (yes)
                 yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
         }
-    } else if (is_op(r, "reshape") && r->nargs == 1 && r->nusers == 2 && r->users[0] == r->users[1]) {
-        /* b(r, r): the twin reshapes above are one instruction once they
-         * compose to one reshape of the same value, or CSE shares them, and
-         * binary_above_reshape_twice merges them as binary_above_reshapes
-         * merges twins (the same guards). Asked only of two reshapes, the
-         * answer changed when the twins became one: seed 1012623's
-         * mul(reshape(mb(k)), reshape(mb(k))) of a one-element k under a
-         * reduction ran as reshape(mb(mul(k, k))) in the orders that merged
-         * the twins, and as mb(reshape[{1, 1, 1, 1}](mul(k, k))) in the
-         * orders whose transposes cancelled after the twins had become one,
-         * where r became a broadcast first. */
-        const ins *b = r->users[0], *x = r->args[0];
-        if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] == r && b->args[1] == r &&
-            !(x->op->classes & OPC_SHAPE) && !drops_to_shape(x) && !view_is_constant(x)) {
-            rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
-            yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
-        }
     }
     *out = rule_bool(yes);
     return true;
@@ -1934,13 +1916,6 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
 /* broadcast_view_lens(m, lens): see helpers_views.h. The lens kc go to r
  * (rank entries). */
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r)
-{
-    return m->nargs >= 1 && broadcast_view_of(m, shape_elements(&m->args[0]->sh), lens, rank, r);
-}
-
-/* The same, where the value broadcast has `elements` elements (the value
- * under a chain of multibroadcasts that compose into m). */
-static bool broadcast_view_of(const ins *m, int64_t elements, const int64_t *lens, int rank, int64_t *r)
 {
     if (m->nargs < 1 || rank > SHAPE_MAX_RANK || rank < 1)
         return false;
@@ -1958,7 +1933,7 @@ static bool broadcast_view_of(const ins *m, int64_t elements, const int64_t *len
         count *= r[k];
         zero += bc;
     }
-    return zero && count == elements;
+    return zero && count == shape_elements(&m->args[0]->sh);
 }
 
 bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -2647,41 +2622,15 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
          * which compose with r first in some orders (reshape_of_reshape,
          * reshape_of_squeeze, reshape_of_unsqueeze; seed 5966) */
         const ins *m = r->args[0];
-        /* and through broadcasts to their operand's own shape, which
-         * multibroadcast_to_same_shape and broadcast_to_same_shape drop in
-         * every order (seed 1016132's reshape(mb[{8}](mul(mb(k), mb(k))))
-         * of a {1} k: the identity broadcast hid the merge below) */
         for (int depth = 0; depth < VIEW_CLUSTER_MAX && m->nargs == 1 &&
                             (is_op(m, "reshape") || ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
-                                                     shape_broadcasted_p(&m->args[0]->sh)) ||
-                             ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) &&
-                              shape_equal(&m->sh, &m->args[0]->sh)));
+                                                     shape_broadcasted_p(&m->args[0]->sh)));
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
         yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
-        /* a multibroadcast of a multibroadcast is one broadcast of the inner
-         * value in every order: multibroadcast_to_same_shape drops an outer
-         * one of the inner one's shape, multibroadcast_of_multibroadcast
-         * composes the two, or the inner one, stretching nothing, becomes a
-         * reshape of as many elements first; m's strides are the composed
-         * broadcast's, only the value broadcast is the inner one's. Judged
-         * as they stand, reshape_of_multibroadcast could not yet take r and
-         * a one-operand reader moved above it (unary_above_reshape) in the
-         * orders that reached it before the broadcasts composed: seed
-         * 1016132's sin(reshape[{4, 2}](mb[{8}](mb[{8}](k)))) of a {1} k
-         * returned ended as reshape(sin(mb(k))) or, composed first, as
-         * sin(mb(reshape[{1, 1}](k))) and a contiguous. */
-        if (!yes && is_op(m, "multibroadcast") && m->nargs == 1 && is_op(m->args[0], "multibroadcast")) {
-            const ins *x = m->args[0];
-            for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(x, "multibroadcast") && x->nargs == 1; depth++)
-                x = x->args[0];
-            yes = !is_op(x, "multibroadcast") && !view_is_constant(x) &&
-                  broadcast_view_of(m, shape_elements(&x->sh), r->sh.lens, r->sh.rank, kc) &&
-                  readers_take_broadcast(r, r, 0);
-        }
         if (!yes)
             yes = merges_into_broadcast(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
                   readers_take_broadcast(r, r, 0);

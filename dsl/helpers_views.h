@@ -248,7 +248,11 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
  * binary_above_reshapes_into_first or _into_second where they do not. A
  * squeeze or unsqueeze of a standard value counts as that reshape, and so
  * does a chain of them or of reshapes, each read once (the fold rules make
- * it one reshape). */
+ * it one reshape), and a broadcast or multibroadcast that stretches nothing
+ * of a standard value, to other lens, that nothing below composes with
+ * (*broadcast_to_reshape makes it a reshape). Views to their operand's own
+ * shape over a shape op (drops_to_shape) are looked through, on either
+ * side. */
 bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
