@@ -3625,6 +3625,46 @@ static const ins *broadcasts_merging_into(arena *mem, const ins *x, int depth)
     return NULL;
 }
 
+/* x is a one-operand op u of a multibroadcast c that unary_above_multibroadcast
+ * sinks in every order (its guard: c stretches, u's readers take the
+ * layout, no twin of c with standard readers of u, c's operand no broadcast
+ * that c composes with), or a chain of one-operand ops read once (through
+ * layout-only pending ops the sinks leave) down to one, each of whose
+ * readers take the layout, so that the broadcast sinks through the chain:
+ * a multibroadcast reading x then reads mb(x') and
+ * multibroadcast_of_multibroadcast composes the two, as it does a
+ * multibroadcast of a multibroadcast, which the merges leave (x =
+ * !multibroadcast). Seed 1021936: max(broadcast[axis=1](s),
+ * mb[{4, 2}](tanh(mb[{1, 2}](p2)))) of a {1, 1} p2 merged into {1, 2} in
+ * the orders that met max first, and ran in {4, 2} on tanh(p2) in those
+ * that sank tanh's broadcast first. */
+static bool multibroadcast_sinks_through(arena *mem, const ins *x, int depth)
+{
+    if (!((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) || depth > 4)
+        return false;
+    const ins *c = x->args[0];
+    if (layout_pending(c) && c->nusers == 1 && !is_op(c->args[0], "pending_shape_change"))
+        c = c->args[0];
+    if (is_op(c, "multibroadcast") && c->nargs == 1) {
+        if (c != x->args[0])
+            return shape_elements(&c->sh) > shape_elements(&c->args[0]->sh) && !view_is_constant(c->args[0]) &&
+                   readers_take_broadcast(x, x, 0);
+        if (!broadcast_sinks_below(x))
+            return false;
+        const ins *p = c->args[0];
+        rule_value pc[2] = {rule_ins((ins *)p), rule_ins((ins *)c)}, twin, pb = rule_ins((ins *)p), below;
+        return shape_elements(&c->sh) > shape_elements(&p->sh) && helper_twin_of(mem, pc, 2, &twin) &&
+               !(twin.u.i && standard_readers(x)) &&
+               !(shape_broadcasted_p(&p->sh) && (!helper_broadcast_composes_below(mem, &pb, 1, &below) || below.u.i));
+    }
+    /* a two-operand op whose two multibroadcasts merge into one
+     * (multibroadcasts_merge) is such a multibroadcast (tuned seed 14260:
+     * sin(mb[{2, 4, 3, 2}](tanh(max(mb(s), mb(p1))))) beside a literal) */
+    if (one_reader(c) && multibroadcasts_merge(c))
+        return readers_take_broadcast(x, x, 0);
+    return one_reader(c) && multibroadcast_sinks_through(mem, c, depth + 1) && readers_take_broadcast(x, x, 0);
+}
+
 /* composes_with_broadcast(m): see helpers_views.h. */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -3641,6 +3681,26 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
             x = x->args[0];
         const ins *c = broadcasts_merging_into(mem, x, 0);
         yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
+        /* a one-operand op u of a multibroadcast c that unary_above_multibroadcast
+         * sinks in every order (its guard: c stretches, u's readers take the
+         * layout, no twin of c with standard readers of u, c's operand no
+         * broadcast that c composes with): m then reads mb(u(p)) and
+         * multibroadcast_of_multibroadcast composes the two, as it does a
+         * multibroadcast of a multibroadcast, which the merges leave (seed
+         * 1021936: max(broadcast[axis=1](s), mb[{4, 2}](tanh(mb[{1, 2}](p2))))
+         * of a {1, 1} p2 merged into {1, 2} in the orders that met max
+         * first, and ran in {4, 2} on tanh(p2) in those that sank tanh's
+         * broadcast first) */
+        /* the same once u has sunk: m reads mb(u(p)) through the
+         * layout-only pending op the sink leaves, which view_through_pending
+         * takes away, and the two multibroadcasts compose (the merges leave
+         * a multibroadcast of a multibroadcast, x = !multibroadcast, but saw
+         * the pending op) */
+        if (!yes && x != m->args[0] && is_op(x, "multibroadcast") && x->nargs == 1 &&
+            shape_elements(&x->sh) > shape_elements(&x->args[0]->sh) && !view_is_constant(x->args[0]))
+            yes = true;
+        if (!yes && x == m->args[0])
+            yes = multibroadcast_sinks_through(mem, x, 0);
     }
     *out = rule_bool(yes);
     return true;
