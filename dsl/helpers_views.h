@@ -653,7 +653,14 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nar
  * the inner op ran under the outer one in the small lens; merged below
  * first, the new broadcast composed with m and the outer op ran in m's
  * lens (seeds 1015009, 1022555, 1001924: sub(mb(add(broadcast(p3),
- * broadcast(p4))), mb(p5)) in either). */
+ * broadcast(p4))), mb(p5)) in either). Round s28A: the same for a
+ * multibroadcast below, which multibroadcast_of_multibroadcast composes
+ * with m: m's operand a one-operand op whose multibroadcast
+ * unary_above_multibroadcast sinks (its guard), a chain of one-operand ops
+ * read once down to one, or down to a two-operand op whose multibroadcasts
+ * merge (each op's readers taking the layout), or, through the layout-only
+ * pending op a sink leaves, a multibroadcast that stretches (seed 1021936:
+ * max(broadcast[axis=1](s), mb(tanh(mb(p2)))); tuned seed 14260). */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
