@@ -932,6 +932,9 @@ static bool is_cluster_op(const ins *x)
 }
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+static const ins *past_same_shape_views(const ins *x);
+static bool drops_to_shape(const ins *x);
+static bool composes_below(const ins *m);
 
 static bool is_reduction(const ins *x);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
@@ -1938,16 +1941,26 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
             const ins *y = NULL;
             for (int d = 0; d <= VIEW_CLUSTER_MAX && s->nargs == 1 && s->nusers == 1; d++) {
                 const ins *t = s->args[0];
+                /* so is a broadcast that stretches nothing of a standard
+                 * value, which *broadcast_to_reshape makes one (the same
+                 * test as readers_take_broadcast's): seed 1025549's
+                 * max(reshape(s), mul(broadcast[axis=0](mb[{2}](k)),
+                 * broadcast[axis=0](p5))) of a {1} k, both broadcasts
+                 * adding two 1s, ran in {2} in the orders that made the
+                 * second one a reshape first and in {2, 1, 1}, with
+                 * mb(reshape[{1, 1, 1}](k)), in the others */
                 bool to_reshape = is_op(s, "reshape") ||
                                   ((is_op(s, "squeeze") || is_op(s, "unsqueeze")) && shape_standard_p(&t->sh) &&
-                                   shape_standard_p(&s->sh));
+                                   shape_standard_p(&s->sh)) ||
+                                  (unit_broadcast(s) && !lens_equal(s->sh.lens, s->sh.rank, t->sh.lens, t->sh.rank) &&
+                                   !composes_below(s));
                 if (!to_reshape)
                     break;
-                if (!(t->op->classes & OPC_SHAPE)) {
+                if (!(t->op->classes & OPC_SHAPE) && !drops_to_shape(t)) {
                     y = t;
                     break;
                 }
-                s = t;
+                s = past_same_shape_views(t);
             }
             /* of any lens: binary_above_reshapes_into_first and _second
              * take two reshapes of values of different lens where b's value
@@ -1960,7 +1973,7 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
              * broadcast mb(reshape[{1, 1, 1, 1}](p2)), in the others; also
              * 1027427, 1018939, 1017554) */
             yes = y &&
-                  !(x->op->classes & OPC_SHAPE) &&
+                  !(x->op->classes & OPC_SHAPE) && !drops_to_shape(x) &&
                   !view_is_constant(x) && !view_is_constant(y);
             rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
             if (yes && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank))
@@ -2687,6 +2700,37 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_v
     const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
     *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
                      shape_broadcasted_p(&x->args[0]->sh) && shape_elements(&r->sh) > 0);
+    return true;
+}
+
+/* x, through views to their operand's own shape, which the fold rules
+ * drop in every order (see drops_to_shape). */
+static const ins *past_same_shape_views(const ins *x)
+{
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                        (is_op(x, "multibroadcast") || is_op(x, "broadcast") || is_op(x, "transpose")) &&
+                        shape_equal(&x->sh, &x->args[0]->sh);
+         depth++)
+        x = x->args[0];
+    return x;
+}
+
+/* drops_to_shape(x): see helpers_views.h. Seed 1011305: sub(reshape[{12}](
+ * mb[{3, 4}](reshape[{3, 4}](mb[{12}](k)))), reshape[{12}](s)) of a {1} k,
+ * where the multibroadcast only restates its operand's shape, ran in
+ * {3, 4} (binary_above_reshapes took the identity broadcast for a value)
+ * in the orders that met sub first, and in {12} where the fold had dropped
+ * it and the reshapes had composed into mb[{12}](k). */
+static bool drops_to_shape(const ins *x)
+{
+    const ins *y = past_same_shape_views(x);
+    return y != x && (y->op->classes & OPC_SHAPE);
+}
+
+bool helper_drops_to_shape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(drops_to_shape(a[0].u.in));
     return true;
 }
 
@@ -3721,6 +3765,46 @@ static const ins *broadcasts_merging_into(arena *mem, const ins *x, int depth)
     return NULL;
 }
 
+/* x is a one-operand op u of a multibroadcast c that unary_above_multibroadcast
+ * sinks in every order (its guard: c stretches, u's readers take the
+ * layout, no twin of c with standard readers of u, c's operand no broadcast
+ * that c composes with), or a chain of one-operand ops read once (through
+ * layout-only pending ops the sinks leave) down to one, each of whose
+ * readers take the layout, so that the broadcast sinks through the chain:
+ * a multibroadcast reading x then reads mb(x') and
+ * multibroadcast_of_multibroadcast composes the two, as it does a
+ * multibroadcast of a multibroadcast, which the merges leave (x =
+ * !multibroadcast). Seed 1021936: max(broadcast[axis=1](s),
+ * mb[{4, 2}](tanh(mb[{1, 2}](p2)))) of a {1, 1} p2 merged into {1, 2} in
+ * the orders that met max first, and ran in {4, 2} on tanh(p2) in those
+ * that sank tanh's broadcast first. */
+static bool multibroadcast_sinks_through(arena *mem, const ins *x, int depth)
+{
+    if (!((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) || depth > 4)
+        return false;
+    const ins *c = x->args[0];
+    if (layout_pending(c) && c->nusers == 1 && !is_op(c->args[0], "pending_shape_change"))
+        c = c->args[0];
+    if (is_op(c, "multibroadcast") && c->nargs == 1) {
+        if (c != x->args[0])
+            return shape_elements(&c->sh) > shape_elements(&c->args[0]->sh) && !view_is_constant(c->args[0]) &&
+                   readers_take_broadcast(x, x, 0);
+        if (!broadcast_sinks_below(x))
+            return false;
+        const ins *p = c->args[0];
+        rule_value pc[2] = {rule_ins((ins *)p), rule_ins((ins *)c)}, twin, pb = rule_ins((ins *)p), below;
+        return shape_elements(&c->sh) > shape_elements(&p->sh) && helper_twin_of(mem, pc, 2, &twin) &&
+               !(twin.u.i && standard_readers(x)) &&
+               !(shape_broadcasted_p(&p->sh) && (!helper_broadcast_composes_below(mem, &pb, 1, &below) || below.u.i));
+    }
+    /* a two-operand op whose two multibroadcasts merge into one
+     * (multibroadcasts_merge) is such a multibroadcast (tuned seed 14260:
+     * sin(mb[{2, 4, 3, 2}](tanh(max(mb(s), mb(p1))))) beside a literal) */
+    if (one_reader(c) && multibroadcasts_merge(c))
+        return readers_take_broadcast(x, x, 0);
+    return one_reader(c) && multibroadcast_sinks_through(mem, c, depth + 1) && readers_take_broadcast(x, x, 0);
+}
+
 /* composes_with_broadcast(m): see helpers_views.h. */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -3737,6 +3821,26 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
             x = x->args[0];
         const ins *c = broadcasts_merging_into(mem, x, 0);
         yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
+        /* a one-operand op u of a multibroadcast c that unary_above_multibroadcast
+         * sinks in every order (its guard: c stretches, u's readers take the
+         * layout, no twin of c with standard readers of u, c's operand no
+         * broadcast that c composes with): m then reads mb(u(p)) and
+         * multibroadcast_of_multibroadcast composes the two, as it does a
+         * multibroadcast of a multibroadcast, which the merges leave (seed
+         * 1021936: max(broadcast[axis=1](s), mb[{4, 2}](tanh(mb[{1, 2}](p2))))
+         * of a {1, 1} p2 merged into {1, 2} in the orders that met max
+         * first, and ran in {4, 2} on tanh(p2) in those that sank tanh's
+         * broadcast first) */
+        /* the same once u has sunk: m reads mb(u(p)) through the
+         * layout-only pending op the sink leaves, which view_through_pending
+         * takes away, and the two multibroadcasts compose (the merges leave
+         * a multibroadcast of a multibroadcast, x = !multibroadcast, but saw
+         * the pending op) */
+        if (!yes && x != m->args[0] && is_op(x, "multibroadcast") && x->nargs == 1 &&
+            shape_elements(&x->sh) > shape_elements(&x->args[0]->sh) && !view_is_constant(x->args[0]))
+            yes = true;
+        if (!yes && x == m->args[0])
+            yes = multibroadcast_sinks_through(mem, x, 0);
     }
     *out = rule_bool(yes);
     return true;

@@ -248,7 +248,11 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
  * binary_above_reshapes_into_first or _into_second where they do not. A
  * squeeze or unsqueeze of a standard value counts as that reshape, and so
  * does a chain of them or of reshapes, each read once (the fold rules make
- * it one reshape). */
+ * it one reshape), and a broadcast or multibroadcast that stretches nothing
+ * of a standard value, to other lens, that nothing below composes with
+ * (*broadcast_to_reshape makes it a reshape). Views to their operand's own
+ * shape over a shape op (drops_to_shape) are looked through, on either
+ * side. */
 bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
@@ -341,6 +345,14 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rul
  * broadcast, not the squeeze or unsqueeze (which no rule moves it above),
  * whichever rule the driver tries first. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* drops_to_shape(x): instruction -> bool: x is a broadcast, multibroadcast
+ * or transpose to its operand's own shape (or a chain of them) over a
+ * shape op. The fold rules drop such views in every order
+ * (*broadcast_to_same_shape, transpose_to_same_shape, identity_transpose),
+ * so a rule that takes x for no shape op (x = !<shape>) waits for them:
+ * x is that shape op in the orders that fold first. */
+bool helper_drops_to_shape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshaped_below(b): instruction -> bool: b's value flows, through
  * pointwise ops of one reader, into a shape op or a reduction (of one
@@ -651,7 +663,14 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *args, int nar
  * the inner op ran under the outer one in the small lens; merged below
  * first, the new broadcast composed with m and the outer op ran in m's
  * lens (seeds 1015009, 1022555, 1001924: sub(mb(add(broadcast(p3),
- * broadcast(p4))), mb(p5)) in either). */
+ * broadcast(p4))), mb(p5)) in either). Round s28A: the same for a
+ * multibroadcast below, which multibroadcast_of_multibroadcast composes
+ * with m: m's operand a one-operand op whose multibroadcast
+ * unary_above_multibroadcast sinks (its guard), a chain of one-operand ops
+ * read once down to one, or down to a two-operand op whose multibroadcasts
+ * merge (each op's readers taking the layout), or, through the layout-only
+ * pending op a sink leaves, a multibroadcast that stretches (seed 1021936:
+ * max(broadcast[axis=1](s), mb(tanh(mb(p2)))); tuned seed 14260). */
 bool helper_composes_with_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcasts_to(a, b): ints, ints -> bool: a multibroadcast takes a value
