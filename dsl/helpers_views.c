@@ -2576,22 +2576,107 @@ static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb
  * binary_above_multibroadcasts* merge into one below it (whatever they
  * wait for first): its value becomes a broadcast, even while its own
  * strides, of two broadcasts of different layouts, are standard. */
+static bool aligned_broadcast(const ins *b);
+
+/* A multibroadcast, or a broadcast[axis] that puts its operand's axes last
+ * and that aligned_broadcast_to_multibroadcast makes one in every order
+ * (round s28G: seed 1007512's mul(mb(s), broadcast[axis=1](t(p))) read
+ * through an unsqueeze by mul(., q) was no broadcast to the cluster of the
+ * outer mul in the orders that asked before the second broadcast was
+ * respelled, so binary_into_cluster_lens moved the outer mul into the
+ * sink's lens there, and it read mb(mul) in the others). */
+static bool multibroadcast_spelling(const ins *m)
+{
+    return is_op(m, "multibroadcast") || aligned_broadcast(m);
+}
+
+static bool layout_pending(const ins *v);
+
+/* The operand of v's k-th operand where that is a multibroadcast spelling,
+ * also behind a pending shape change that keeps the lens, which
+ * binary_through_pending_* take away in every order (round s28G: seed
+ * 1027361's mul(mb(t), pending(mb(reshape(s)))), left by
+ * multibroadcast_of_reshape_leading_ones, was no broadcast to tanh's
+ * cluster above it in the orders that asked before the pending op went,
+ * so unary_into_cluster_lens moved tanh there); NULL otherwise. */
+static const ins *merging_broadcast_operand(const ins *v, int k)
+{
+    const ins *m = v->args[k];
+    if (layout_pending(m) && m->nusers == 1)
+        m = m->args[0];
+    return multibroadcast_spelling(m) && m->nargs == 1 ? m->args[0] : NULL;
+}
+
 static bool multibroadcasts_merge(const ins *v)
 {
-    if (v->nargs != 2 || v->nmods != 0 || !is_op(v->args[0], "multibroadcast") ||
-        !is_op(v->args[1], "multibroadcast") || v->args[0]->nargs != 1 || v->args[1]->nargs != 1 ||
-        v->args[0] == v->args[1])
+    if (v->nargs != 2 || v->nmods != 0 || v->args[0] == v->args[1])
         return false;
-    const ins *x = v->args[0]->args[0], *y = v->args[1]->args[0];
+    const ins *x = merging_broadcast_operand(v, 0), *y = merging_broadcast_operand(v, 1);
+    if (!x || !y)
+        return false;
     return (lens_broadcast_to(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank) ||
             lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) &&
            shape_elements(&x->sh) < shape_elements(&v->sh) && shape_elements(&y->sh) < shape_elements(&v->sh) &&
            !view_is_constant(x) && !view_is_constant(y) && !copies_at_output(v, x, y);
 }
 
+static void broadcast_strides(const shape *s, const int64_t *lens, int rank, int64_t *strides);
+
+/* Two-operand op v reads a multibroadcast m of a computed value x (read
+ * once, not itself a broadcast) and a constant of broadcast layout: a
+ * literal, or a multibroadcast of a constant that constant folding makes
+ * one (stride 0 where the constant's lens are 1). Where the constant has
+ * stride 0 on every axis m stretches, binary_above_multibroadcast_literal_*
+ * merge the two below v once it has folded (broadcast_axes), so v's value
+ * is a broadcast in every order (round s28G: seed 1027361's
+ * mul(mb(t(s)), mb(squeeze(reduce_mean(literal)))) under unsqueeze and tanh
+ * was no broadcast to tanh's cluster in the orders that asked before the
+ * reduction folded, and unary_into_cluster_lens moved tanh into the
+ * cluster's lens there; after the fold, the merge gave tanh a broadcast
+ * to sink below). */
+static bool merges_with_constant_broadcast_x(const ins *v, const ins **xo)
+{
+    if (v->nargs != 2 || v->nmods != 0 || v->args[0] == v->args[1] || v->sh.rank > SHAPE_MAX_RANK)
+        return false;
+    for (int k = 0; k < 2; k++) {
+        const ins *m = v->args[k], *o = v->args[1 - k];
+        if (!multibroadcast_spelling(m) || m->nargs != 1 || !one_reader(m))
+            continue;
+        const ins *x = m->args[0];
+        if (is_op(x, "multibroadcast") || is_op(x, "broadcast") || view_is_constant(x) || x->sh.rank > v->sh.rank ||
+            shape_elements(&x->sh) >= shape_elements(&v->sh))
+            continue;
+        int64_t ost[SHAPE_MAX_RANK];
+        if (is_op(o, "@literal") && o->data && o->sh.rank == v->sh.rank)
+            memcpy(ost, o->sh.strides, sizeof(int64_t) * (size_t)v->sh.rank);
+        else if (multibroadcast_spelling(o) && o->nargs == 1 && view_is_constant(o->args[0]) &&
+                 o->args[0]->sh.rank <= v->sh.rank)
+            broadcast_strides(&o->args[0]->sh, v->sh.lens, v->sh.rank, ost);
+        else
+            continue;
+        bool ok = true;
+        int at = v->sh.rank - x->sh.rank;
+        for (int i = 0; i < v->sh.rank && ok; i++)
+            if (v->sh.lens[i] > 1 && (i < at || x->sh.lens[i - at] == 1))
+                ok = ost[i] == 0;
+        if (!ok)
+            continue;
+        rule_value args[2] = {rule_ins((ins *)v), rule_ins((ins *)m)}, copies;
+        if (!helper_broadcast_merge_copies(NULL, args, 2, &copies) || copies.u.i)
+            continue;
+        if (xo)
+            *xo = x;
+        return true;
+    }
+    return false;
+}
+
+static bool merges_with_constant_broadcast(const ins *v) { return merges_with_constant_broadcast_x(v, NULL); }
+
 static bool merges_into_broadcast(const ins *v)
 {
-    return is_cluster_op(v) && v->nargs == 2 && (shape_broadcasted_p(&v->sh) || multibroadcasts_merge(v)) &&
+    return is_cluster_op(v) && v->nargs == 2 &&
+           (shape_broadcasted_p(&v->sh) || multibroadcasts_merge(v) || merges_with_constant_broadcast(v)) &&
            broadcast_bound(v, NULL, 0);
 }
 
@@ -2602,9 +2687,15 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
     int64_t strides[SHAPE_MAX_RANK];
     /* two multibroadcasts that merge below v give it their merged strides */
     shape sh = v->sh;
-    if (!shape_broadcasted_p(&sh) && multibroadcasts_merge(v) &&
-        !merged_strides(v, v->args[0]->args[0], v->args[1]->args[0], sh.strides))
-        return false;
+    const ins *cx = NULL;
+    if (!shape_broadcasted_p(&sh) && multibroadcasts_merge(v)) {
+        if (!merged_strides(v, merging_broadcast_operand(v, 0), merging_broadcast_operand(v, 1), sh.strides))
+            return false;
+    } else if (!shape_broadcasted_p(&sh) && merges_with_constant_broadcast_x(v, &cx)) {
+        /* the constant is read back in x's lens (standard) */
+        if (!merged_strides(v, cx, cx, sh.strides))
+            return false;
+    }
     if (rank > SHAPE_MAX_RANK || rank < 1 || !shape_regroup_strides(&sh, rank, lens, strides))
         return false;
     for (int k = 0; k < rank; k++)
@@ -4236,6 +4327,12 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
     const ins *m = r->args[0];
     if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_UNARY))
         m = m->args[0];
+    /* or through a two-operand op whose other operand is a literal, which
+     * the reshape of it folds into (reshape_of_binary_of_multibroadcast_*) */
+    else if (!is_op(m, "multibroadcast") && m->nargs == 2 && (m->op->classes & OPC_BINARY) && m->nmods == 0 &&
+             is_op(m->args[0], "multibroadcast") != is_op(m->args[1], "multibroadcast") &&
+             (is_op(m->args[0], "@literal") || is_op(m->args[1], "@literal")))
+        m = is_op(m->args[0], "multibroadcast") ? m->args[0] : m->args[1];
     /* or through a shape op read once: r then sees m's memory through both,
      * which is m's memory seen in r's lens, as for r on m directly */
     else if (!is_op(m, "multibroadcast") && m->nargs == 1 && (m->op->classes & OPC_SHAPE) && one_reader(m))
