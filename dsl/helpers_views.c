@@ -4073,6 +4073,34 @@ bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *
     return true;
 }
 
+/* v is a stretching broadcast of a computed value, or a value that
+ * becomes one in every order: a two-operand op whose broadcasts merge
+ * (merges_into_broadcast), or a one-operand op whose broadcast sinks below
+ * it (broadcast_sinks_below). */
+static bool stretching_broadcast_bound(const ins *v)
+{
+    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0)
+        return shape_elements(&v->sh) > shape_elements(&v->args[0]->sh) && !view_is_constant(v->args[0]);
+    return merges_into_broadcast(v) || broadcast_sinks_below(v);
+}
+
+/* beside_broadcast_readers(r): see helpers_views.h. */
+bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        if (is_op(w, "dot") || (w->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || w->nmods > 0)
+            continue;
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
+             stretching_broadcast_bound(other_operand(w, r));
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
 /* hoist_keeps_strides(m): see helpers_views.h. */
 bool helper_hoist_keeps_strides(arena *mem, const rule_value *a, int n, rule_value *out)
 {
