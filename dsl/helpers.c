@@ -535,6 +535,8 @@ static const rule_helper helper_table[] = {
      "regroups_to_broadcast(r, v): r = reshape(u(m)) or a shape op of m, m = multibroadcast(v) or multibroadcast(reshape(v)): m read in r's lens is v multibroadcast to r's lens"},
     {"broadcast_stays", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_stays,
      "broadcast_stays(m): every reader of broadcast m is a dot or an output (nothing moves m further down)"},
+    {"beside_broadcast_readers", RV_BOOL, 1, {RV_INS}, false, helper_beside_broadcast_readers,
+     "beside_broadcast_readers(r): every reader of r is a dot, an output, or a two-operand op whose other operand is or becomes a stretching broadcast"},
     {"hoist_keeps_strides", RV_BOOL, 1, {RV_INS}, false, helper_hoist_keeps_strides,
      "hoist_keeps_strides(m): m = multibroadcast(b(..)): b on its operands multibroadcast to m's lens has m's strides (length-1 axes aside)"},
     {"reshape_copies_at_output", RV_BOOL, 1, {RV_INS}, false, helper_reshape_copies_at_output,

@@ -2293,6 +2293,63 @@ static bool composes_below(const ins *m)
     return yes;
 }
 
+/* The axes (of lens/rank) that broadcast m stretches, seen in those lens
+ * (m's memory regrouped as a reshape sees it): bit k set where lens[k] > 1
+ * and the stride is 0. 0 where m cannot be seen in those lens as a view. */
+static unsigned stretched_axes_in(const ins *m, const int64_t *lens, int rank)
+{
+    int64_t strides[SHAPE_MAX_RANK];
+    if (rank > SHAPE_MAX_RANK || !shape_regroup_strides(&m->sh, rank, lens, strides))
+        return 0;
+    unsigned bits = 0;
+    for (int k = 0; k < rank; k++)
+        if (lens[k] != 1 && strides[k] == 0)
+            bits |= 1u << k;
+    return bits;
+}
+
+/* x is a chain of one-operand pointwise ops and shape ops over a stretching broadcast of a computed value, or that broadcast
+ * itself: the broadcast, else NULL. Where the broadcast has sunk below the
+ * ops or not, x is that broadcast's value in x's lens. */
+static const ins *chain_broadcast(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0; d++) {
+        if (is_op(x, "multibroadcast") || is_op(x, "broadcast"))
+            return shape_elements(&x->sh) > shape_elements(&x->args[0]->sh) && !view_is_constant(x->args[0]) ? x
+                                                                                                            : NULL;
+        if (!(x->op->classes & (OPC_UNARY | OPC_SHAPE)))
+            return NULL;
+        x = x->args[0];
+    }
+    return NULL;
+}
+
+/* Two-operand op r reads v, u's value in u's own lens (u a one-operand op
+ * of a broadcast), and beside it `other`, a chain over another stretching
+ * broadcast (chain_broadcast), and the two broadcasts stretch no axis of r
+ * in common: r computes a full value, of the row-major layout, whether
+ * either broadcast has sunk below its ops or not (no merge takes two such
+ * broadcasts into one: neither's lens broadcast to the other's), so r's
+ * readers keep their layout, whatever the other chain's ops do (a full
+ * value beside a broadcast is row-major as well). Asked from either side, the pair gets the
+ * same answer: both broadcasts sink (round s28E; seeds 3118350, 3175251:
+ * max(reshape(abs(mb(p0))), sigmoid(mb(p1))) at an output kept both above
+ * their broadcasts, each waiting for the other, where the core's sank). */
+static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const ins *other)
+{
+    if (v != u || !(u->op->classes & OPC_UNARY) || u->nargs != 1 || !lens_equal(u->sh.lens, u->sh.rank, r->sh.lens, r->sh.rank))
+        return false;
+    const ins *m = u->args[0];
+    if (!(is_op(m, "multibroadcast") || is_op(m, "broadcast")) || m->nargs != 1 || view_is_constant(m->args[0]) ||
+        shape_elements(&m->sh) <= shape_elements(&m->args[0]->sh))
+        return false;
+    const ins *n = chain_broadcast(other);
+    if (!n || n == m)
+        return false;
+    unsigned a = stretched_axes_in(m, r->sh.lens, r->sh.rank), b = stretched_axes_in(n, r->sh.lens, r->sh.rank);
+    return a && b && !(a & b);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -2414,7 +2471,8 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
              * broadcast as the core's graph gives it to them */
             const ins *other = other_operand(r, v);
             bool bound = broadcast_bound(other, u, 0);
-            ok = bound ? readers_take_broadcast_d(r, u, depth + 1, true) || flows_into_dots(r, u, depth + 1)
+            ok = bound ? apart_broadcast_pair(r, v, u, other) || readers_take_broadcast_d(r, u, depth + 1, true) ||
+                             flows_into_dots(r, u, depth + 1)
                        : shape_standard_p(&other->sh);
         }
     }
@@ -4360,6 +4418,34 @@ bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *
         stays = is_op(r, "dot") || (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
     }
     *out = rule_bool(stays);
+    return true;
+}
+
+/* v is a stretching broadcast of a computed value, or a value that
+ * becomes one in every order: a two-operand op whose broadcasts merge
+ * (merges_into_broadcast), or a one-operand op whose broadcast sinks below
+ * it (broadcast_sinks_below). */
+static bool stretching_broadcast_bound(const ins *v)
+{
+    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0)
+        return shape_elements(&v->sh) > shape_elements(&v->args[0]->sh) && !view_is_constant(v->args[0]);
+    return merges_into_broadcast(v) || broadcast_sinks_below(v);
+}
+
+/* beside_broadcast_readers(r): see helpers_views.h. */
+bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        if (is_op(w, "dot") || (w->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || w->nmods > 0)
+            continue;
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
+             stretching_broadcast_bound(other_operand(w, r));
+    }
+    *out = rule_bool(ok);
     return true;
 }
 

@@ -708,6 +708,13 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *args, int nargs,
  * away). */
 bool helper_broadcast_stays(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* beside_broadcast_readers(r): instruction -> bool: every reader of r is a
+ * dot, an output, or a two-operand op whose other operand is a stretching
+ * broadcast of a computed value or becomes one in every order: the reader
+ * reads a broadcast whether r is a broadcast or not, and is no cluster op
+ * either way. */
+bool helper_beside_broadcast_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* hoist_keeps_strides(m): instruction -> bool: m = multibroadcast(b), b a
  * two-operand op: b computed on its operands each multibroadcast to m's
  * lens (a multibroadcast operand composed with m, the other broadcast as a
