@@ -2529,7 +2529,13 @@ bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
-static bool standard_readers(const ins *m)
+static bool apart_broadcast(const ins *n, const ins *v);
+
+/* The readers of m are dots, or two-operand ops whose other operand is
+ * standard and stays so (standard_readers), or, where apart_of is not NULL,
+ * a multibroadcast that never merges with one of apart_of
+ * (apart_broadcast; hoist_readers). */
+static bool readers_keep_standard(const ins *m, const ins *apart_of)
 {
     bool ok = m->nusers > 0;
     for (int k = 0; k < m->nusers && ok; k++) {
@@ -2553,11 +2559,17 @@ static bool standard_readers(const ins *m)
              * broadcast(sin(x)) read by add(., literal{2, 1}) kept its own
              * broadcast beside broadcast(x), where the noisy graph computed
              * sin on the shared broadcast. */
-            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
-                 (!view_is_constant(other) || is_op(other, "@literal"));
+            ok = (shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
+                  (!view_is_constant(other) || is_op(other, "@literal"))) ||
+                 (apart_of && apart_broadcast(other, apart_of));
         }
     }
     return ok;
+}
+
+static bool standard_readers(const ins *m)
+{
+    return readers_keep_standard(m, NULL);
 }
 
 static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb);
@@ -2591,22 +2603,8 @@ bool helper_hoist_readers(arena *mem, const rule_value *a, int n, rule_value *ou
 {
     (void)mem, (void)n;
     const ins *m = a[0].u.in;
-    bool ok = standard_readers(m);
-    if (!ok && is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0) {
-        ok = m->nusers > 0;
-        for (int k = 0; k < m->nusers && ok; k++) {
-            const ins *r = m->users[k];
-            if (is_op(r, "dot") && r->nmods == 0)
-                continue;
-            ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
-            if (ok) {
-                const ins *other = other_operand(r, m);
-                ok = (shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
-                      (!view_is_constant(other) || is_op(other, "@literal"))) ||
-                     apart_broadcast(other, m->args[0]);
-            }
-        }
-    }
+    bool is_mb = is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0;
+    bool ok = readers_keep_standard(m, is_mb ? m->args[0] : NULL);
     *out = rule_bool(ok);
     return true;
 }
