@@ -1039,6 +1039,18 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 int which = pick(&c, 4);
                 if (which < 3) {
                     u = module_add_op(c.m, unary[which], NULL, 0, &root, 1, &err);
+                } else if (root->sh.rank >= 2 && chance(&c, 25)) {
+                    /* now and then a dot of the root and a leaf {..., K, N}
+                     * (guards that ask whether only dots read the root,
+                     * broadcast_stays with !feeds_output: round s28I's
+                     * reshape_of_unary_of_unit_multibroadcast) */
+                    lens_want l = {.rank = root->sh.rank};
+                    memcpy(l.d, root->sh.lens, (size_t)l.rank * sizeof l.d[0]);
+                    l.d[l.rank - 2] = root->sh.lens[l.rank - 1];
+                    l.d[l.rank - 1] = 1 + pick(&c, 4);
+                    ins *y = make_leaf(&c, &l, LEAF_ANY);
+                    ins *xy[2] = {root, y};
+                    u = y ? module_add_op(c.m, "dot", NULL, 0, xy, 2, &err) : NULL;
                 } else if (root->sh.rank > 0) {
                     int64_t every[SHAPE_MAX_RANK];
                     for (int i = 0; i < root->sh.rank; i++)
