@@ -2308,6 +2308,13 @@ static unsigned stretched_axes_in(const ins *m, const int64_t *lens, int rank)
     return bits;
 }
 
+/* b (a broadcast or multibroadcast of one operand) stretches: it has more
+ * elements than its operand, which is computed, no constant. */
+static bool stretches_computed_value(const ins *b)
+{
+    return b->nargs == 1 && shape_elements(&b->sh) > shape_elements(&b->args[0]->sh) && !view_is_constant(b->args[0]);
+}
+
 /* x is a chain of one-operand pointwise ops and shape ops over a stretching broadcast of a computed value, or that broadcast
  * itself: the broadcast, else NULL. Where the broadcast has sunk below the
  * ops or not, x is that broadcast's value in x's lens. */
@@ -2315,8 +2322,7 @@ static const ins *chain_broadcast(const ins *x)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0; d++) {
         if (is_op(x, "multibroadcast") || is_op(x, "broadcast"))
-            return shape_elements(&x->sh) > shape_elements(&x->args[0]->sh) && !view_is_constant(x->args[0]) ? x
-                                                                                                            : NULL;
+            return stretches_computed_value(x) ? x : NULL;
         if (!(x->op->classes & (OPC_UNARY | OPC_SHAPE)))
             return NULL;
         x = x->args[0];
@@ -2340,8 +2346,7 @@ static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const
     if (v != u || !(u->op->classes & OPC_UNARY) || u->nargs != 1 || !lens_equal(u->sh.lens, u->sh.rank, r->sh.lens, r->sh.rank))
         return false;
     const ins *m = u->args[0];
-    if (!(is_op(m, "multibroadcast") || is_op(m, "broadcast")) || m->nargs != 1 || view_is_constant(m->args[0]) ||
-        shape_elements(&m->sh) <= shape_elements(&m->args[0]->sh))
+    if (!(is_op(m, "multibroadcast") || is_op(m, "broadcast")) || !stretches_computed_value(m))
         return false;
     const ins *n = chain_broadcast(other);
     if (!n || n == m)
@@ -3458,6 +3463,16 @@ static bool layout_pending(const ins *v)
            memcmp(v->sh.lens, v->args[0]->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
 }
 
+/* v, or what v reads where v is a layout-only pending op read once (not
+ * over another pending op): view_through_pending takes such an op away in
+ * every order (a one-operand op sunk below a broadcast leaves one). */
+static const ins *past_layout_pending(const ins *v)
+{
+    if (layout_pending(v) && v->nusers == 1 && !is_op(v->args[0], "pending_shape_change"))
+        return v->args[0];
+    return v;
+}
+
 /* transposes_settle_below(u): see helpers_views.h. The chain below u of
  * single readers that are transposes (which compose) and one-operand
  * pointwise ops (which a transpose sinks below): a transpose sinking from
@@ -3929,13 +3944,10 @@ static bool multibroadcast_sinks_through(arena *mem, const ins *x, int depth)
 {
     if (!((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0) || depth > 4)
         return false;
-    const ins *c = x->args[0];
-    if (layout_pending(c) && c->nusers == 1 && !is_op(c->args[0], "pending_shape_change"))
-        c = c->args[0];
+    const ins *c = past_layout_pending(x->args[0]);
     if (is_op(c, "multibroadcast") && c->nargs == 1) {
         if (c != x->args[0])
-            return shape_elements(&c->sh) > shape_elements(&c->args[0]->sh) && !view_is_constant(c->args[0]) &&
-                   readers_take_broadcast(x, x, 0);
+            return stretches_computed_value(c) && readers_take_broadcast(x, x, 0);
         if (!broadcast_sinks_below(x))
             return false;
         const ins *p = c->args[0];
@@ -3963,9 +3975,7 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
         /* through a pending op that only changes the layout, read once:
          * view_through_pending takes it away in every order (a one-operand
          * op sunk below the broadcast leaves one between m and it) */
-        const ins *x = m->args[0];
-        if (layout_pending(x) && x->nusers == 1 && !is_op(x->args[0], "pending_shape_change"))
-            x = x->args[0];
+        const ins *x = past_layout_pending(m->args[0]);
         const ins *c = broadcasts_merging_into(mem, x, 0);
         yes = broadcast_axis_after_at(c ? c : x, m->sh.lens, m->sh.rank, &axis);
         /* a one-operand op u of a multibroadcast c that unary_above_multibroadcast
@@ -3983,8 +3993,7 @@ bool helper_composes_with_broadcast(arena *mem, const rule_value *a, int n, rule
          * takes away, and the two multibroadcasts compose (the merges leave
          * a multibroadcast of a multibroadcast, x = !multibroadcast, but saw
          * the pending op) */
-        if (!yes && x != m->args[0] && is_op(x, "multibroadcast") && x->nargs == 1 &&
-            shape_elements(&x->sh) > shape_elements(&x->args[0]->sh) && !view_is_constant(x->args[0]))
+        if (!yes && x != m->args[0] && is_op(x, "multibroadcast") && stretches_computed_value(x))
             yes = true;
         if (!yes && x == m->args[0])
             yes = multibroadcast_sinks_through(mem, x, 0);
@@ -4405,16 +4414,21 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* r reads a broadcast as it is, whatever its strides: a dot, an output
+ * or another builtin, an opaque or region op, an op with submodules. */
+static bool keeps_broadcast_reader(const ins *r)
+{
+    return is_op(r, "dot") || (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
+}
+
 /* broadcast_stays(m): see helpers_views.h. */
 bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *m = a[0].u.in;
     bool stays = m->nusers > 0;
-    for (int k = 0; k < m->nusers && stays; k++) {
-        const ins *r = m->users[k];
-        stays = is_op(r, "dot") || (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
-    }
+    for (int k = 0; k < m->nusers && stays; k++)
+        stays = keeps_broadcast_reader(m->users[k]);
     *out = rule_bool(stays);
     return true;
 }
@@ -4426,7 +4440,7 @@ bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *
 static bool stretching_broadcast_bound(const ins *v)
 {
     if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0)
-        return shape_elements(&v->sh) > shape_elements(&v->args[0]->sh) && !view_is_constant(v->args[0]);
+        return stretches_computed_value(v);
     return merges_into_broadcast(v) || broadcast_sinks_below(v);
 }
 
@@ -4438,7 +4452,7 @@ bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rul
     bool ok = r->nusers > 0;
     for (int k = 0; k < r->nusers && ok; k++) {
         const ins *w = r->users[k];
-        if (is_op(w, "dot") || (w->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || w->nmods > 0)
+        if (keeps_broadcast_reader(w))
             continue;
         ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
              stretching_broadcast_bound(other_operand(w, r));
