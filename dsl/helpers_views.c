@@ -3473,6 +3473,29 @@ static const ins *past_layout_pending(const ins *v)
     return v;
 }
 
+/* broadcast_past_pending(x): see helpers_views.h. A transpose's operand is
+ * asked whether it is a broadcast (a one-operand op stays above a
+ * transpose of a broadcast: its value would lose its standard layout).
+ * A layout-only pending op read once between the transpose and the
+ * broadcast is no broadcast itself, and view_through_pending takes it
+ * away in every order; the question must get the same answer before and
+ * after that move (seed 1028002: binary_above_multibroadcasts_into_first
+ * left pending(mb(add)) under t, and unary_above_transpose sank t below
+ * abs in the orders that met abs before view_through_pending). For the
+ * same reason a two-operand op whose multibroadcasts merge below it
+ * (multibroadcasts_merge, or with a constant broadcast:
+ * merges_with_constant_broadcast) counts as the broadcast it becomes: in
+ * the orders that met abs before the merge, x was add(mb, mb) and the
+ * transpose sank (seed 1028002 again, --seed-order 23757). */
+bool helper_broadcast_past_pending(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = past_layout_pending(a[0].u.in);
+    *out = rule_bool(shape_broadcasted_p(&x->sh) ||
+                     (is_cluster_op(x) && x->nargs == 2 && (multibroadcasts_merge(x) || merges_with_constant_broadcast(x))));
+    return true;
+}
+
 /* transposes_settle_below(u): see helpers_views.h. The chain below u of
  * single readers that are transposes (which compose) and one-operand
  * pointwise ops (which a transpose sinks below): a transpose sinking from

@@ -268,6 +268,11 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *args, int nargs, r
  * every stride 0, whose layout a pointwise op keeps). */
 bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_past_pending(x): instruction -> bool: x is a broadcast, or a
+ * layout-only pending shape change read once (not over another pending
+ * op) of a broadcast, which view_through_pending takes away. */
+bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposes_settle_below(u): instruction -> bool: u's value flows through
  * single readers that are transposes and one-operand pointwise ops, at
  * least one transpose, which compose to no identity, to an end whose
