@@ -203,6 +203,34 @@ static bool readers_rise_to(const ins *x, const int64_t *p, int n)
     return true;
 }
 
+/* x is a reshape, squeeze or unsqueeze over a chain of such ops, each
+ * read once, down to a value z (no such op) read once, with x's shape:
+ * reshape_of_reshape and reshape_to_same_shape fold the chain away in
+ * every order, and x's readers then read z. z, or NULL. */
+static bool is_shape_op(const ins *v)
+{
+    return (is_op(v, "reshape") || is_op(v, "squeeze") || is_op(v, "unsqueeze")) && v->nargs == 1;
+}
+
+static bool pointwise_unary(const ins *v)
+{
+    return (v->op->classes & OPC_UNARY) && v->nargs == 1 && v->nmods == 0 &&
+           !(v->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION));
+}
+
+static const ins *folding_shape_chain(const ins *x)
+{
+    if (!is_shape_op(x))
+        return NULL;
+    const ins *z = x->args[0];
+    for (int k = 0; (is_shape_op(z) || pointwise_unary(z)) && k < 8; k++) {
+        if (!one_reader(z))
+            return NULL;
+        z = z->args[0];
+    }
+    return !is_shape_op(z) && one_reader(z) && shape_equal(&z->sh, &x->sh) ? z : NULL;
+}
+
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
@@ -228,6 +256,19 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
         return true;
     if (x->nmods > 0 || !(one_reader(x) || readers_rise_to(x, p, n)))
         return false;
+    /* a shape chain that folds away (folding_shape_chain) is asked as the
+     * value it folds to, with x's readers (asked above): the answer must
+     * not change when the chain folds (seed 1027194:
+     * tanh(t(reshape(reshape(d)))) of a dot d that x's other reader, max,
+     * leads to a transpose of t's permutation (readers_rise_to):
+     * unary_above_transpose sank t below tanh in the orders that met tanh
+     * before the fold, and kept tanh above t(d) in the others) */
+    const ins *z = folding_shape_chain(x);
+    if (z) {
+        if (z->nmods > 0)
+            return false;
+        x = z;
+    }
     if (is_op(x, "dot"))
         return true;
     unsigned c = x->op->classes;
