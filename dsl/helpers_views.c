@@ -3303,6 +3303,13 @@ static bool absorbed_by_dots(const ins *x, const int64_t *p, int n, int depth)
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || x->nmods > 0 || is_op(x, "transpose") ||
         !(one_reader(x) || readers_rise_to(x, p, n)))
         return false;
+    /* a shape chain that folds away, as absorbs_transpose asks it */
+    const ins *z = folding_shape_chain(x);
+    if (z) {
+        if (z->nmods > 0 || is_op(z, "transpose"))
+            return false;
+        x = z;
+    }
     if (is_op(x, "dot"))
         return true;
     unsigned c = x->op->classes;
