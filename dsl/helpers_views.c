@@ -3544,6 +3544,26 @@ bool helper_broadcast_past_pending(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* transpose_read_once(x): see helpers_views.h. transpose_beside_binary_*
+ * wait while the transpose vanishes below (vanishes_below): moving it
+ * sideways onto x leaves t(x) and takes the inverse away, two views where
+ * the transpose's vanishing below leaves the inverse and x's own view, so
+ * the two orders tie on different graphs (seed 1017538:
+ * reduce_sum(t(add(t'(tanh(s)), reshape(p))))). Where x is a transpose
+ * read once, t composes with it: the sideways move leaves one view where
+ * vanishing leaves two, so it does not wait (seed 2000509:
+ * reduce_mean(T(add(t_a(s), t_b(r)))) with T the inverse of t_a became
+ * reduce_mean(add(s, T(t_b(r))))). */
+bool helper_transpose_read_once(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    /* past a layout-only pending op read once, which the pending rules
+     * take away in every order (seed 2000509 again, --seed-order 7919) */
+    const ins *x = past_layout_pending(a[0].u.in);
+    *out = rule_bool(is_op(x, "transpose") && x->nargs == 1 && one_reader(x));
+    return true;
+}
+
 /* transposes_settle_below(u): see helpers_views.h. The chain below u of
  * single readers that are transposes (which compose) and one-operand
  * pointwise ops (which a transpose sinks below): a transpose sinking from

@@ -273,6 +273,10 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
  * op) of a broadcast, which view_through_pending takes away. */
 bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transpose_read_once(x): instruction -> bool: x is a transpose with one
+ * reader (a transpose moved onto x composes with it). */
+bool helper_transpose_read_once(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposes_settle_below(u): instruction -> bool: u's value flows through
  * single readers that are transposes and one-operand pointwise ops, at
  * least one transpose, which compose to no identity, to an end whose
