@@ -203,10 +203,13 @@ static bool readers_rise_to(const ins *x, const int64_t *p, int n)
     return true;
 }
 
-/* x is a reshape, squeeze or unsqueeze over a chain of such ops, each
- * read once, down to a value z (no such op) read once, with x's shape:
- * reshape_of_reshape and reshape_to_same_shape fold the chain away in
- * every order, and x's readers then read z. z, or NULL. */
+/* x is a reshape, squeeze or unsqueeze over a chain of such ops and of
+ * one-operand pointwise ops, each read once, down to a value z (no shape
+ * op) read once, with x's shape: reshape_of_reshape and
+ * reshape_to_same_shape fold the chain away in every order (a pointwise
+ * op inside it runs in z's lens, the lens at both ends of its cluster:
+ * unary_into_cluster_lens, seed 1027194's squeeze(sigmoid(unsqueeze(d)))),
+ * and x's readers then read z (or the pointwise ops of z). z, or NULL. */
 static bool is_shape_op(const ins *v)
 {
     return (is_op(v, "reshape") || is_op(v, "squeeze") || is_op(v, "unsqueeze")) && v->nargs == 1;
