@@ -226,6 +226,9 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
         return false;
     res->cse_merged += merged;
     driver_options o = *opt;
+    /* No instruction can be dead after the last round (see below): the
+     * final DCE would walk the module for nothing. */
+    bool none_dead = false;
     for (int round = 0; round < ROUNDS_MERGED; round++) {
         driver_result r;
         /* --max-rewrites bounds the whole optimisation, not each round. */
@@ -236,13 +239,25 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
                 driver_result_free(phase);
             return false;
         }
+        /* The driver's last sweep visited every instruction of the modules
+         * it sweeps, which with one module is all of them; a converged run's
+         * last sweep changed nothing (rw_abort restores every use and
+         * removes what the match inserted). So then no instruction is dead,
+         * since visiting a dead one erases it, and no pending op is left
+         * when that sweep met none (driver_result.pending_seen). */
+        bool swept_all = r.converged && g->nmodules <= 1;
+        bool no_pending = swept_all && r.pending_seen == 0;
         if (!add_result(phase, &r, round == 0, err)) {
             driver_result_free(phase);
             return false;
         }
         res->rounds++;
         shapes_stats st;
-        if (!shapes_resolve(g, &st, err)) {
+        /* With nothing pending the shape pass changes nothing (lazy_shapes.h):
+         * skip its scan for pending ops. */
+        if (no_pending)
+            memset(&st, 0, sizeof st);
+        else if (!shapes_resolve(g, &st, err)) {
             driver_result_free(phase);
             return false;
         }
@@ -256,6 +271,12 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
             return false;
         }
         res->cse_merged += merged;
+        /* Nothing dead after the driver (above); a shape pass that had no
+         * pending op to look through, erase or materialise changed nothing;
+         * and a CSE that merged nothing changed nothing. (A merge does not
+         * kill either: the twin reads the same operands.) */
+        none_dead = swept_all && !st.looked_through && !st.erased && !st.materialised &&
+                    !st.changed && !merged;
         /* Another round when CSE merged instructions or the shape pass
          * took pending ops out of the graph (looked through or erased):
          * both can put views next to each other that a pending op or a
@@ -278,7 +299,8 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
         if (!merged && round + 1 >= ROUNDS_RESOLVED)
             break;
     }
-    res->dce_erased += dce_run(g);
+    if (!none_dead)
+        res->dce_erased += dce_run(g);
     /* --explain: at the fixpoint, every instruction the rule applies to is
      * one the last sweep tried it on (not when the phase stopped early). */
     if (opt->explain_rule && opt->explain && phase->stop == DRIVER_CONVERGED)

@@ -142,39 +142,57 @@ static ins *table_find_or_add(table *t, ins *i, bool *oom)
  * list, next to each other in memory, where a table of the whole module is
  * a cache miss per instruction. An operand with many users (a weight read
  * everywhere) sends all of its users to the table instead; which way an
- * operand goes is decided once (ins->aux), so that every instruction that
- * reads it looks in the same place. */
+ * operand goes is decided once per walk, so that every instruction that
+ * reads it looks in the same place (its user count changes as twins merge).
+ *
+ * The decision is kept in a byte per instruction id (ids are unique in the
+ * graph and below g->next_id; the array grows when the walk makes an
+ * instruction, the pending op of a merged literal, that a later one reads).
+ * A side array, zeroed once per cse_run, replaces marking the operand
+ * itself (ins->aux): the operand's aux sits on another cache line than its
+ * id, and clearing the marks after a walk of a large graph was a cache miss
+ * per marked operand. One array serves every module of the run without
+ * clearing: an instruction's operands are in its own module (graph_verify),
+ * so the walk of one module reads and writes only the entries of its own
+ * instructions, which no other module's walk touches. */
 enum { SCAN_MAX_USERS = 16 };
-#define VIA_SCAN ((void *)1)
-#define VIA_TABLE ((void *)2)
+enum { UNDECIDED = 0, VIA_SCAN = 1, VIA_TABLE = 2 };
 
-/* The operands whose aux was set, to clear them after the walk without a
- * second walk over the module. */
-typedef struct marked {
-    ins **items;
-    size_t n, cap;
-} marked;
+typedef struct decisions {
+    unsigned char *way; /* indexed by ins id */
+    uint32_t n;
+} decisions;
 
-static ins *earlier_twin(table *t, marked *mk, ins *i, bool *oom)
+/* Room for ids up to g->next_id - 1; false when out of memory. */
+static bool decisions_cover(decisions *d, const graph *g)
+{
+    uint32_t n = g->next_id ? g->next_id : 1;
+    if (n <= d->n)
+        return true;
+    if (d->n && n < UINT32_MAX / 2 && n < 2 * d->n)
+        n = 2 * d->n; /* pending ops made one at a time: geometric growth */
+    unsigned char *way = realloc(d->way, n);
+    if (!way)
+        return false;
+    memset(way + d->n, UNDECIDED, n - d->n);
+    d->way = way;
+    d->n = n;
+    return true;
+}
+
+static ins *earlier_twin(table *t, decisions *d, ins *i, bool *oom)
 {
     if (i->nargs == 0)
         return table_find_or_add(t, i, oom);
     ins *first = i->args[0];
-    if (!first->aux) {
-        if (mk->n == mk->cap) {
-            size_t cap = mk->cap ? mk->cap * 2 : 256;
-            ins **items = realloc(mk->items, cap * sizeof *items);
-            if (!items) {
-                *oom = true;
-                return NULL;
-            }
-            mk->items = items;
-            mk->cap = cap;
-        }
-        mk->items[mk->n++] = first;
-        first->aux = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
+    if (first->id >= d->n && !decisions_cover(d, first->mod->g)) {
+        *oom = true;
+        return NULL;
     }
-    if (first->aux == VIA_TABLE)
+    unsigned char way = d->way[first->id];
+    if (way == UNDECIDED)
+        d->way[first->id] = way = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
+    if (way == VIA_TABLE)
         return table_find_or_add(t, i, oom);
     for (int k = 0; k < first->nusers; k++) {
         ins *u = first->users[k];
@@ -199,16 +217,16 @@ static ins *earlier_twin(table *t, marked *mk, ins *i, bool *oom)
  * recomputes them, stopping where shapes compare equal. (Redirecting the
  * readers silently left their recorded shapes stale: seeds 1016397 and
  * 1093933 of tests/unit/test_view_normal_form.c failed verification.) */
-static size_t cse_module(module *m, table *t, bool *oom, size_t *pending, graft_error *err)
+static size_t cse_module(module *m, table *t, decisions *d, bool *oom, size_t *pending,
+                         graft_error *err)
 {
     size_t merged = 0;
-    marked mk = {0};
     for (ins *i = m->first, *next; i && !*oom; i = next) {
         next = i->next;
         ins_prefetch_ahead(i);
         if (!mergeable(i))
             continue;
-        ins *twin = earlier_twin(t, &mk, i, oom);
+        ins *twin = earlier_twin(t, d, i, oom);
         if (twin) {
             ins *to = twin;
             if (i->nusers && !shape_equal(&i->sh, &twin->sh)) {
@@ -224,9 +242,6 @@ static size_t cse_module(module *m, table *t, bool *oom, size_t *pending, graft_
             merged++;
         }
     }
-    for (size_t k = 0; k < mk.n; k++)
-        mk.items[k]->aux = NULL;
-    free(mk.items);
     return merged;
 }
 
@@ -235,11 +250,14 @@ bool cse_run(graph *g, size_t *merged, graft_error *err)
     size_t total = 0, pending = 0;
     bool oom = false;
     graft_error sub = {0};
+    decisions d = {NULL, 0};
+    oom = !decisions_cover(&d, g);
     for (module *m = g->first_module; m && !oom; m = m->next) {
         table t = {0};
-        total += cse_module(m, &t, &oom, &pending, &sub);
+        total += cse_module(m, &t, &d, &oom, &pending, &sub);
         free(t.slots);
     }
+    free(d.way);
     if (oom)
         return sub.message[0] ? error_set(err, "cse: %s", sub.message) : error_set(err, "out of memory");
     if (merged)

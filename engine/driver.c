@@ -204,8 +204,9 @@ uint64_t driver_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Per-rule time is taken twice per attempt: the time-stamp counter is read
- * in a few cycles where clock_gettime takes tens of nanoseconds. driver_run
+/* Per-rule time is taken at most twice per attempt (once when the attempt
+ * follows another of the same visit: rw_attempt): the time-stamp counter is
+ * read in a few cycles where clock_gettime takes tens of nanoseconds. driver_run
  * converts tick totals to ns with the rate it sees over the whole run. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
@@ -649,6 +650,12 @@ static void teardown(rewriter *rw)
 /* Offers i to each rule set until one fires. */
 static void visit(rewriter *rw, ins *i)
 {
+    /* Counted for driver_result.pending_seen: a sweep visits every
+     * instruction of the modules it sweeps (the cursor, or the seeded list
+     * when shuffled), so after a sweep that changed nothing a count of 0
+     * says no pending op is left and the shape pass has nothing to do. */
+    rw->pending_seen += i->op == rw->pending_op;
+    rw->tick_chained = false; /* the first match of a visit reads the clock */
     if (ins_is_dead(i)) {
         driver_erase(rw, i);
         return;
@@ -684,9 +691,11 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
     driver_stop stop = DRIVER_MAX_ITERATIONS;
     int iter = 0;
     uint64_t ns0 = driver_now_ns(), ticks0 = driver_ticks();
+    rw.pending_op = op_pending();
     while (iter < rw.opt.max_iterations) {
         iter++;
         rw.changed = false;
+        rw.pending_seen = 0;
         /* Bodies of regions erased last sweep (merged into bigger ones) go
          * now: no sweep may enter them. */
         if (rw.region_died && iter > 1)
@@ -727,6 +736,7 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
     res->aborted = rw.aborted;
     res->pending_inserted = rw.pending_inserted;
     res->shape_recomputes = rw.shape_recomputes;
+    res->pending_seen = rw.pending_seen;
     res->rules = rw.stats;
     res->nrules = rw.nstats;
     if (rw.failed)

@@ -94,6 +94,8 @@ typedef struct driver_result {
     uint64_t aborted;     /* matches undone by rw_abort or a rejected commit */
     uint64_t pending_inserted; /* pending_shape_change ops the rewrites created */
     uint64_t shape_recomputes; /* eager mode: users recomputed by cascades */
+    uint64_t pending_seen; /* pending_shape_change ops the last sweep visited: when
+                              converged, 0 means none is left in the swept modules */
     rule_stat *rules;     /* malloc'd: every rule of every set, in set order */
     int nrules;
     graft_error error;    /* set when stop == DRIVER_ERROR */

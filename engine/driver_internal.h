@@ -95,6 +95,11 @@ struct rewriter {
     int txn_rule;          /* flattened index */
     ins *txn_root;
     uint64_t txn_start;    /* driver_ticks() at rw_attempt */
+    /* driver_ticks() when the last match of this visit ended (tick_chained):
+     * the next rw_attempt of the same visit starts its clock there instead
+     * of reading the counter again (see rw_attempt). */
+    uint64_t tick_last;
+    bool tick_chained;
     ins **inserted;
     int ninserted, inserted_cap;
     arg_change *args_log;
@@ -124,6 +129,12 @@ struct rewriter {
     bool failed;           /* a rule misbehaved or memory ran out */
     graft_error err;
     bool changed;          /* something changed during this sweep */
+    /* Pending shape changes met by this sweep's visits (op_pending(), looked
+     * up once at setup): with every instruction of the swept modules
+     * visited, none met in a sweep that changed nothing means none is left
+     * (driver_result.pending_seen). */
+    const op_def *pending_op;
+    uint64_t pending_seen;
 };
 
 /* Erases i (which must have no users) and every instruction that dies with
