@@ -686,7 +686,7 @@ static const rule_helper helper_table[] = {
     {"with_leading_ones", RV_INTS, 2, {RV_INTS, RV_INT}, false, helper_with_leading_ones,
      "with_leading_ones(a, n): lens a with 1s put in front up to rank n"},
     {"unit_reshape_below", RV_BOOL, 1, {RV_INS}, false, helper_unit_reshape_below,
-     "unit_reshape_below(m): multibroadcast m reads a reshape that only adds or drops leading 1s beyond what m does itself"},
+     "unit_reshape_below(m): multibroadcast m reads a reshape that only adds or drops leading 1s beyond what m does itself, or a reduction with leading 1s that reduce_below_reshape makes such a reshape"},
     {"reduction_of_reshape", RV_BOOL, 1, {RV_INS}, false, helper_reduction_of_reshape,
      "reduction_of_reshape(x): x is a reduction of a shape op, a one-operand pointwise op of one, or a two-operand one reading one twice"},
     {"reduction_takes_reshape", RV_BOOL, 1, {RV_INS}, false, helper_reduction_takes_reshape,

@@ -4214,6 +4214,20 @@ static bool unit_reshape_below_of(const ins *m, bool aligned);
 
 static bool unit_reshape_below(const ins *m) { return unit_reshape_below_of(m, false); }
 
+/* v below the transposes to their operand's own lens and the layout-only
+ * pending ops over it, each read once. */
+static const ins *skip_same_lens_views(const ins *v)
+{
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && v->nargs == 1 && one_reader(v); depth++) {
+        const ins *x = v->args[0];
+        bool same = x->sh.rank == v->sh.rank && memcmp(x->sh.lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
+        if (!same || !(is_op(v, "transpose") || ins_is_pending(v)))
+            break;
+        v = x;
+    }
+    return v;
+}
+
 /* The same, where `aligned` also takes a broadcast[axis] that puts its
  * operand's axes last for the multibroadcast that
  * aligned_broadcast_to_multibroadcast makes it in every order. */
@@ -4233,6 +4247,31 @@ static bool unit_reshape_below_of(const ins *m, bool aligned)
         yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 &&
               ((same && !reduction_takes_reshape(x)) ||
                (!same && !reduction_of_reshape(x) && leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
+    }
+    /* a reduction with leading 1s of a reshape read by it alone, whose
+     * axes the reshape's operand has (reduce_axes_through), becomes a
+     * reshape of the reduction below it (reduce_below_reshape), which the
+     * multibroadcast then drops (round s29B; seed 1020076:
+     * max(mb(mb[{1, 1, 4}](s)), mb(reduce_mean(.))) of a {1, 1} s merged
+     * into {1, 1, 4} in the orders that met max before the reshape came
+     * below the reduction, and stayed in {1, 2, 4} in the others).
+     * Transposes to their operand's own lens and layout-only pending ops
+     * on either side of the reduction go in every order (identity_transpose,
+     * view_through_pending), and a squeeze or unsqueeze of a standard
+     * value becomes a reshape (squeeze_to_reshape). */
+    if (!yes && is_op(m, "multibroadcast") && m->nargs == 1) {
+        const ins *d = skip_same_lens_views(m->args[0]);
+        const ins *v = d->nargs == 1 ? skip_same_lens_views(d->args[0]) : d;
+        const attr_value *a = ins_attr(d, "axes");
+        int64_t r[SHAPE_MAX_RANK];
+        int nr = 0;
+        if (a && is_reduction(d) && d->nargs == 1 && one_reader(d) && d->sh.rank == m->sh.rank &&
+            leading_ones(d->sh.lens, d->sh.rank) > 0 && shape_elements(&d->sh) > 1 &&
+            v != d && v->nargs == 1 && one_reader(v) && v->sh.rank == d->sh.rank &&
+            (is_op(v, "reshape") || ((v->op->classes & OPC_SHAPE) && shape_standard_p(&v->args[0]->sh))) &&
+            !view_is_constant(v->args[0]) &&
+            reduce_axes_map(v->args[0]->sh.lens, v->args[0]->sh.rank, v->sh.lens, v->sh.rank, a->u.ints, a->n, r, &nr) && nr > 0)
+            yes = true;
     }
     return yes;
 }

@@ -603,8 +603,12 @@ bool helper_with_leading_ones(arena *mem, const rule_value *args, int nargs, rul
  * reshape (or of a squeeze, unsqueeze or flatten of a standard value,
  * which becomes one) that multibroadcast_of_unit_reshape or
  * multibroadcast_of_reshape_leading_ones still rewrites (the reshape adds
- * or drops leading 1s). The merges of multibroadcasts at a binary op wait
- * for it, so that the op's lens do not depend on whether it has. */
+ * or drops leading 1s); or (round s29B) of a reduction with leading 1s,
+ * read once, of a shape op read once that reduce_below_reshape moves below
+ * it (reduce_axes_map; through same-lens transposes and layout-only
+ * pending ops on either side), a reshape that m then drops. The merges of
+ * multibroadcasts at a binary op wait for it, so that the op's lens do not
+ * depend on whether it has. */
 bool helper_unit_reshape_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reduction_of_reshape(x): instruction -> bool: x is a reduction of a shape
