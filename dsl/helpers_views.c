@@ -1156,6 +1156,31 @@ static bool reads_broadcast(const ins *x)
         if (x->nargs == 1 && unary_of_one_element_broadcast(a))
             return true;
     }
+    /* A two-operand x both of whose operands (through shape ops) are such
+     * u(mb(k)) of one-element values reads broadcasts too (round s29A).
+     * The exclusion above is for an operand that is a full value, whose
+     * lens the common-dims rules race for; here neither operand has lens
+     * of its own (each computes one element), so x leaves the clusters in
+     * every order, and binary_above_reshapes (in_reshape_cluster says no)
+     * takes x above reshapes of one lens, as it takes the GroupNorm SiLU
+     * that unary_above_reshape leaves on a shared reshape: one reshape for
+     * two. Before, the core's sub(r, tanh(r)) of r = reshape(tanh(mb(p0)))
+     * of a {1} p0 became sub(r, reshape(tanh(tanh(mb(p0))))) (tanh is in
+     * no cluster: the one-operand case above) and sub, a cluster op, kept
+     * both reshapes: three views where the core had two (seed 1011580). */
+    if (x->nargs == 2 && x->args[0] != x->args[1]) {
+        bool both = true;
+        for (int k = 0; k < 2 && both; k++) {
+            const ins *a = x->args[k];
+            for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a)) &&
+                                a->nargs == 1;
+                 depth++)
+                a = a->args[0];
+            both = unary_of_one_element_broadcast(a);
+        }
+        if (both)
+            return true;
+    }
     return false;
 }
 
