@@ -4486,6 +4486,25 @@ bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
+/* readers_in_cluster_lens(r): see helpers_views.h. */
+bool helper_readers_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        if (keeps_broadcast_reader(w))
+            continue;
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        ok = is_cluster_op(w) && lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) &&
+             view_cluster_lens(w, l, &nl) && lens_equal(l, nl, w->sh.lens, w->sh.rank);
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
 /* hoist_keeps_strides(m): see helpers_views.h. */
 bool helper_hoist_keeps_strides(arena *mem, const rule_value *a, int n, rule_value *out)
 {
