@@ -613,6 +613,8 @@ static const rule_helper helper_table[] = {
      "shared_broadcast_rejoins(m, b): m's readers other than b read m beside b's value, a diamond closing below b"},
     {"twin_of", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_of,
      "twin_of(x, m): x has a reader other than m of m's op and attributes"},
+    {"readers_in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_readers_in_cluster_lens,
+     "readers_in_cluster_lens(r): r's readers keep a broadcast as it is, or are pointwise ops in r's lens that their cluster runs there"},
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,
      "standard_readers(m): m's readers are two-operand ops whose other operand is standard and cannot become a broadcast"},
     {"hoist_readers", RV_BOOL, 1, {RV_INS}, false, helper_hoist_readers,

@@ -1200,6 +1200,31 @@ static bool reads_broadcast(const ins *x)
         if (x->nargs == 1 && unary_of_one_element_broadcast(a))
             return true;
     }
+    /* A two-operand x both of whose operands (through shape ops) are such
+     * u(mb(k)) of one-element values reads broadcasts too (round s29A).
+     * The exclusion above is for an operand that is a full value, whose
+     * lens the common-dims rules race for; here neither operand has lens
+     * of its own (each computes one element), so x leaves the clusters in
+     * every order, and binary_above_reshapes (in_reshape_cluster says no)
+     * takes x above reshapes of one lens, as it takes the GroupNorm SiLU
+     * that unary_above_reshape leaves on a shared reshape: one reshape for
+     * two. Before, the core's sub(r, tanh(r)) of r = reshape(tanh(mb(p0)))
+     * of a {1} p0 became sub(r, reshape(tanh(tanh(mb(p0))))) (tanh is in
+     * no cluster: the one-operand case above) and sub, a cluster op, kept
+     * both reshapes: three views where the core had two (seed 1011580). */
+    if (x->nargs == 2 && x->args[0] != x->args[1]) {
+        bool both = true;
+        for (int k = 0; k < 2 && both; k++) {
+            const ins *a = x->args[k];
+            for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a)) &&
+                                a->nargs == 1;
+                 depth++)
+                a = a->args[0];
+            both = unary_of_one_element_broadcast(a);
+        }
+        if (both)
+            return true;
+    }
     return false;
 }
 
@@ -4589,6 +4614,25 @@ bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rul
             continue;
         ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
              stretching_broadcast_bound(other_operand(w, r));
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
+/* readers_in_cluster_lens(r): see helpers_views.h. */
+bool helper_readers_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        if (keeps_broadcast_reader(w))
+            continue;
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        ok = is_cluster_op(w) && lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) &&
+             view_cluster_lens(w, l, &nl) && lens_equal(l, nl, w->sh.lens, w->sh.rank);
     }
     *out = rule_bool(ok);
     return true;

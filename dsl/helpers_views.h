@@ -323,6 +323,14 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nar
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* readers_in_cluster_lens(r): instruction -> bool: every reader of r is a
+ * dot, an output or another reader that keeps a broadcast as it is, or a
+ * pointwise op in r's lens whose cluster runs it in those lens
+ * (cluster_lens). The clusters' labelling depends only on their leaves
+ * and sinks, so the answer is the same whether r has been taken into a
+ * broadcast below yet or not: r is the reshape the cluster leaves on that
+ * edge (round s29A, reshape_of_unary_of_*unit*). */
+bool helper_readers_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* standard_readers(m): instruction -> bool: every reader of m is a dot or
  * a two-operand op reading it once whose other operand is standard, not
  * constant (but for a @literal, which is what it is), and cannot become a
