@@ -2092,7 +2092,13 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
  * value broadcast to lens without a length-1 axis has every stride 0, and
  * a pointwise op keeps that layout (ops_unary_layout: an output then needs
  * a copy); any other view is broadcast with some stride, and a pointwise op
- * of it is standard. */
+ * of it is standard. One element counts as one_element_source sees it
+ * (round s29E): a value that becomes one element once the broadcasts
+ * under it sink has that layout then, and asked by the element count
+ * reshape_above_unary_of_multibroadcast moved r above u in the orders
+ * that met r before the sink, leaving a contiguous at the output where
+ * the others kept the copying reshape (seed 1036836). */
+static bool one_element_source(const ins *v, int depth, int *budget);
 bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -2100,7 +2106,9 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule
     int rank = a[1].n;
     int64_t kc[SHAPE_MAX_RANK];
     bool yes = broadcast_view(m, a[1].u.ints, rank, kc);
-    if (yes && shape_elements(&m->args[0]->sh) == 1) {
+    /* of one element, or of a value that becomes one once the broadcasts
+     * under it sink and merge (one_element_source; round s29E) */
+    if (yes && one_element_source(m->args[0], 0, &(int){256})) {
         bool unit = false;
         for (int k = 0; k < rank; k++)
             unit = unit || a[1].u.ints[k] == 1;
@@ -2302,12 +2310,23 @@ static bool one_element_source(const ins *v, int depth, int *budget)
     if (depth > VIEW_CLUSTER_MAX || --*budget < 0 || v->nmods != 0)
         return false;
     unsigned c = v->op->classes;
-    if ((c & (OPC_UNARY | OPC_VIEW | OPC_SHAPE)) && v->nargs == 1)
+    /* a pending shape change too (round s29E): the layout-only op a sink
+     * leaves reads the same values (seed 1036836: reshape(pending(mb(
+     * sigmoid(p0)))) of a one-element p0 under a broadcast) */
+    if (((c & (OPC_UNARY | OPC_VIEW | OPC_SHAPE)) || ins_is_pending(v)) && v->nargs == 1)
         return one_element_source(v->args[0], depth + 1, budget);
     if ((c & OPC_BINARY) && v->nargs == 2)
         return one_element_source(v->args[0], depth + 1, budget) &&
                (v->args[1] == v->args[0] || one_element_source(v->args[1], depth + 1, budget));
     return false;
+}
+
+/* computes_one_element(x): see helpers_views.h. */
+bool helper_computes_one_element(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(one_element_source(a[0].u.in, 0, &(int){256}));
+    return true;
 }
 
 /* u is a one-operand pointwise op of a broadcast of a value that computes

@@ -89,6 +89,12 @@ bool helper_unit_axes_only(arena *mem, const rule_value *args, int nargs, rule_v
  * change of layout there with a contiguous copy). */
 bool helper_feeds_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* computes_one_element(x): instruction -> bool: x has one element, or is a
+ * view or pointwise op of such values (one_element_source): a broadcast of
+ * one element however many views and merges later, so it has one element
+ * once the broadcasts under it sink and merge. */
+bool helper_computes_one_element(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unit_reshape_lens(z, dl, w, axes) and unit_reshape_axes(z, dl, w, axes):
  * ints x4 -> ints. For reshape[w](reduce[axes](reshape[z](y))), where the
  * reduction's lens dl (z with the reduced axes 1) and w differ only in 1s:
