@@ -4621,39 +4621,51 @@ static bool stretching_broadcast_bound(const ins *v)
     return merges_into_broadcast(v) || broadcast_sinks_below(v);
 }
 
+/* Every reader of r keeps a broadcast as it is (keeps_broadcast_reader)
+ * or passes fits(w, r); r has a reader. The reader walk of
+ * beside_broadcast_readers and readers_in_cluster_lens. */
+static bool readers_keep_broadcast_or(const ins *r, bool (*fits)(const ins *w, const ins *r))
+{
+    if (r->nusers == 0)
+        return false;
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if (!keeps_broadcast_reader(w) && !fits(w, r))
+            return false;
+    }
+    return true;
+}
+
+/* w is a two-operand op whose other operand is a stretching broadcast or
+ * becomes one (stretching_broadcast_bound). */
+static bool beside_stretching_broadcast(const ins *w, const ins *r)
+{
+    return (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
+           stretching_broadcast_bound(other_operand(w, r));
+}
+
 /* beside_broadcast_readers(r): see helpers_views.h. */
 bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *r = a[0].u.in;
-    bool ok = r->nusers > 0;
-    for (int k = 0; k < r->nusers && ok; k++) {
-        const ins *w = r->users[k];
-        if (keeps_broadcast_reader(w))
-            continue;
-        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] &&
-             stretching_broadcast_bound(other_operand(w, r));
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(readers_keep_broadcast_or(a[0].u.in, beside_stretching_broadcast));
     return true;
+}
+
+/* w is a pointwise op in r's lens whose cluster runs it in those lens. */
+static bool runs_in_cluster_lens(const ins *w, const ins *r)
+{
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return is_cluster_op(w) && lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) &&
+           view_cluster_lens(w, l, &nl) && lens_equal(l, nl, w->sh.lens, w->sh.rank);
 }
 
 /* readers_in_cluster_lens(r): see helpers_views.h. */
 bool helper_readers_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *r = a[0].u.in;
-    bool ok = r->nusers > 0;
-    for (int k = 0; k < r->nusers && ok; k++) {
-        const ins *w = r->users[k];
-        if (keeps_broadcast_reader(w))
-            continue;
-        int64_t l[SHAPE_MAX_RANK];
-        int nl;
-        ok = is_cluster_op(w) && lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) &&
-             view_cluster_lens(w, l, &nl) && lens_equal(l, nl, w->sh.lens, w->sh.rank);
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(readers_keep_broadcast_or(a[0].u.in, runs_in_cluster_lens));
     return true;
 }
 
