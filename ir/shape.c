@@ -271,6 +271,21 @@ bool shape_equal(const shape *a, const shape *b)
     return true;
 }
 
+/* Same type and lens, and the same strides on every axis longer than 1: a
+ * length-1 axis is only ever indexed at 0, so its stride addresses nothing
+ * and two such shapes read the same elements in the same places. */
+bool shape_same_layout(const shape *a, const shape *b)
+{
+    if (a->type != b->type || a->type == GRAFT_TUPLE)
+        return shape_equal(a, b);
+    if (!shape_same_lens(a, b))
+        return false;
+    for (int i = 0; i < a->rank; i++)
+        if (a->lens[i] > 1 && a->strides[i] != b->strides[i])
+            return false;
+    return true;
+}
+
 int64_t shape_index(const shape *s, const int64_t *idx)
 {
     int64_t off = 0;

@@ -71,6 +71,8 @@ bool shape_is_tuple(const shape *s);
 /* Same type, lens and strides (tuples compared element-wise). */
 bool shape_equal(const shape *a, const shape *b);
 bool shape_same_lens(const shape *a, const shape *b);
+/* shape_equal but for the strides of length-1 axes, which address nothing. */
+bool shape_same_layout(const shape *a, const shape *b);
 /* Offset in elements of the multi-index idx (rank entries). */
 int64_t shape_index(const shape *s, const int64_t *idx);
 /* Offset in elements of the i-th element in row-major (standard) order. */

@@ -130,11 +130,37 @@ shape ops_unary_layout(const shape *s)
     return shape_with_lens(s, s->rank, s->lens);
 }
 
+/* A stride 0 on an axis longer than 1: an element read more than once. */
+static bool broadcasts_long_axis(const shape *s)
+{
+    for (int i = 0; i < s->rank; i++)
+        if (s->lens[i] > 1 && s->strides[i] == 0)
+            return true;
+    return false;
+}
+
 shape ops_binary_layout(const shape *a, const shape *b)
 {
     bool ap = shape_packed_p(a), bp = shape_packed_p(b);
     bool ab = shape_broadcasted_p(a), bb = shape_broadcasted_p(b);
     if (shape_equal(a, b) && (ap || ab))
+        return *a;
+    /* Operands that broadcast alike along an axis longer than 1 and differ
+     * only in the strides of length-1 axes (which address nothing) read
+     * alike: the result takes a's broadcast layout, as for equal shapes.
+     * Comparing those strides too made the layout depend on which rewrite
+     * had touched a length-1 axis of one operand first (seed 1028030: mul
+     * of mb {4, 1, 0, 0} and mb {0, 1, 0, 0} of lens {1, 4, 2, 3} was
+     * standard, and broadcast once a reshape rule had changed the first
+     * operand's leading stride to 0). Only a broadcast along a longer axis
+     * counts: a 0 stride on a length-1 axis alone is no broadcast a reader
+     * could keep, and taking it into the result made shape_broadcasted_p
+     * see one there. Nor a broadcast of one element (element space 1):
+     * that is a scalar whatever its strides, and it kept the standard
+     * result two such operands always had (seed 6893: the core's
+     * sub(mb(literal), mb(neg)) of one element each, broadcast along one
+     * axis, kept three views where it took a broadcast layout). */
+    if (broadcasts_long_axis(a) && shape_element_space(a) > 1 && shape_same_layout(a, b))
         return *a;
     if (ap != bp)
         return ap ? *a : *b;
