@@ -5,7 +5,11 @@
  * same lens (broadcasts are explicit broadcast/multibroadcast views), as in
  * MIGraphX. The result's strides follow MIGraphX's layout rules
  * (ops_unary_layout, ops_binary_layout, ops_common_layout), so an NHWC input
- * gives an NHWC result and a broadcast input gives a standard one.
+ * gives an NHWC result and a broadcast input gives a standard one. One
+ * departure: two operands that broadcast alike along an axis longer than 1
+ * and differ only in the strides of length-1 axes (which address nothing)
+ * give the first operand's broadcast layout, as equal shapes do in
+ * MIGraphX; MIGraphX compares those strides too (see ops_binary_layout).
  *
  * point_op is a C expression template the fuser and the codegen paste
  * together: ${0}, ${1}, ... are the operands and ${name} is the value of the
