@@ -203,13 +203,6 @@ static bool readers_rise_to(const ins *x, const int64_t *p, int n)
     return true;
 }
 
-/* x is a reshape, squeeze or unsqueeze over a chain of such ops and of
- * one-operand pointwise ops, each read once, down to a value z (no shape
- * op) read once, with x's shape: reshape_of_reshape and
- * reshape_to_same_shape fold the chain away in every order (a pointwise
- * op inside it runs in z's lens, the lens at both ends of its cluster:
- * unary_into_cluster_lens, seed 1027194's squeeze(sigmoid(unsqueeze(d)))),
- * and x's readers then read z (or the pointwise ops of z). z, or NULL. */
 static bool is_shape_op(const ins *v)
 {
     return (is_op(v, "reshape") || is_op(v, "squeeze") || is_op(v, "unsqueeze")) && v->nargs == 1;
@@ -221,6 +214,13 @@ static bool pointwise_unary(const ins *v)
            !(v->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION));
 }
 
+/* x is a reshape, squeeze or unsqueeze over a chain of such ops and of
+ * one-operand pointwise ops, each read once, down to a value z (no shape
+ * op) read once, with x's shape: reshape_of_reshape and
+ * reshape_to_same_shape fold the chain away in every order (a pointwise
+ * op inside it runs in z's lens, the lens at both ends of its cluster:
+ * unary_into_cluster_lens, seed 1027194's squeeze(sigmoid(unsqueeze(d)))),
+ * and x's readers then read z (or the pointwise ops of z). z, or NULL. */
 static const ins *folding_shape_chain(const ins *x)
 {
     if (!is_shape_op(x))
@@ -4264,8 +4264,7 @@ static const ins *skip_same_lens_views(const ins *v)
 {
     for (int depth = 0; depth < VIEW_CLUSTER_MAX && v->nargs == 1 && one_reader(v); depth++) {
         const ins *x = v->args[0];
-        bool same = x->sh.rank == v->sh.rank && memcmp(x->sh.lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank) == 0;
-        if (!same || !(is_op(v, "transpose") || ins_is_pending(v)))
+        if (!lens_equal(x->sh.lens, x->sh.rank, v->sh.lens, v->sh.rank) || !(is_op(v, "transpose") || ins_is_pending(v)))
             break;
         v = x;
     }

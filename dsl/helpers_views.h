@@ -276,7 +276,10 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
 
 /* broadcast_past_pending(x): instruction -> bool: x is a broadcast, or a
  * layout-only pending shape change read once (not over another pending
- * op) of a broadcast, which view_through_pending takes away. */
+ * op) of a broadcast, which view_through_pending takes away; or a
+ * two-operand cluster op whose multibroadcasts merge below it
+ * (multibroadcasts_merge, merges_with_constant_broadcast), which the
+ * merge makes a broadcast. */
 bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transpose_read_once(x): instruction -> bool: x is a transpose with one
