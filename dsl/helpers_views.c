@@ -1471,6 +1471,55 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
 /* The cluster of pointwise op v: its root (up through single readers that
  * are cluster ops or reshapes of one reader), the lens the root's value is
  * reshaped to below it, its ops and its leaves. */
+static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n);
+
+/* Transpose t, a reader of a cluster's root (or of the reshape chain to
+ * its sink), goes away under a fold or merge that fires in every order
+ * and leaves the root read by what reads t now: t is read by a transpose
+ * (transpose_of_transpose composes the two, with no guard; composed to
+ * the identity, identity_transpose drops them), or t is an operand, read
+ * once, of a two-operand op whose other operand is a transpose of the same
+ * permutation read once, which binary_above_transposes merges below the
+ * op (asked with its own guard). Until then the cluster's readers are not
+ * known: judged while t stood there, the root ended the cluster and a tie
+ * between the leaf's lens and the sink's went to the leaf, while in the
+ * orders that moved t first the root's reader joined the cluster and took
+ * the sink's lens (seed 1017792: sin(reshape[{2, 2, 3}](tanh(mb[{4, 3}](s))))
+ * transposed beside a transposed p0 for add, round s27F; seed 1000957:
+ * relu between two transposes that cancel). */
+static bool transpose_goes_away(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1)
+        return false;
+    /* identity_transpose and transpose_to_same_shape drop it (tuned seed
+     * 5850: the composed transpose of sub's value waited for
+     * identity_transpose when binary_into_cluster_lens judged sub) */
+    const attr_value *p = ins_attr(t, "permutation");
+    bool identity = p && p->n == t->sh.rank;
+    for (int i = 0; identity && i < p->n; i++)
+        identity = p->u.ints[i] == i;
+    if (identity || shape_equal(&t->sh, &t->args[0]->sh))
+        return true;
+    for (int k = 0; k < t->nusers; k++)
+        if (is_op(t->users[k], "transpose"))
+            return true;
+    if (t->nusers != 1)
+        return false;
+    const ins *b = t->users[0];
+    if (!((b->op->classes & OPC_BINARY) && b->nargs == 2) || b->nmods > 0 || b->args[0] == b->args[1])
+        return false;
+    const ins *s = b->args[0] == t ? b->args[1] : b->args[0];
+    const attr_value *q = is_op(s, "transpose") ? ins_attr(s, "permutation") : NULL;
+    if (!p || !q || s->nargs != 1 || s->nusers != 1 || p->n != q->n || p->n > SHAPE_MAX_RANK)
+        return false;
+    for (int i = 0; i < p->n; i++)
+        if (p->u.ints[i] != q->u.ints[i])
+            return false;
+    const ins *x = b->args[0]->args[0], *y = b->args[1]->args[0];
+    return transposes_merge(b, x, y, p->u.ints, p->n) ||
+           (transpose_vanishes_below(b->args[0]) && !view_is_constant(x) && !view_is_constant(y));
+}
+
 static bool cluster_of(const ins *v, cluster *c)
 {
     memset(c, 0, sizeof *c);
@@ -1493,7 +1542,7 @@ static bool cluster_of(const ins *v, cluster *c)
     const ins *s = root;
     for (;;) {
         for (int k = 0; k < s->nusers; k++)
-            if (pending_taken(s->users[k])) {
+            if (pending_taken(s->users[k]) || transpose_goes_away(s->users[k])) {
                 c->ok = false;
                 c->pending = true;
                 return false;
