@@ -1468,9 +1468,6 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     c->leaves[c->nleaves++] = x;
 }
 
-/* The cluster of pointwise op v: its root (up through single readers that
- * are cluster ops or reshapes of one reader), the lens the root's value is
- * reshaped to below it, its ops and its leaves. */
 static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n);
 
 /* Transpose t, a reader of a cluster's root (or of the reshape chain to
@@ -1520,6 +1517,9 @@ static bool transpose_goes_away(const ins *t)
            (transpose_vanishes_below(b->args[0]) && !view_is_constant(x) && !view_is_constant(y));
 }
 
+/* The cluster of pointwise op v: its root (up through single readers that
+ * are cluster ops or reshapes of one reader), the lens the root's value is
+ * reshaped to below it, its ops and its leaves. */
 static bool cluster_of(const ins *v, cluster *c)
 {
     memset(c, 0, sizeof *c);
@@ -1538,7 +1538,9 @@ static bool cluster_of(const ins *v, cluster *c)
      * before that op went, the cluster read its own sink as the lens of
      * the reshape back (the op's old lens) and moved the op back, which
      * left a pending op again (loop with reshape_to_same_lens, seed
-     * 1045686). The walk ends at the sink. */
+     * 1045686). The walk ends at the sink. A transpose reading the root
+     * or the chain that goes away in every order (transpose_goes_away)
+     * hides the readers the same way: once it goes, they read the root. */
     const ins *s = root;
     for (;;) {
         for (int k = 0; k < s->nusers; k++)
