@@ -176,7 +176,7 @@ void driver_erase(rewriter *rw, ins *i)
             ins *a = d->args[k];
             if (a->flags & INS_REMOVED)
                 continue;
-            if (ins_is_dead(a)) {
+            if (a->nusers == 0 && ins_is_dead(a)) {
                 if (!push_dead(rw, a))
                     driver_fail(rw, "out of memory");
             } else {
@@ -538,7 +538,7 @@ static void sweep_in_order(rewriter *rw)
             ins *next = cur->next;
             ins_prefetch_ahead(cur);
             if (!rw->changed)
-                cse_probe_ins(&rw->probe, cur);
+                cse_probe_next(&rw->probe, cur);
             visit(rw, cur);
             ins *i;
             while (!stopping(rw) && (i = worklist_pop(&rw->wl))) {
@@ -661,7 +661,8 @@ static void visit(rewriter *rw, ins *i)
      * when shuffled), so after a sweep that changed nothing a count of 0
      * says no pending op is left and the shape pass has nothing to do. */
     rw->pending_seen += i->op == rw->pending_op;
-    if (ins_is_dead(i)) {
+    /* (An instruction with users is not dead: no call to ask.) */
+    if (i->nusers == 0 && ins_is_dead(i)) {
         driver_erase(rw, i);
         return;
     }
