@@ -247,6 +247,10 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
          * when that sweep met none (driver_result.pending_seen). */
         bool swept_all = r.converged && g->nmodules <= 1;
         bool no_pending = swept_all && r.pending_seen == 0;
+        /* With no shape pass between them (no_pending), CSE sees the graph
+         * the driver's last sweep probed: when that found no twins
+         * (driver_result.cse_clean), CSE would merge nothing. */
+        bool cse_clean = no_pending && r.cse_clean;
         if (!add_result(phase, &r, round == 0, err)) {
             driver_result_free(phase);
             return false;
@@ -266,7 +270,9 @@ static bool run_phase(graph *g, const rule_set *const *sets, int nsets, const dr
         res->shapes.looked_through += st.looked_through;
         res->shapes.erased += st.erased;
         res->shapes.materialised += st.materialised;
-        if (!cse_run(g, &merged, err)) {
+        if (cse_clean)
+            merged = 0;
+        else if (!cse_run(g, &merged, err)) {
             driver_result_free(phase);
             return false;
         }

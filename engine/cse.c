@@ -194,12 +194,44 @@ static ins *earlier_twin(table *t, decisions *d, ins *i, bool *oom)
         d->way[first->id] = way = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
     if (way == VIA_TABLE)
         return table_find_or_add(t, i, oom);
+    /* i is among first's users once for each operand that reads first, so
+     * a first operand with one use has no other user to be i's twin: its
+     * users array, another cache line, need not be read. (The way was
+     * decided above all the same: a later reader of first must look where
+     * i would have been found.) */
+    if (first->nusers == 1)
+        return NULL;
     for (int k = 0; k < first->nusers; k++) {
         ins *u = first->users[k];
         if (u != i && ins_before(u, i) && same_expression(u, i))
             return u;
     }
     return NULL;
+}
+
+void cse_probe_ins(cse_probe *p, const ins *i)
+{
+    if (p->maybe || !mergeable(i))
+        return;
+    /* A literal's twin is another literal (the only mergeable instructions
+     * without operands), which cse_run finds through its table. */
+    if (i->nargs == 0) {
+        p->maybe = ++p->nullary > 1;
+        return;
+    }
+    /* Twins read the same first operand, so i's is among its readers
+     * (earlier_twin); of a pair, the later one finds the earlier here. */
+    const ins *first = i->args[0];
+    if (first->nusers == 1)
+        return;
+    if (first->nusers > SCAN_MAX_USERS) {
+        p->maybe = true;
+        return;
+    }
+    for (int k = 0; k < first->nusers && !p->maybe; k++) {
+        const ins *u = first->users[k];
+        p->maybe = u != i && ins_before(u, i) && same_expression(u, i);
+    }
 }
 
 /* A recorded shape is always exactly what the op's shape rule gives for

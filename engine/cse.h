@@ -23,4 +23,27 @@
  * how many instructions were erased. False only when memory runs out. */
 bool cse_run(graph *g, size_t *merged, graft_error *err);
 
+/* Whether cse_run can be skipped, told one instruction at a time: a walk
+ * that offers cse_probe_next every instruction of a one-module graph in program
+ * order, with the graph unchanged until cse_run would run, leaves
+ * `maybe` false only when no two instructions are the same expression, so
+ * that cse_run would merge nothing (the driver's last sweep, which changed
+ * nothing, is such a walk: driver_result.cse_clean). It looks for a twin
+ * the way cse_run does, among the other readers of the first operand, and
+ * gives up (maybe) where cse_run would use its table: a first operand read
+ * more than a few times, a second literal. Start from {0}. */
+typedef struct cse_probe {
+    int nullary;   /* mergeable instructions without operands (literals) seen */
+    bool maybe;    /* a twin may exist: run cse_run */
+} cse_probe;
+void cse_probe_ins(cse_probe *p, const ins *i);
+
+/* cse_probe_ins, with the common case in line: an instruction whose first
+ * operand has no other reader has no twin. */
+static inline void cse_probe_next(cse_probe *p, const ins *i)
+{
+    if (!p->maybe && !(i->nargs && i->args[0]->nusers == 1))
+        cse_probe_ins(p, i);
+}
+
 #endif

@@ -176,7 +176,7 @@ void driver_erase(rewriter *rw, ins *i)
             ins *a = d->args[k];
             if (a->flags & INS_REMOVED)
                 continue;
-            if (ins_is_dead(a)) {
+            if (a->nusers == 0 && ins_is_dead(a)) {
                 if (!push_dead(rw, a))
                     driver_fail(rw, "out of memory");
             } else {
@@ -204,10 +204,11 @@ uint64_t driver_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Per-rule time is taken at most twice per attempt (once when the attempt
- * follows another of the same visit: rw_attempt): the time-stamp counter is
- * read in a few cycles where clock_gettime takes tens of nanoseconds. driver_run
- * converts tick totals to ns with the rate it sees over the whole run. */
+/* Per-rule time is taken twice per timed attempt (rw_attempt times a
+ * rule's first attempts and then a sample: TIME_EVERY_ATTEMPT): the
+ * time-stamp counter is read in a few cycles where clock_gettime takes tens
+ * of nanoseconds. driver_run converts tick totals to ns with the rate it
+ * sees over the whole run. */
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 uint64_t driver_ticks(void) { return __rdtsc(); }
@@ -536,6 +537,8 @@ static void sweep_in_order(rewriter *rw)
             uint64_t key = cur->order;
             ins *next = cur->next;
             ins_prefetch_ahead(cur);
+            if (!rw->changed)
+                cse_probe_next(&rw->probe, cur);
             visit(rw, cur);
             ins *i;
             while (!stopping(rw) && (i = worklist_pop(&rw->wl))) {
@@ -592,6 +595,9 @@ static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets
     if (rw->opt.max_iterations <= 0)
         rw->opt.max_iterations = 10;
     worklist_init(&rw->wl, rw->opt.shuffle_seed);
+    /* Sampled rule times (rw_attempt): any nonzero xorshift seed will do. */
+    rw->tick_rng = 0x9E3779B97F4A7C15ull;
+    rw->tick_skip = TIME_ONE_IN;
     rw->sets = sets;
     rw->nsets = nsets;
     rw->base = calloc((size_t)nsets + 1, sizeof *rw->base);
@@ -655,8 +661,8 @@ static void visit(rewriter *rw, ins *i)
      * when shuffled), so after a sweep that changed nothing a count of 0
      * says no pending op is left and the shape pass has nothing to do. */
     rw->pending_seen += i->op == rw->pending_op;
-    rw->tick_chained = false; /* the first match of a visit reads the clock */
-    if (ins_is_dead(i)) {
+    /* (An instruction with users is not dead: no call to ask.) */
+    if (i->nusers == 0 && ins_is_dead(i)) {
         driver_erase(rw, i);
         return;
     }
@@ -696,6 +702,7 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
         iter++;
         rw.changed = false;
         rw.pending_seen = 0;
+        rw.probe = (cse_probe){0};
         /* Bodies of regions erased last sweep (merged into bigger ones) go
          * now: no sweep may enter them. */
         if (rw.region_died && iter > 1)
@@ -737,6 +744,11 @@ bool driver_run(graph *g, const rule_set *const *sets, int nsets, const driver_o
     res->pending_inserted = rw.pending_inserted;
     res->shape_recomputes = rw.shape_recomputes;
     res->pending_seen = rw.pending_seen;
+    /* The cursor offers every instruction of every swept module to the
+     * probe (sweep_in_order; shuffled sweeps do not probe), and with one
+     * module that is every instruction of the graph. */
+    res->cse_clean = stop == DRIVER_CONVERGED && !rw.opt.shuffle_seed && g->nmodules <= 1 &&
+                     !rw.probe.maybe;
     res->rules = rw.stats;
     res->nrules = rw.nstats;
     if (rw.failed)

@@ -82,7 +82,12 @@ typedef struct rule_stat {
     bool disabled;
     uint64_t attempts;    /* leaves reached (rw_attempt called) */
     uint64_t fires;       /* committed */
-    uint64_t ns;          /* time between rw_attempt and its commit or abort */
+    uint64_t ns;          /* time between rw_attempt and its commit or abort,
+                             summed over the attempts: exact for a rule's first
+                             256 attempts of a run, then estimated from a
+                             random sample of one attempt in 16 on average,
+                             each counting 16 times (driver_internal.h,
+                             TIME_EVERY_ATTEMPT) */
 } rule_stat;
 
 typedef struct driver_result {
@@ -96,6 +101,10 @@ typedef struct driver_result {
     uint64_t shape_recomputes; /* eager mode: users recomputed by cascades */
     uint64_t pending_seen; /* pending_shape_change ops the last sweep visited: when
                               converged, 0 means none is left in the swept modules */
+    bool cse_clean;       /* converged, in program order, on a graph of one module,
+                             and the last sweep (which changed nothing) met no two
+                             instructions cse_run would merge (cse_probe): then
+                             cse_run right after the run merges nothing */
     rule_stat *rules;     /* malloc'd: every rule of every set, in set order */
     int nrules;
     graft_error error;    /* set when stop == DRIVER_ERROR */

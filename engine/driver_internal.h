@@ -17,6 +17,7 @@
 #ifndef GRAFT_DRIVER_INTERNAL_H
 #define GRAFT_DRIVER_INTERNAL_H
 
+#include "cse.h"
 #include "driver.h"
 #include "ptr_set.h"
 
@@ -58,6 +59,19 @@ typedef struct attrs_change {
 
 enum txn_state { TXN_NONE, TXN_OPEN, TXN_COMMITTED };
 
+/* Per-rule time (rule_stat.ns) is measured on every attempt of a rule up to
+ * its TIME_EVERY_ATTEMPT-th in a driver run, then on a sampled one in
+ * TIME_ONE_IN on average, each sample counting TIME_ONE_IN times: the
+ * time-stamp counter read twice per attempt was 8% of the chain rewrite
+ * (bench/mlir_compare), and a sample of one attempt in 16 past the first
+ * 256 of each rule still gives every rule that runs long enough to matter
+ * thousands of samples. The skips between samples are drawn uniformly from
+ * 1 .. 2 * TIME_ONE_IN - 1 (mean TIME_ONE_IN), so every attempt is sampled
+ * with the same long-run chance whatever the order rules run in, and the
+ * sum is an unbiased estimate of the total (its relative error about
+ * 1 / sqrt(samples)); rules with few attempts are timed exactly. */
+enum { TIME_EVERY_ATTEMPT = 256, TIME_ONE_IN = 16 };
+
 /* Makes room for `need` elements of elem bytes in the malloc'd array *p of
  * capacity *cap (doubling, from 16). False when memory runs out; *p and
  * *cap are then unchanged. For the rewriter's logs and stacks. */
@@ -94,12 +108,16 @@ struct rewriter {
     enum txn_state txn;
     int txn_rule;          /* flattened index */
     ins *txn_root;
-    uint64_t txn_start;    /* driver_ticks() at rw_attempt */
-    /* driver_ticks() when the last match of this visit ended (tick_chained):
-     * the next rw_attempt of the same visit starts its clock there instead
-     * of reading the counter again (see rw_attempt). */
-    uint64_t tick_last;
-    bool tick_chained;
+    /* Timing (rw_attempt): a timed attempt reads driver_ticks() at
+     * rw_attempt (txn_start) and at its commit or abort, and adds the
+     * difference times txn_weight to its rule's ns; txn_weight 0: not timed.
+     * tick_skip counts down the untimed attempts before the next sampled
+     * one; tick_rng draws the skips (xorshift, fixed seed: per run, no
+     * shared state). */
+    uint64_t txn_start;
+    uint32_t txn_weight;
+    uint32_t tick_skip;
+    uint64_t tick_rng;
     ins **inserted;
     int ninserted, inserted_cap;
     arg_change *args_log;
@@ -135,6 +153,11 @@ struct rewriter {
      * (driver_result.pending_seen). */
     const op_def *pending_op;
     uint64_t pending_seen;
+    /* What this sweep's cursor met, for driver_result.cse_clean: offered
+     * each instruction before its visit while the sweep has changed
+     * nothing (in a sweep that changes nothing, the graph it probes is the
+     * one the driver returns). */
+    cse_probe probe;
 };
 
 /* Erases i (which must have no users) and every instruction that dies with

@@ -25,8 +25,11 @@ static void clear_logs(rewriter *rw)
     rw->ntxn_modules = 0;
     rw->nargs_log = 0;
     rw->nattrs_log = 0;
-    free(rw->trace_before);
-    rw->trace_before = NULL;
+    /* Only a traced run has one: no call into the allocator per attempt. */
+    if (rw->trace_before) {
+        free(rw->trace_before);
+        rw->trace_before = NULL;
+    }
 }
 
 bool rw_attempt(rewriter *rw, int rule, ins *root)
@@ -60,13 +63,25 @@ bool rw_attempt(rewriter *rw, int rule, ins *root)
     clear_logs(rw);
     if (rw->opt.trace)
         rw->trace_before = driver_trace_before(root);
-    /* The attempts of one visit follow each other with only the next
-     * rule's operand tests between them (generated apply), so the end of
-     * the previous one (finish_timing) is this one's start: one counter
-     * read per attempt instead of two, each rule still charged for its own
-     * tests. visit() clears tick_chained, so time between visits (the
-     * sweep, the worklist) is charged to no rule. */
-    rw->txn_start = rw->tick_chained ? rw->tick_last : driver_ticks();
+    /* Timed or not (TIME_EVERY_ATTEMPT, driver_internal.h): the attempt's
+     * own time, from here to its commit or abort, is what a timed one
+     * measures (the operand tests of the decision tree before it are
+     * charged to no rule). */
+    if (st->attempts <= TIME_EVERY_ATTEMPT) {
+        rw->txn_weight = 1;
+    } else if (--rw->tick_skip == 0) {
+        uint64_t x = rw->tick_rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        rw->tick_rng = x;
+        rw->tick_skip = 1 + (uint32_t)(x % (2 * TIME_ONE_IN - 1));
+        rw->txn_weight = TIME_ONE_IN;
+    } else {
+        rw->txn_weight = 0;
+        return true;
+    }
+    rw->txn_start = driver_ticks();
     return true;
 }
 
@@ -175,14 +190,12 @@ bool rw_set_attrs(rewriter *rw, ins *i, const attr *attrs, int nattrs)
     return true;
 }
 
-/* Charges the attempt's time to its rule; the reading also starts the next
- * attempt of the same visit (rw_attempt). */
+/* Charges a timed attempt's time to its rule, times its weight (a sample
+ * stands for TIME_ONE_IN attempts: rw_attempt). */
 static void finish_timing(rewriter *rw)
 {
-    uint64_t now = driver_ticks();
-    current_rule(rw)->ns += now - rw->txn_start;
-    rw->tick_last = now;
-    rw->tick_chained = true;
+    if (rw->txn_weight)
+        current_rule(rw)->ns += (driver_ticks() - rw->txn_start) * rw->txn_weight;
 }
 
 /* Undoes the log: operand and attribute changes in reverse, then the

@@ -488,6 +488,129 @@ static void test_cse_literal_unit_strides_readers(void)
     graph_free(g);
 }
 
+/* Offers every instruction of g's main module to a fresh probe. */
+static bool probe_says_maybe(graph *g)
+{
+    cse_probe p = {0};
+    for (ins *i = graph_main(g)->first; i; i = i->next)
+        cse_probe_ins(&p, i);
+    return p.maybe;
+}
+
+/* cse_probe says `maybe` wherever cse_run would merge, and after it has
+ * merged, says none on a graph with one literal and first operands read a
+ * few times; a second literal, or a first operand read more often than the
+ * twin scan looks (cse_run's table), is a `maybe` whatever they compute. */
+static void test_cse_probe(void)
+{
+    static const char twins[] = "module: \"main\"\n"
+                                "x = @param:x -> float_type, {4}, {1}\n"
+                                "@1 = @literal{1, 2, 3, 4} -> float_type, {4}, {1}\n"
+                                "@2 = add(x,@1)\n"
+                                "@3 = relu(@2)\n"
+                                "@4 = add(x,@1)\n"
+                                "@5 = relu(@4)\n"
+                                "@6 = mul(@3,@5)\n"
+                                "@7 = @return(@6)\n";
+    graph *g = parse(twins);
+    if (!g)
+        return;
+    size_t merged = 0;
+    graft_error err = {0};
+    CHECK(probe_says_maybe(g));
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 2);
+    CHECK(!probe_says_maybe(g));
+    graph_free(g);
+    g = parse("module: \"main\"\n"
+              "x = @param:x -> float_type, {4}, {1}\n"
+              "@1 = @literal{1, 2, 3, 4} -> float_type, {4}, {1}\n"
+              "@2 = @literal{1, 2, 3, 5} -> float_type, {4}, {1}\n"
+              "@3 = add(@1,@2)\n"
+              "@4 = @return(@3)\n");
+    if (g) {
+        CHECK(probe_says_maybe(g)); /* two literals */
+        graph_free(g);
+    }
+    char text[2048];
+    int at = snprintf(text, sizeof text, "module: \"main\"\nx = @param:x -> float_type, {4}, {1}\n");
+    for (int k = 1; k <= 17; k++)
+        at += snprintf(text + at, sizeof text - (size_t)at, "@%d = %s(x)\n", k,
+                       k % 2 ? "relu" : "neg");
+    snprintf(text + at, sizeof text - (size_t)at, "@18 = @return(@1)\n");
+    g = parse(text);
+    if (g) {
+        CHECK(probe_says_maybe(g)); /* x read 17 times */
+        graph_free(g);
+    }
+}
+
+/* driver_result.cse_clean: a run whose rewrites leave two instructions
+ * computing the same value (relu(x) once through a folded transpose pair,
+ * once directly) is not clean, and the pipeline's CSE merges them; one
+ * that leaves none is. */
+static void test_cse_clean(void)
+{
+    graph *g = parse("module: \"main\"\n"
+                     "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
+                     "@1 = transpose[permutation={1, 0, 2}](x)\n"
+                     "@2 = transpose[permutation={1, 0, 2}](@1)\n"
+                     "@3 = relu(@2)\n"
+                     "@4 = relu(x)\n"
+                     "@5 = mul(@3,@4)\n"
+                     "@6 = @return(@5)\n");
+    if (!g)
+        return;
+    const rule_set *sets[] = {&fold_set};
+    driver_result r;
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged && !r.cse_clean);
+    driver_result_free(&r);
+    CHECK(run_sets(g, sets, 1, NULL, &r)); /* the twins are still there */
+    CHECK(r.converged && !r.cse_clean);
+    driver_result_free(&r);
+    size_t merged = 0;
+    graft_error err = {0};
+    CHECK(cse_run(g, &merged, &err));
+    CHECK_INT(merged, 1);
+    CHECK(run_sets(g, sets, 1, NULL, &r));
+    CHECK(r.converged && r.cse_clean);
+    driver_result_free(&r);
+    graph_free(g);
+    /* Through the pipeline: the twins the rewrites made are merged. */
+    g = parse("module: \"main\"\n"
+              "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
+              "@1 = transpose[permutation={1, 0, 2}](x)\n"
+              "@2 = transpose[permutation={1, 0, 2}](@1)\n"
+              "@3 = relu(@2)\n"
+              "@4 = relu(x)\n"
+              "@5 = mul(@3,@4)\n"
+              "@6 = @return(@5)\n");
+    optimize_result res;
+    if (g) {
+        CHECK(optimize_run(g, sets, 1, NULL, &res, &err));
+        CHECK_INT(res.cse_merged, 1);
+        CHECK_INT(count_op(g, "relu"), 1);
+        CHECK(verifies(g));
+        optimize_result_free(&res);
+        graph_free(g);
+    }
+    /* A shuffled run does not probe. */
+    g = parse(transpose_pair);
+    if (g) {
+        driver_options o;
+        driver_options_init(&o);
+        o.shuffle_seed = 7;
+        CHECK(run_sets(g, sets, 1, &o, &r));
+        CHECK(r.converged && !r.cse_clean);
+        driver_result_free(&r);
+        CHECK(run_sets(g, sets, 1, NULL, &r));
+        CHECK(r.converged && r.cse_clean);
+        driver_result_free(&r);
+        graph_free(g);
+    }
+}
+
 /* The pipeline's rounds go on while CSE merges. A transpose rising through
  * tanh toward the dot builds t(dot), which the graph already computes for
  * max: only CSE merges the two, and until then the dot has two readers and
@@ -539,6 +662,8 @@ int main(void)
     RUN(test_cse_literal_unit_strides);
     RUN(test_cse_literal_unit_strides_readers);
     RUN(test_cse);
+    RUN(test_cse_probe);
+    RUN(test_cse_clean);
     RUN(test_rounds_while_cse_merges);
     return tests_finish();
 }
