@@ -2,9 +2,31 @@
  * topological sort (see ir.h for the invariants this file keeps). */
 #include "ir.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Under AddressSanitizer, recycled storage (graph_recycle_ins) is poisoned
+ * until it is built in again, all but the next pointer that links it: a
+ * read through a pointer that should no longer exist is reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GRAFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRAFT_ASAN 1
+#endif
+#endif
+#ifdef GRAFT_ASAN
+#include <sanitizer/asan_interface.h>
+#define SPARE_POISON(i)                                                                          \
+    (ASAN_POISON_MEMORY_REGION((char *)(i), offsetof(ins, next)),                               \
+     ASAN_POISON_MEMORY_REGION((char *)(i) + offsetof(ins, order), sizeof(ins) - offsetof(ins, order)))
+#define SPARE_UNPOISON(i) ASAN_UNPOISON_MEMORY_REGION((char *)(i), sizeof(ins))
+#else
+#define SPARE_POISON(i) ((void)(i))
+#define SPARE_UNPOISON(i) ((void)(i))
+#endif
 
 /* Order keys: appends step by ORDER_GAP; an insertion takes the midpoint of
  * its neighbours and relabels the module when they are adjacent. */
@@ -360,9 +382,17 @@ void graph_recycle_ins(graph *g, ins *i)
      * word, read by no one: its next pointer can link the spare list. */
     i->next = g->spare;
     g->spare = i;
+    SPARE_POISON(i);
 }
 
-void graph_drop_recycled(graph *g) { g->spare = NULL; }
+void graph_drop_recycled(graph *g)
+{
+#ifdef GRAFT_ASAN
+    for (ins *i = g->spare; i; i = i->next)
+        SPARE_UNPOISON(i);
+#endif
+    g->spare = NULL;
+}
 
 /* A spare instruction, cleared as arena_alloc would give it, keeping the
  * arrays still of use: its users arrays (users_cap entries; a removed
@@ -374,6 +404,7 @@ void graph_drop_recycled(graph *g) { g->spare = NULL; }
 static ins *take_spare(graph *g, int nargs)
 {
     ins *i = g->spare;
+    SPARE_UNPOISON(i);
     g->spare = i->next;
     ins **args = i->args, **users = i->users;
     int *use_pos = i->use_pos, *user_slot = i->user_slot;
