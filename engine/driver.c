@@ -183,6 +183,11 @@ void driver_erase(rewriter *rw, ins *i)
                 worklist_push(&rw->wl, a);
             }
         }
+        /* Off the worklist and out of the module; the logs of the open
+         * match may still name it, so it is only retired here. */
+        if (rw->recycle && d->id >= rw->recycle_from &&
+            grow((void **)&rw->retired, &rw->retired_cap, rw->nretired + 1, sizeof *rw->retired))
+            rw->retired[rw->nretired++] = d;
     }
 }
 
@@ -534,6 +539,13 @@ static void sweep_in_order(rewriter *rw)
             continue;
         ins *cur = m->first;
         while (cur && !stopping(rw)) {
+            /* Safe point: the worklist is drained (what driver_erase took
+             * off it left a hole, not a pointer), cur is live, `next` is
+             * not taken yet and no match is open (its logs are cleared
+             * before they are read again). Nothing holds what was erased,
+             * so its storage can take the next instructions built. */
+            for (; rw->nretired; rw->nretired--)
+                graph_recycle_ins(rw->g, rw->retired[rw->nretired - 1]);
             uint64_t key = cur->order;
             ins *next = cur->next;
             ins_prefetch_ahead(cur);
@@ -634,6 +646,8 @@ static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets
      * that cycles stops with a reason instead of running forever. */
     if (rw->opt.max_rewrites < 0)
         rw->opt.max_rewrites = 64 * (int64_t)graph_count(g) + 4096;
+    rw->recycle = true;
+    rw->recycle_from = g->next_id;
     rw->budget = rw->opt.nondecreasing_budget > 0 ? rw->opt.nondecreasing_budget
                                                   : 2 * (int64_t)graph_count(g) + 16;
     return true;
@@ -648,6 +662,10 @@ static void teardown(rewriter *rw)
     free(rw->attrs_log);
     free(rw->trace_before);
     free(rw->dead);
+    free(rw->retired);
+    /* The caller vouches for nothing the driver recycled. */
+    if (rw->g)
+        graph_drop_recycled(rw->g);
     free(rw->txn_modules);
     ptr_set_free(&rw->bodies);
     /* stats are handed to the result */

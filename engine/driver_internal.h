@@ -139,6 +139,14 @@ struct rewriter {
     /* Erasing dead instructions: a private stack, so erasure never recurses. */
     ins **dead;
     int ndead, dead_cap;
+    /* Instructions this run built and then erased, whose storage goes back
+     * to the graph (graph_recycle_ins) at the sweep's next safe point, when
+     * nothing can hold them any more (see sweep_in_order). Only those built
+     * in this run: the caller may hold pointers to the others. */
+    bool recycle;
+    uint32_t recycle_from; /* the first id built in this run */
+    ins **retired;
+    int nretired, retired_cap;
 
     /* Results. */
     uint64_t rewrites, erased, aborted, pending_inserted, shape_recomputes;

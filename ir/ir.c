@@ -2,9 +2,31 @@
  * topological sort (see ir.h for the invariants this file keeps). */
 #include "ir.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Under AddressSanitizer, recycled storage (graph_recycle_ins) is poisoned
+ * until it is built in again, all but the next pointer that links it: a
+ * read through a pointer that should no longer exist is reported. */
+#if defined(__SANITIZE_ADDRESS__)
+#define GRAFT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define GRAFT_ASAN 1
+#endif
+#endif
+#ifdef GRAFT_ASAN
+#include <sanitizer/asan_interface.h>
+#define SPARE_POISON(i)                                                                          \
+    (ASAN_POISON_MEMORY_REGION((char *)(i), offsetof(ins, next)),                               \
+     ASAN_POISON_MEMORY_REGION((char *)(i) + offsetof(ins, order), sizeof(ins) - offsetof(ins, order)))
+#define SPARE_UNPOISON(i) ASAN_UNPOISON_MEMORY_REGION((char *)(i), sizeof(ins))
+#else
+#define SPARE_POISON(i) ((void)(i))
+#define SPARE_UNPOISON(i) ((void)(i))
+#endif
 
 /* Order keys: appends step by ORDER_GAP; an insertion takes the midpoint of
  * its neighbours and relabels the module when they are adjacent. */
@@ -354,16 +376,62 @@ static void remove_use(ins *user, int slot)
 
 /* ---- building ---- */
 
+void graph_recycle_ins(graph *g, ins *i)
+{
+    /* A removed instruction is unlinked (next is NULL) and, by the caller's
+     * word, read by no one: its next pointer can link the spare list. */
+    i->next = g->spare;
+    g->spare = i;
+    SPARE_POISON(i);
+}
+
+void graph_drop_recycled(graph *g)
+{
+#ifdef GRAFT_ASAN
+    for (ins *i = g->spare; i; i = i->next)
+        SPARE_UNPOISON(i);
+#endif
+    g->spare = NULL;
+}
+
+/* A spare instruction, cleared as arena_alloc would give it, keeping the
+ * arrays still of use: its users arrays (users_cap entries; a removed
+ * instruction has no users, so they hold nothing) and, when nargs fit, its
+ * operand arrays (a removed instruction's nargs is its arrays' length, set
+ * once by new_ins). Their old contents are overwritten or never read:
+ * new_ins fills args and use_pos for all nargs, and only nusers entries of
+ * users count. */
+static ins *take_spare(graph *g, int nargs)
+{
+    ins *i = g->spare;
+    SPARE_UNPOISON(i);
+    g->spare = i->next;
+    ins **args = i->args, **users = i->users;
+    int *use_pos = i->use_pos, *user_slot = i->user_slot;
+    int args_cap = i->nargs, users_cap = i->users_cap;
+    memset(i, 0, sizeof *i);
+    if (nargs && nargs <= args_cap) {
+        i->args = args;
+        i->use_pos = use_pos;
+    }
+    i->users = users;
+    i->user_slot = user_slot;
+    i->users_cap = users_cap;
+    return i;
+}
+
 static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int nargs)
 {
     graph *g = m->g;
-    ins *i = arena_alloc(&g->mem, sizeof *i);
+    ins *i = g->spare ? take_spare(g, nargs) : arena_alloc(&g->mem, sizeof *i);
     if (!i)
         return NULL;
     i->op = op;
     i->opname = op->name;
     i->id = g->next_id++;
-    if (nargs) {
+    if (nargs && i->args) {
+        memmove(i->args, args, (size_t)nargs * sizeof *args);
+    } else if (nargs) {
         i->args = arena_dup(&g->mem, args, (size_t)nargs * sizeof *args);
         i->use_pos = arena_alloc(&g->mem, (size_t)nargs * sizeof *i->use_pos);
         if (!i->args || !i->use_pos)

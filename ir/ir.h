@@ -19,7 +19,9 @@
  *
  * Memory: everything lives in the graph's arena (ir/arena.h) and is freed
  * with the graph. Removing an instruction unlinks it; its memory stays until
- * graph_free.
+ * graph_free, unless its owner hands it back with graph_recycle_ins (the
+ * driver does, for what its rewrites built and erased), and then the next
+ * instruction built lives in it.
  */
 #ifndef GRAFT_IR_H
 #define GRAFT_IR_H
@@ -97,6 +99,8 @@ struct graph {
     uint64_t shape_calls; /* shape rules run for this graph's instructions
                              (building, ins_recompute_shape, shape
                              resolution); --stats reports the difference */
+    ins *spare;           /* removed instructions whose storage the next ones
+                             built reuse (graph_recycle_ins), linked by next */
 };
 
 /* ---- graphs and modules ---- */
@@ -113,6 +117,18 @@ void graph_remove_module(graph *g, module *m);
  * Returns how many were removed. O(instructions). */
 int graph_prune_modules(graph *g);
 size_t graph_count(const graph *g); /* live instructions over all modules */
+
+/* Gives the graph the storage of i, a removed instruction (module_remove)
+ * that nothing will read again: no list, worklist or local variable still
+ * holds a pointer to it. The next instruction built takes i's memory, and
+ * its operand and users arrays when they are big enough, instead of new
+ * arena memory (a rewrite that builds an instruction which a later one
+ * erases costs no page of memory, and no trip to one). The new instruction
+ * gets a new id: ids are never reused. */
+void graph_recycle_ins(graph *g, ins *i);
+/* Forgets the storage given by graph_recycle_ins (it stays in the arena
+ * until graph_free): for an owner that can no longer vouch for it. */
+void graph_drop_recycled(graph *g);
 
 /* ---- building ---- */
 /* Appends a parameter. */
