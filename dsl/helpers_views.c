@@ -1635,6 +1635,7 @@ typedef struct labelling {
     int readers[VIEW_CLUSTER_MAX]; /* distinct cluster ops reading op (shared ops: see label_costs) */
     int label[VIEW_CLUSTER_MAX];
     bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
+    bool shared; /* as for cluster_labelled_lens */
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -1764,6 +1765,32 @@ static void leaf_costs(labelling *L, bool shared)
     }
 }
 
+/* What the edge from operand op j, run in candidate q, to a reader run in
+ * candidate k costs: nothing in one lens; nothing either where q is j's own
+ * lens and a reshape of j's value to k stays for a reader outside the
+ * cluster (reshaped_outside), which the reader in k then shares, as a leaf's
+ * reshape is shared (leaf_costs); else one reshape. Why: an op of the
+ * cluster that keeps its lens is, to this edge, the leaf it becomes once
+ * its readers read it through reshapes of their own or directly (then it
+ * has two readers, and cluster_collect makes it a leaf): the cost must be
+ * the same in both states (seed 1013866: m = max(s, s') in {1, 4, 4, 1},
+ * reshaped to {4, 4, 1} once for tanh and for max(., .) of another cluster;
+ * while that reshape was shared m was tanh's op and the edge cost one
+ * reshape, so tanh moved into {1, 4, 4, 1}; after the move tanh read m
+ * itself, m was a leaf reshaped to {4, 4, 1} for the outer max for free, and
+ * tanh moved back, until the rule budget ran out; 1012312 the same with a
+ * squeeze). */
+static int64_t edge_cost(const labelling *L, int j, int q, int k)
+{
+    if (q == k)
+        return 0;
+    const ins *x = L->c->ops[j];
+    if (cand_is(L, q, &x->sh) && shape_standard_p(&x->sh) &&
+        reshaped_outside(L->c, x, L->cand[k], L->ncand_rank[k], L->shared, 0))
+        return 0;
+    return LABEL_UNIT;
+}
+
 /* Post-order: cost[i][k] = the fewest reshapes below op i when it runs in
  * candidate k. */
 static void label_costs(labelling *L, int i, int depth)
@@ -1792,7 +1819,7 @@ static void label_costs(labelling *L, int i, int depth)
             }
             int64_t best = INT64_MAX;
             for (int q = 0; q < L->ncand; q++) {
-                int64_t v = L->cost[j][q] + LABEL_UNIT * (q != k);
+                int64_t v = L->cost[j][q] + edge_cost(L, j, q, k);
                 if (v < best)
                     best = v;
             }
@@ -1886,7 +1913,7 @@ static void label_assign(labelling *L, int i, int depth)
                     pref = q;
         int best = pref;
         for (int q = 0; q < L->ncand; q++) {
-            int64_t vq = L->cost[j][q] + LABEL_UNIT * (q != k), vb = L->cost[j][best] + LABEL_UNIT * (best != k);
+            int64_t vq = L->cost[j][q] + edge_cost(L, j, q, k), vb = L->cost[j][best] + edge_cost(L, j, best, k);
             if (vq < vb || (vq == vb && best != pref && q != pref && cand_less(L, q, best)))
                 best = q;
         }
@@ -1927,6 +1954,7 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
     if (!L)
         return false;
     L->c = c;
+    L->shared = shared;
     /* candidates: the sink's lens first, then the leaves' */
     L->cand[0] = c->sink;
     L->ncand_rank[0] = c->nsink;
@@ -1950,6 +1978,11 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
     for (int k = 0; k < c->nleaves; k++)
         if (shape_standard_p(&c->leaves[k]->sh))
             add_outside_cands(L, c->leaves[k], c->leaves[k], shared, 0);
+    /* and those of each op's kept reshapes (edge_cost: free there for
+     * an op that keeps its lens, as for the leaf it becomes) */
+    for (int k = 0; k < c->nops; k++)
+        if (shape_standard_p(&c->ops[k]->sh))
+            add_outside_cands(L, c->ops[k], c->ops[k], shared, 0);
     int root = op_index(c, c->root);
     bool ok = root >= 0;
     if (ok) {
