@@ -369,8 +369,10 @@ static bool add_use(ins *def, ins *user, int slot)
  * are the entries just before `last`. So each removal asks, without
  * waiting, for the use_pos field of the user two places back and for the
  * back-index the user one place back will need (its use_pos pointer was
- * asked for by the previous removal). Prefetches only: nothing read or
- * written changes, and a wrong guess costs one wasted line request. */
+ * asked for by the previous removal). Besides the prefetches, the only
+ * new reads are that live user's use_pos field and an entry of user_slot
+ * (both indices are >= 0 since last >= 16); nothing written changes, and
+ * a wrong guess costs a wasted line request. */
 enum { REMOVE_USE_PREFETCH_MIN = 16 };
 
 static void remove_use(ins *user, int slot)
