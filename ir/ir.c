@@ -358,7 +358,23 @@ static bool add_use(ins *def, ins *user, int slot)
 }
 
 /* Removes the use of operand `slot` of user from its def's users list in
- * O(1): the last entry moves into the hole and its back-index follows. */
+ * O(1): the last entry moves into the hole and its back-index follows.
+ *
+ * Following the back-index is the cost: the moved user is usually far
+ * away in memory (a def's last user is its latest in program order), so
+ * its use_pos pointer and then the int it points at are two cache misses
+ * in a row. When a def with many users loses them one after another (a
+ * shared constant whose readers a sweep erases in order: 13% of the fold
+ * rewrite of a 100k graph), the next users to move are known now: they
+ * are the entries just before `last`. So each removal asks, without
+ * waiting, for the use_pos field of the user two places back and for the
+ * back-index the user one place back will need (its use_pos pointer was
+ * asked for by the previous removal). Besides the prefetches, the only
+ * new reads are that live user's use_pos field and an entry of user_slot
+ * (both indices are >= 0 since last >= 16); nothing written changes, and
+ * a wrong guess costs a wasted line request. */
+enum { REMOVE_USE_PREFETCH_MIN = 16 };
+
 static void remove_use(ins *user, int slot)
 {
     ins *def = user->args[slot];
@@ -366,6 +382,12 @@ static void remove_use(ins *user, int slot)
     if (j < 0 || j > last || def->users[j] != user || def->user_slot[j] != slot)
         return; /* not recorded (a graph a test broke on purpose) */
     if (j != last) {
+        if (last >= REMOVE_USE_PREFETCH_MIN) {
+            const ins *later = def->users[last - 2];
+            const ins *soon = def->users[last - 1];
+            __builtin_prefetch(&later->use_pos, 0);
+            __builtin_prefetch(soon->use_pos + def->user_slot[last - 1], 1);
+        }
         def->users[j] = def->users[last];
         def->user_slot[j] = def->user_slot[last];
         def->users[j]->use_pos[def->user_slot[j]] = j;
