@@ -545,20 +545,24 @@ static void test_cse_probe(void)
     }
 }
 
+/* relu(x) once through a transpose pair that folds away, once directly:
+ * twins only after the rewrite. */
+static const char twins_after_fold[] = "module: \"main\"\n"
+    "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
+    "@1 = transpose[permutation={1, 0, 2}](x)\n"
+    "@2 = transpose[permutation={1, 0, 2}](@1)\n"
+    "@3 = relu(@2)\n"
+    "@4 = relu(x)\n"
+    "@5 = mul(@3,@4)\n"
+    "@6 = @return(@5)\n";
+
 /* driver_result.cse_clean: a run whose rewrites leave two instructions
  * computing the same value (relu(x) once through a folded transpose pair,
  * once directly) is not clean, and the pipeline's CSE merges them; one
  * that leaves none is. */
 static void test_cse_clean(void)
 {
-    graph *g = parse("module: \"main\"\n"
-                     "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
-                     "@1 = transpose[permutation={1, 0, 2}](x)\n"
-                     "@2 = transpose[permutation={1, 0, 2}](@1)\n"
-                     "@3 = relu(@2)\n"
-                     "@4 = relu(x)\n"
-                     "@5 = mul(@3,@4)\n"
-                     "@6 = @return(@5)\n");
+    graph *g = parse(twins_after_fold);
     if (!g)
         return;
     const rule_set *sets[] = {&fold_set};
@@ -578,14 +582,7 @@ static void test_cse_clean(void)
     driver_result_free(&r);
     graph_free(g);
     /* Through the pipeline: the twins the rewrites made are merged. */
-    g = parse("module: \"main\"\n"
-              "x = @param:x -> float_type, {2, 3, 4}, {12, 4, 1}\n"
-              "@1 = transpose[permutation={1, 0, 2}](x)\n"
-              "@2 = transpose[permutation={1, 0, 2}](@1)\n"
-              "@3 = relu(@2)\n"
-              "@4 = relu(x)\n"
-              "@5 = mul(@3,@4)\n"
-              "@6 = @return(@5)\n");
+    g = parse(twins_after_fold);
     optimize_result res;
     if (g) {
         CHECK(optimize_run(g, sets, 1, NULL, &res, &err));
