@@ -679,6 +679,14 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
 /* The last shape op of the first run of shape ops b's value reaches through
  * single-reader one-operand pointwise ops and two-operand ones whose other
  * operand is constant (reshaped_to), or NULL. */
+/* r is a reshape, or a squeeze or unsqueeze of a standard value, which
+ * squeeze_to_reshape and unsqueeze_to_reshape make one (no guard). */
+static bool becomes_reshape(const ins *r)
+{
+    return r->nargs == 1 && (is_op(r, "reshape") || ((is_op(r, "squeeze") || is_op(r, "unsqueeze")) &&
+                                                     shape_standard_p(&r->args[0]->sh) && shape_standard_p(&r->sh)));
+}
+
 static const ins *reshaped_to_run(const ins *b)
 {
     const ins *x = b;
@@ -692,6 +700,15 @@ static const ins *reshaped_to_run(const ins *b)
             through = u->nargs == 1;
             if (through)
                 last = u;
+            /* a shape op that becomes a reshape, read by several, one of
+             * them a reshape: reshape_of_reshape (no guard) composes that
+             * one into a reshape of x, which is then read twice; so the
+             * run ends at x in every order (seed 1012623: add read by
+             * squeeze(add), itself read by reshape[{128}] and a transpose,
+             * had a run until the fold composed the reshape) */
+            for (int k = 0; through && becomes_reshape(u) && u->nusers > 1 && k < u->nusers; k++)
+                if (becomes_reshape(u->users[k]))
+                    return NULL;
         } else if (last) {
             break; /* the chain of shape ops ended */
         } else {
@@ -1395,6 +1412,9 @@ static const ins *leaf_base(const ins *x)
  * cluster), or a leaf. (Only of the cluster's root, so that an op read
  * once through a shape op that clusters of other roots read is a leaf,
  * made 3 new failures: 78, 4713, 7521.) */
+static bool reshapes_merge_at_reader(const ins *r);
+static bool binary_reshapes_move(const ins *w, int depth);
+
 static void cluster_collect(cluster *c, const ins *x, int depth)
 {
     if (!c->ok)
@@ -1426,7 +1446,19 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
         if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
             is_cluster_op(w) && reads_broadcast(w) && is_op(w->args[0], "reshape") && is_op(w->args[1], "reshape") &&
             w->args[0]->nusers == 1 && w->args[1]->nusers == 1 && !view_is_constant(w->args[0]) &&
-            !view_is_constant(w->args[1]) && !one_element_below(w->args[0]) && !one_element_below(w->args[1])) {
+            !view_is_constant(w->args[1]) && (!one_element_below(w->args[0]) || reshapes_merge_at_reader(w->args[0])) &&
+            (!one_element_below(w->args[1]) || reshapes_merge_at_reader(w->args[1]))) {
+            c->ok = false;
+            c->pending = true;
+            return;
+        }
+        /* the same where an operand is still a squeeze or unsqueeze that
+         * becomes a reshape, or a chain of them, asked with the rules' own
+         * guard (binary_reshapes_move; seed 1012623: mul of add(unsqueeze(p0),
+         * unsqueeze(reshape(mb(s)))) squeezed and its sin, through
+         * transposes that cancel, ran in the add's {4, 2, 4, 4, 1} in the
+         * orders that judged mul before the second unsqueeze was a reshape) */
+        if (is_cluster_op(w) && reads_broadcast(w) && binary_reshapes_move(w, 0)) {
             c->ok = false;
             c->pending = true;
             return;
@@ -2072,16 +2104,95 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
-/* reshapes_merge_at_reader(r): see helpers_views.h. */
-bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+static bool reshapes_merge_at_reader_d(const ins *r, int depth);
+
+/* x, through transposes that go away in every order: one to its operand's
+ * own shape (identity_transpose, transpose_to_same_shape), or a pair
+ * t1(t2(v)), t2 read once, whose composition is the identity
+ * (transpose_of_transpose composes them, with no guard, and
+ * identity_transpose drops the result). */
+static const ins *past_cancelling_transposes(const ins *x)
 {
-    (void)n;
-    const ins *r = a[0].u.in;
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && is_op(x, "transpose") && x->nargs == 1; depth++) {
+        if (shape_equal(&x->sh, &x->args[0]->sh)) {
+            x = x->args[0];
+            continue;
+        }
+        const ins *t = x->args[0];
+        const attr_value *p = ins_attr(x, "permutation"), *q = NULL;
+        if (is_op(t, "transpose") && t->nargs == 1 && t->nusers == 1)
+            q = ins_attr(t, "permutation");
+        if (!p || !q || p->n != q->n || p->n != x->sh.rank)
+            break;
+        bool id = true;
+        for (int i = 0; i < p->n && id; i++)
+            id = p->u.ints[i] >= 0 && p->u.ints[i] < q->n && q->u.ints[p->u.ints[i]] == i;
+        if (!id)
+            break;
+        x = t->args[0];
+    }
+    return x;
+}
+
+/* binary_above_reshapes (or its _into_first, _into_second) moves two-operand
+ * op w above its two reshapes, with those rules' own guard; an operand
+ * reshape of a one-element broadcast only where reshape_of_multibroadcast
+ * waits for that (reshapes_merge_at_reader), else that rule may take it
+ * first in some orders. */
+static bool binary_reshapes_move(const ins *w, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX || !((w->op->classes & OPC_BINARY) && w->nargs == 2) || w->nmods != 0 ||
+        w->args[0] == w->args[1])
+        return false;
+    /* the operands below the reshapes: a reshape of a reshape is one
+     * (reshape_of_reshape composes them, with no guard), and a squeeze or
+     * unsqueeze of a standard value is a reshape (squeeze_to_reshape,
+     * unsqueeze_to_reshape, no guard either) */
+    const ins *v[2];
+    for (int k = 0; k < 2; k++) {
+        const ins *r = w->args[k];
+        if (!becomes_reshape(r) || r->nusers != 1)
+            return false;
+        v[k] = r->args[0];
+        for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_reshape(v[k]); d++)
+            v[k] = v[k]->args[0];
+        if ((v[k]->op->classes & OPC_SHAPE) || view_is_constant(v[k]) || drops_to_shape(v[k]))
+            return false;
+    }
+    rule_value in = {RV_INS, 1, {.in = (ins *)w}}, res;
+    if (!helper_in_reshape_cluster(NULL, &in, 1, &res) || res.u.i)
+        return false;
+    const ins *x = v[0], *y = v[1];
+    if (!lens_equal(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank)) {
+        const ins *last = reshaped_to_run(w);
+        if (!last || shape_same_lens(&last->sh, &w->sh))
+            return false;
+    }
+    for (int k = 0; k < 2; k++)
+        if (one_element_below(w->args[k]) && !reshapes_merge_at_reader_d(w->args[k], depth + 1))
+            return false;
+    return true;
+}
+
+/* reshapes_merge_at_reader(r): see helpers_views.h. */
+static bool reshapes_merge_at_reader(const ins *r) { return reshapes_merge_at_reader_d(r, 0); }
+
+static bool reshapes_merge_at_reader_d(const ins *r, int depth)
+{
     bool yes = false;
-    if (is_op(r, "reshape") && r->nargs == 1 && r->nusers == 1) {
+    /* r a reshape (as the rules ask), or a squeeze or unsqueeze that becomes
+     * one, as binary_reshapes_move asks */
+    if (becomes_reshape(r) && r->nusers == 1) {
         const ins *b = r->users[0], *x = r->args[0];
+        /* a reshape of a reshape is one (reshape_of_reshape, no guard) */
+        for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_reshape(x); d++)
+            x = x->args[0];
         if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1]) {
-            const ins *s = b->args[b->args[0] == r ? 1 : 0];
+            /* past transposes that cancel in every order (seed 1008067:
+             * mul(reshape(mb[{8}](s)), t(t(reshape(mul(..))))), the pair
+             * composed away only in some orders before
+             * reshape_of_multibroadcast judged the first reshape) */
+            const ins *s = past_cancelling_transposes(b->args[b->args[0] == r ? 1 : 0]);
             /* a squeeze or unsqueeze of a standard value is such a reshape
              * (squeeze_to_reshape, unsqueeze_to_reshape), whichever fires
              * first, and a chain of them is one (reshape_of_reshape); asked
@@ -2113,7 +2224,7 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
                     y = t;
                     break;
                 }
-                s = past_same_shape_views(t);
+                s = past_cancelling_transposes(past_same_shape_views(t));
             }
             /* of any lens: binary_above_reshapes_into_first and _second
              * take two reshapes of values of different lens where b's value
@@ -2129,13 +2240,30 @@ bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rul
                   !(x->op->classes & OPC_SHAPE) && !drops_to_shape(x) &&
                   !view_is_constant(x) && !view_is_constant(y);
             rule_value in = {RV_INS, 1, {.in = (ins *)b}}, res;
-            if (yes && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank))
-                yes = helper_reshaped_to(mem, &in, 1, &res);
+            /* y's lens are not settled while y itself moves above its own
+             * two reshapes (binary_above_reshapes*): then the reshape
+             * between y and b composes and b's two reshapes may then merge
+             * (seed 1008067: mul(reshape(mb[{8}](s)), reshape(mul(reshape(mb),
+             * reshape(p{1, 8, 1})))), the inner mul in {1, 8} until it
+             * moved into {8}; the orders that took s's broadcast into the
+             * outer reshape's lens first kept mb(reshape[{1, 1}](s)) beside
+             * mb[{8}](s)) */
+            bool y_moves = yes && (y->op->classes & OPC_BINARY) && binary_reshapes_move(y, depth + 1);
+            if (yes && !y_moves && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) {
+                const ins *last = reshaped_to_run(b);
+                yes = last && !shape_same_lens(&last->sh, &b->sh);
+            }
             if (yes)
-                yes = helper_in_reshape_cluster(mem, &in, 1, &res) && !res.u.i;
+                yes = helper_in_reshape_cluster(NULL, &in, 1, &res) && !res.u.i;
         }
     }
-    *out = rule_bool(yes);
+    return yes;
+}
+
+bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(reshapes_merge_at_reader(a[0].u.in));
     return true;
 }
 
@@ -5172,6 +5300,14 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
     int64_t l[SHAPE_MAX_RANK];
     int nl;
     bool moves = is_cluster_op(x) && view_cluster_lens(x, l, &nl) && !lens_equal(l, nl, x->sh.lens, x->sh.rank);
+    /* nor is a two-operand op outside the clusters (it reads a broadcast)
+     * that binary_above_reshapes* moves above its two reshapes: it then runs
+     * in an operand's lens, in every order (seed 1012623: reduce_sum of
+     * squeeze(add(unsqueeze(p0), unsqueeze(reshape(mb(s))))) through two
+     * transposes that cancel moved below the squeeze's reshape, into the
+     * add's {4, 2, 4, 4, 1}, in the orders that cancelled the transposes
+     * before the add's reshapes merged into p0's {4, 2, 4, 4}) */
+    moves = moves || (is_cluster_op(x) && reads_broadcast(x) && binary_reshapes_move(x, 0));
     *out = rule_bool(!moves);
     return true;
 }

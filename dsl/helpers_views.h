@@ -258,7 +258,11 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
  * of a standard value, to other lens, that nothing below composes with
  * (*broadcast_to_reshape makes it a reshape). Views to their operand's own
  * shape over a shape op (drops_to_shape) are looked through, on either
- * side. */
+ * side, and so are transposes that cancel on the other side (an identity,
+ * or a pair composing to the identity). It also says yes while the other
+ * operand's value is itself a two-operand op that binary_above_reshapes*
+ * moves above its reshapes (its lens are not settled; round s30D, seed
+ * 1008067). */
 bool helper_reshapes_merge_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* broadcast_view_lens(m, lens): instruction, ints -> ints: m is a
@@ -812,7 +816,10 @@ bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_v
  * moves a reshape of x below it (reduce_below_reshape) only then: the
  * cluster's sink is that reshape until it has settled, and x's lens once the
  * reshape has moved, so moving it first would decide the labelling by the
- * visiting order. */
+ * visiting order. Nor is a two-operand op that reads a broadcast in its
+ * lens while binary_above_reshapes* moves it above its two reshapes (asked
+ * with those rules' guard, binary_reshapes_move): it then runs in an
+ * operand's lens in every order (round s30D, seed 1012623). */
 bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* result_reshape_moves(d): instruction -> bool: d is read only by a
