@@ -676,9 +676,6 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
-/* The last shape op of the first run of shape ops b's value reaches through
- * single-reader one-operand pointwise ops and two-operand ones whose other
- * operand is constant (reshaped_to), or NULL. */
 /* r is a reshape, or a squeeze or unsqueeze of a standard value, which
  * squeeze_to_reshape and unsqueeze_to_reshape make one (no guard). */
 static bool becomes_reshape(const ins *r)
@@ -687,6 +684,9 @@ static bool becomes_reshape(const ins *r)
                                                      shape_standard_p(&r->args[0]->sh) && shape_standard_p(&r->sh)));
 }
 
+/* The last shape op of the first run of shape ops b's value reaches through
+ * single-reader one-operand pointwise ops and two-operand ones whose other
+ * operand is constant (reshaped_to), or NULL. */
 static const ins *reshaped_to_run(const ins *b)
 {
     const ins *x = b;
