@@ -180,6 +180,23 @@ static bool decisions_cover(decisions *d, const graph *g)
     return true;
 }
 
+/* The reader of first, i's first operand, that comes before i and is the
+ * same expression, or NULL: twins read the same first operand, so that is
+ * where i's is. i is among first's users once for each operand that reads
+ * first, so a first operand with one use has no other user to be i's twin:
+ * its users array, another cache line, need not be read. */
+static ins *twin_among_readers(const ins *first, const ins *i)
+{
+    if (first->nusers == 1)
+        return NULL;
+    for (int k = 0; k < first->nusers; k++) {
+        ins *u = first->users[k];
+        if (u != i && ins_before(u, i) && same_expression(u, i))
+            return u;
+    }
+    return NULL;
+}
+
 static ins *earlier_twin(table *t, decisions *d, ins *i, bool *oom)
 {
     if (i->nargs == 0)
@@ -194,19 +211,10 @@ static ins *earlier_twin(table *t, decisions *d, ins *i, bool *oom)
         d->way[first->id] = way = first->nusers <= SCAN_MAX_USERS ? VIA_SCAN : VIA_TABLE;
     if (way == VIA_TABLE)
         return table_find_or_add(t, i, oom);
-    /* i is among first's users once for each operand that reads first, so
-     * a first operand with one use has no other user to be i's twin: its
-     * users array, another cache line, need not be read. (The way was
-     * decided above all the same: a later reader of first must look where
-     * i would have been found.) */
-    if (first->nusers == 1)
-        return NULL;
-    for (int k = 0; k < first->nusers; k++) {
-        ins *u = first->users[k];
-        if (u != i && ins_before(u, i) && same_expression(u, i))
-            return u;
-    }
-    return NULL;
+    /* (The way was decided above all the same, even for a first operand
+     * read once: a later reader of first must look where i would have been
+     * found.) */
+    return twin_among_readers(first, i);
 }
 
 void cse_probe_ins(cse_probe *p, const ins *i)
@@ -219,19 +227,9 @@ void cse_probe_ins(cse_probe *p, const ins *i)
         p->maybe = ++p->nullary > 1;
         return;
     }
-    /* Twins read the same first operand, so i's is among its readers
-     * (earlier_twin); of a pair, the later one finds the earlier here. */
+    /* As earlier_twin looks; of a pair, the later one finds the earlier. */
     const ins *first = i->args[0];
-    if (first->nusers == 1)
-        return;
-    if (first->nusers > SCAN_MAX_USERS) {
-        p->maybe = true;
-        return;
-    }
-    for (int k = 0; k < first->nusers && !p->maybe; k++) {
-        const ins *u = first->users[k];
-        p->maybe = u != i && ins_before(u, i) && same_expression(u, i);
-    }
+    p->maybe = first->nusers > SCAN_MAX_USERS || twin_among_readers(first, i);
 }
 
 /* A recorded shape is always exactly what the op's shape rule gives for
