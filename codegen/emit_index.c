@@ -145,7 +145,7 @@ bool cg_emit_gather_elements(cg_kgen *g, const ins *i, const cg_access *in, cons
     char v[32];
     load_at(g, &in[1], "i", "long long", 8, v, sizeof v);
     wrapped_clamped(g, "at", v, ds->lens[axis], 8);
-    char names[SHAPE_MAX_RANK][8];
+    char names[SHAPE_MAX_RANK][16];
     const char *idx[SHAPE_MAX_RANK];
     for (int a = 0; a < ds->rank; a++) {
         snprintf(names[a], sizeof names[a], "c%d", a);
@@ -179,7 +179,7 @@ bool cg_emit_gathernd(cg_kgen *g, const ins *i, const cg_access *in, const cg_ac
         cg_printf(&g->body, "        at += p / %lldLL * %lldLL;\n", (long long)per_batch,
                   (long long)strides[batch - 1]);
     for (int64_t j = 0; j < k; j++) {
-        char expr[64], v[32], name[16];
+        char expr[64], v[32], name[24];
         snprintf(expr, sizeof expr, "p * %lldLL + %lldLL", (long long)k, (long long)j);
         load_at(g, &in[1], expr, "long long", 8, v, sizeof v);
         snprintf(name, sizeof name, "a%lld", (long long)j);
@@ -232,7 +232,7 @@ bool cg_emit_scatter(cg_kgen *g, const ins *i, const cg_access *in, const cg_acc
     coordinates(g, ds->lens, ds->rank, 8);
     char d[32];
     const char *idx[SHAPE_MAX_RANK];
-    char names[SHAPE_MAX_RANK][8];
+    char names[SHAPE_MAX_RANK][16];
     for (int a = 0; a < ds->rank; a++) {
         snprintf(names[a], sizeof names[a], "c%d", a);
         idx[a] = names[a];
@@ -707,17 +707,19 @@ bool cg_emit_max_pooling_indices(cg_kgen *g, const ins *i, const cg_access *in,
     /* the offset of the position within its plane, row- or column-major */
     cg_printf(b, "%*sif (%s > acc || %s != %s || picked < 0) {\n", ind, "", v, v, v);
     cg_printf(b, "%*s    acc = (%s > acc || %s != %s) ? %s : acc;\n", ind, "", v, v, v, v);
-    char at[512] = "";
+    /* Horner's form, written straight out: ((h0) * L1 + h1) * L2 + h2 for k = 3 */
+    cg_printf(b, "%*s    picked = ", ind, "");
+    for (int q = 1; q < k; q++)
+        cg_puts(b, "(");
     for (int q = 0; q < k; q++) {
         int d = column_major ? k - 1 - q : q;
-        char next[512];
         if (q == 0)
-            snprintf(next, sizeof next, "h%d", d);
+            cg_printf(b, "h%d", d);
         else
-            snprintf(next, sizeof next, "(%s) * %lldLL + h%d", at, (long long)x->lens[d + 2], d);
-        snprintf(at, sizeof at, "%s", next);
+            cg_printf(b, ") * %lldLL + h%d", (long long)x->lens[d + 2], d);
     }
-    cg_printf(b, "%*s    picked = %s", ind, "", k ? at : "0");
+    if (k == 0)
+        cg_puts(b, "0");
     cg_printf(b, ";\n%*s}\n", ind, "");
     for (int d = k - 1; d >= 0; d--)
         cg_printf(b, "%*s}\n", 8 + 4 * d, "");

@@ -322,7 +322,7 @@ bool cg_emit_roialign(cg_kgen *g, const ins *i, const cg_access *in, const cg_ac
     }
     char off[1400], el[1500], roi[4][1500], bidx[1500];
     for (int c = 0; c < 4; c++) {
-        char col[8];
+        char col[16];
         snprintf(col, sizeof col, "%d", c);
         const char *ridx[2] = {"q0", col};
         cg_offset_multi(g, &in[1], ridx, 8, off, sizeof off);
