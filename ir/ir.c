@@ -10,13 +10,7 @@
 /* Under AddressSanitizer, recycled storage (graph_recycle_ins) is poisoned
  * until it is built in again, all but the next pointer that links it: a
  * read through a pointer that should no longer exist is reported. */
-#if defined(__SANITIZE_ADDRESS__)
-#define GRAFT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define GRAFT_ASAN 1
-#endif
-#endif
+#include "sanitizer.h"
 #ifdef GRAFT_ASAN
 #include <sanitizer/asan_interface.h>
 #define SPARE_POISON(i)                                                                          \

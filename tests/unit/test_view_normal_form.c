@@ -73,6 +73,7 @@
 #include "exec.h"
 #include "ir.h"
 #include "pipeline.h"
+#include "sanitizer.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -1398,15 +1399,6 @@ static bool known_has(const known_list *k, uint64_t seed)
     return false;
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#endif
-
 /* Which failures the known list may excuse, and which fail any seed. A
  * rule loop, an invalid graph, changed values or a violation of the normal
  * form's local definition (a3) are bugs on every graph; the soft ones, a
@@ -1513,7 +1505,7 @@ static double seconds_since(const struct timespec *t0)
 
 int main(int argc, char **argv)
 {
-#ifdef UNDER_SANITIZER
+#ifdef GRAFT_ASAN
     long cases = 300; /* make test runs this program under ASan too */
 #else
     long cases = 1500;
