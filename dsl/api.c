@@ -16,27 +16,7 @@
 #include <pthread.h>
 #include <string.h>
 
-static rule_value value_of_attr(attr_value v)
-{
-    rule_value r = {0, 0, {.i = 0}};
-    switch (v.kind) {
-    case ATTR_INT: r.kind = RV_INT; r.u.i = v.u.i; break;
-    case ATTR_BOOL: r.kind = RV_BOOL; r.u.i = v.u.i; break;
-    case ATTR_TYPE: r.kind = RV_TYPE; r.u.i = v.u.i; break;
-    case ATTR_FLOAT: r.kind = RV_FLOAT; r.u.f = v.u.f; break;
-    case ATTR_STRING: r.kind = RV_STRING; r.u.s = v.u.s; break;
-    case ATTR_INTS: r.kind = RV_INTS; r.n = v.n; r.u.ints = v.u.ints; break;
-    case ATTR_FLOATS: r.kind = RV_FLOATS; r.n = v.n; r.u.floats = v.u.floats; break;
-    }
-    return r;
-}
-
-static rule_value api_attr_get(const ins *i, int index)
-{
-    if (index < 0 || index >= i->nattrs)
-        return rule_bool(false);
-    return value_of_attr(i->attrs[index].v);
-}
+static rule_value api_attr_get(const ins *i, int index) { return rule_attr(i, index); }
 
 static bool api_attr_equals(const ins *i, int index, const attr_value *v)
 {
@@ -45,78 +25,26 @@ static bool api_attr_equals(const ins *i, int index, const attr_value *v)
 
 static rule_value api_field(ins *i, int field)
 {
-    rule_value r = {0, 0, {.i = 0}};
-    switch (field) {
-    case RULE_FIELD_SHAPE: r.kind = RV_SHAPE; r.u.sh = &i->sh; break;
-    case RULE_FIELD_LENS: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.lens; break;
-    case RULE_FIELD_STRIDES: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.strides; break;
-    case RULE_FIELD_TYPE: r.kind = RV_TYPE; r.u.i = i->sh.type; break;
-    case RULE_FIELD_RANK: r.kind = RV_INT; r.u.i = i->sh.rank; break;
-    case RULE_FIELD_ELEMENTS: r.kind = RV_INT; r.u.i = shape_elements(&i->sh); break;
-    default: r = rule_bool(false); break;
-    }
-    return r;
+    if (field == RULE_FIELD_ELEMENTS)
+        return rule_int(shape_elements(&i->sh));
+    return rule_field(i, field);
 }
 
-static bool is_numeric(const rule_value *v) { return v->kind == RV_INT || v->kind == RV_FLOAT; }
-static double as_double(const rule_value *v) { return v->kind == RV_FLOAT ? v->u.f : (double)v->u.i; }
-
-static double list_item(const rule_value *v, int k)
-{
-    return v->kind == RV_INTS ? (double)v->u.ints[k] : v->u.floats[k];
-}
-
-static bool values_equal(const rule_value *a, const rule_value *b, bool *eq)
-{
-    if (is_numeric(a) && is_numeric(b)) {
-        if (a->kind == RV_INT && b->kind == RV_INT)
-            *eq = a->u.i == b->u.i;
-        else
-            *eq = as_double(a) == as_double(b);
-        return true;
-    }
-    bool lists = (a->kind == RV_INTS || a->kind == RV_FLOATS) && (b->kind == RV_INTS || b->kind == RV_FLOATS);
-    if (lists) {
-        *eq = a->n == b->n;
-        for (int k = 0; *eq && k < a->n; k++)
-            *eq = list_item(a, k) == list_item(b, k);
-        return true;
-    }
-    if (a->kind != b->kind)
-        return false;
-    switch (a->kind) {
-    case RV_BOOL:
-    case RV_TYPE: *eq = a->u.i == b->u.i; return true;
-    case RV_SHAPE: *eq = shape_equal(a->u.sh, b->u.sh); return true;
-    case RV_INS: *eq = a->u.in == b->u.in; return true;
-    case RV_STRING: *eq = strcmp(a->u.s, b->u.s) == 0; return true;
-    default: return false;
-    }
-}
+/* The value operations generated guards inline are api.h's (rule_compare
+ * and what it uses); the table adds what needs graft's own symbols: two
+ * shapes compare with shape_equal. */
+static bool is_numeric(const rule_value *v) { return rule_is_numeric(v); }
+static double as_double(const rule_value *v) { return rule_as_double(v); }
+static double list_item(const rule_value *v, int k) { return rule_list_item(v, k); }
 
 static bool api_compare(rule_value a, int op, rule_value b, rule_value *out)
 {
-    if (op == RULE_OP_EQ || op == RULE_OP_NE) {
-        bool eq;
-        if (!values_equal(&a, &b, &eq))
-            return false;
+    if ((op == RULE_OP_EQ || op == RULE_OP_NE) && a.kind == RV_SHAPE && b.kind == RV_SHAPE) {
+        bool eq = shape_equal(a.u.sh, b.u.sh);
         *out = rule_bool(op == RULE_OP_EQ ? eq : !eq);
         return true;
     }
-    if (!is_numeric(&a) || !is_numeric(&b))
-        return false;
-    bool r;
-    if (a.kind == RV_INT && b.kind == RV_INT) {
-        int64_t x = a.u.i, y = b.u.i;
-        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
-    } else {
-        double x = as_double(&a), y = as_double(&b);
-        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
-    }
-    if (op < RULE_OP_LT || op > RULE_OP_GE)
-        return false;
-    *out = rule_bool(r);
-    return true;
+    return rule_compare(NULL, a, op, b, out); /* not two shapes: the table is not asked */
 }
 
 static bool api_arith(rule_value a, int op, rule_value b, rule_value *out)

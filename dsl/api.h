@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define GRAFT_RULE_API_VERSION 4
 
@@ -182,6 +183,105 @@ static inline rule_value rule_ins(ins *i)
 {
     rule_value v = {RV_INS, 0, {.in = i}};
     return v;
+}
+
+/* The table's attr_get and field (every field but RULE_FIELD_ELEMENTS,
+ * which needs shape_elements) as reads of i that generated leaves make
+ * without a call through the table (a failed rule attempt is mostly such
+ * reads). rule_field inlines to a load or two; rule_attr stays one copy per
+ * file (noinline): its switch on the kind, copied into every guard, grew
+ * the built-in rule sets' code by 70 KB. api.c's table entries are these
+ * same functions, so the two cannot disagree. */
+static inline rule_value rule_value_of_attr(attr_value v)
+{
+    rule_value r = {0, 0, {.i = 0}};
+    switch (v.kind) {
+    case ATTR_INT: r.kind = RV_INT; r.u.i = v.u.i; break;
+    case ATTR_BOOL: r.kind = RV_BOOL; r.u.i = v.u.i; break;
+    case ATTR_TYPE: r.kind = RV_TYPE; r.u.i = v.u.i; break;
+    case ATTR_FLOAT: r.kind = RV_FLOAT; r.u.f = v.u.f; break;
+    case ATTR_STRING: r.kind = RV_STRING; r.u.s = v.u.s; break;
+    case ATTR_INTS: r.kind = RV_INTS; r.n = v.n; r.u.ints = v.u.ints; break;
+    case ATTR_FLOATS: r.kind = RV_FLOATS; r.n = v.n; r.u.floats = v.u.floats; break;
+    }
+    return r;
+}
+__attribute__((unused, noinline)) static rule_value rule_attr(const ins *i, int index)
+{
+    if (index < 0 || index >= i->nattrs)
+        return rule_bool(false);
+    return rule_value_of_attr(i->attrs[index].v);
+}
+static inline rule_value rule_field(ins *i, int field)
+{
+    rule_value r = {0, 0, {.i = 0}};
+    switch (field) {
+    case RULE_FIELD_SHAPE: r.kind = RV_SHAPE; r.u.sh = &i->sh; break;
+    case RULE_FIELD_LENS: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.lens; break;
+    case RULE_FIELD_STRIDES: r.kind = RV_INTS; r.n = i->sh.rank; r.u.ints = i->sh.strides; break;
+    case RULE_FIELD_TYPE: r.kind = RV_TYPE; r.u.i = i->sh.type; break;
+    case RULE_FIELD_RANK: r.kind = RV_INT; r.u.i = i->sh.rank; break;
+    default: r = rule_bool(false); break;
+    }
+    return r;
+}
+
+/* The guard language's comparisons (the table's compare), inlined into
+ * generated guards: a failed rule attempt is mostly a comparison or two, and
+ * a call through the table apiece was a fair part of its cost. Only two
+ * shapes are compared through A (shape_equal is graft's); api.c's
+ * table entry is this function with that case added, so both agree. */
+static inline bool rule_is_numeric(const rule_value *v) { return v->kind == RV_INT || v->kind == RV_FLOAT; }
+static inline double rule_as_double(const rule_value *v)
+{
+    return v->kind == RV_FLOAT ? v->u.f : (double)v->u.i;
+}
+static inline double rule_list_item(const rule_value *v, int k)
+{
+    return v->kind == RV_INTS ? (double)v->u.ints[k] : v->u.floats[k];
+}
+static inline bool rule_compare(const graft_rule_api *A, rule_value a, int op, rule_value b, rule_value *out)
+{
+    if (op == RULE_OP_EQ || op == RULE_OP_NE) {
+        bool eq;
+        if (rule_is_numeric(&a) && rule_is_numeric(&b)) {
+            if (a.kind == RV_INT && b.kind == RV_INT)
+                eq = a.u.i == b.u.i;
+            else
+                eq = rule_as_double(&a) == rule_as_double(&b);
+        } else if ((a.kind == RV_INTS || a.kind == RV_FLOATS) && (b.kind == RV_INTS || b.kind == RV_FLOATS)) {
+            eq = a.n == b.n;
+            for (int k = 0; eq && k < a.n; k++)
+                eq = rule_list_item(&a, k) == rule_list_item(&b, k);
+        } else if (a.kind != b.kind) {
+            return false;
+        } else {
+            switch (a.kind) {
+            case RV_BOOL:
+            case RV_TYPE: eq = a.u.i == b.u.i; break;
+            case RV_SHAPE: return A->compare(a, op, b, out);
+            case RV_INS: eq = a.u.in == b.u.in; break;
+            case RV_STRING: eq = strcmp(a.u.s, b.u.s) == 0; break;
+            default: return false;
+            }
+        }
+        *out = rule_bool(op == RULE_OP_EQ ? eq : !eq);
+        return true;
+    }
+    if (!rule_is_numeric(&a) || !rule_is_numeric(&b))
+        return false;
+    bool r;
+    if (a.kind == RV_INT && b.kind == RV_INT) {
+        int64_t x = a.u.i, y = b.u.i;
+        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
+    } else {
+        double x = rule_as_double(&a), y = rule_as_double(&b);
+        r = op == RULE_OP_LT ? x < y : op == RULE_OP_LE ? x <= y : op == RULE_OP_GT ? x > y : x >= y;
+    }
+    if (op < RULE_OP_LT || op > RULE_OP_GE)
+        return false;
+    *out = rule_bool(r);
+    return true;
 }
 
 #endif

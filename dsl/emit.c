@@ -3,7 +3,10 @@
  * The generated file is self-contained C11 that includes only dsl/api.h (and
  * the IR headers it pulls in). It touches the graph only through the
  * graft_rule_api table handed to its entry function, so the same text works
- * linked into graft and loaded from a shared object. It fills no table at
+ * linked into graft and loaded from a shared object; only reads of an
+ * instruction (operands, op, attributes, shape fields) and comparisons of
+ * the values read are made in place, by api.h's inline functions, which the
+ * table's own entries are built from. It fills no table at
  * run time: everything it names is a constant fixed when the rules were
  * compiled, so a rule set is ready, and safe to run from any number of
  * threads, once its entry function has checked those constants. Its layout:
@@ -13,7 +16,8 @@
  *     (RULE_pad_into_convolution: the rule's position), and one attr_value
  *     per distinct list or string literal that a pattern compares with;
  *   - the leaves: one `fire_*` function per distinct leaf, which opens the
- *     match (rw_attempt), evaluates guards and lets, builds the replacement
+ *     match (rw_attempt; the arena only when the leaf uses it), evaluates
+ *     guards and lets, builds the replacement
  *     (rw_insert; a fold(c) literal through A->fold) and commits it
  *     (rw_replace / rw_commit_in_place) or undoes it (rw_abort) when a
  *     helper, a fold or a shape rule fails. Leaves that differ only in such
@@ -37,6 +41,7 @@
 #include "helpers.h"
 #include "strbuf.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
@@ -180,6 +185,10 @@ typedef struct emitter {
     const dsl_variant *v;
     int ntemps;
     bool uses_fail;
+    /* Emitting explain (graft opt --explain), which runs once per question:
+     * attributes, fields and comparisons through the table, keeping that
+     * code small. Leaves (every rule attempt) read and compare inline. */
+    bool cold;
     hole_kind *hkinds;
     const char **htexts;
     int nholes, capholes;
@@ -599,8 +608,11 @@ static int emit_binary(emitter *e, buf *b, int depth, const dsl_expr *x)
     out(b, "rule_value t%d;\n", k);
     indent(b, depth);
     e->uses_fail = true;
-    out(b, "if (!A->%s(t%d, %s, t%d, &t%d))\n", x->op <= DSL_OP_GE ? "compare" : "arith", a, operator_c(x->op),
-        c, k);
+    /* Comparisons inline in leaves (api.h's rule_compare), arithmetic
+     * through the table. */
+    out(b, "if (!%st%d, %s, t%d, &t%d))\n",
+        x->op > DSL_OP_GE ? "A->arith(" : e->cold ? "A->compare(" : "rule_compare(A, ", a,
+        operator_c(x->op), c, k);
     indent(b, depth + 1);
     out(b, "goto fail;\n");
     return k;
@@ -668,7 +680,7 @@ static int emit_expr(emitter *e, buf *b, int depth, const dsl_expr *x)
         case SYM_ATTR: {
             const dsl_binding *bd = &e->v->bindings[x->sym_index];
             dsl_path_c(&bd->path, p, sizeof p);
-            out(b, "rule_value t%d = A->attr_get(%s, ", k, p);
+            out(b, "rule_value t%d = %s(%s, ", k, e->cold ? "A->attr_get" : "rule_attr", p);
             hole(e, b, HOLE_ATTR, attr_const(e, bd->op, bd->attr_index));
             out(b, ");\n");
             break;
@@ -719,11 +731,15 @@ static int emit_expr(emitter *e, buf *b, int depth, const dsl_expr *x)
         k = temp(e);
         indent(b, depth);
         if (x->field == FIELD_ATTR) {
-            out(b, "rule_value t%d = A->attr_get(t%d.u.in, ", k, a);
+            out(b, "rule_value t%d = %s(t%d.u.in, ", k, e->cold ? "A->attr_get" : "rule_attr", a);
             hole(e, b, HOLE_ATTR, attr_const(e, x->attr_op, x->attr_index));
             out(b, ");\n");
         } else {
-            out(b, "rule_value t%d = A->field(t%d.u.in, %s);\n", k, a, field_c(x->field));
+            /* A plain read (api.h's rule_field), but for the element
+             * count, which the table computes. */
+            out(b, "rule_value t%d = %s(t%d.u.in, %s);\n", k,
+                x->field == FIELD_ELEMENTS || e->cold ? "A->field" : "rule_field", a,
+                field_c(x->field));
         }
         return k;
     }
@@ -945,6 +961,33 @@ static bool in_place_candidate(const dsl_repl *r, const dsl_variant *v)
 
 /* ---- leaves ---- */
 
+/* Whether generated text t names the identifier `ar` (the leaf's arena). */
+static bool names_arena(const char *t)
+{
+    for (const char *p = t; (p = strstr(p, "ar")) != NULL; p += 2) {
+        bool before = p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        bool after = isalnum((unsigned char)p[2]) || p[2] == '_';
+        if (!before && !after)
+            return true;
+    }
+    return false;
+}
+
+/* Puts a leaf back together: whole holds its start (the attempt), body the
+ * rest; the arena is read between them when the body names it. whole ends
+ * up in *body (the caller's buffer). */
+static bool join_leaf_body(buf *whole, buf *body)
+{
+    if (names_arena(text_of(body)))
+        out(whole, "    arena *ar = A->arena_of(rw);\n    (void)ar;\n");
+    strbuf_append_string(whole, text_of(body));
+    if (body->failed)
+        whole->failed = true;
+    strbuf_free(body);
+    *body = *whole;
+    return true;
+}
+
 /* Emits variant v's leaf body into code, constants as holes. */
 static bool emit_leaf_body(emitter *e, const dsl_variant *v, buf *code)
 {
@@ -956,7 +999,13 @@ static bool emit_leaf_body(emitter *e, const dsl_variant *v, buf *code)
     out(code, "    if (!A->attempt(rw, ");
     hole(e, code, HOLE_RULE, rule_const(e, r));
     out(code, ", r))\n        return false;\n");
-    out(code, "    arena *ar = A->arena_of(rw);\n    (void)ar;\n");
+    /* The rest goes to its own buffer first: the leaf asks for the arena
+     * (a call through the table) only when its text names `ar` (helpers,
+     * lists, attributes built). rw_arena reads a field and changes nothing,
+     * so a leaf that does not read it behaves the same without the call; a
+     * use the scan missed would not compile. */
+    buf whole = *code;
+    *code = (buf){0};
     /* guards and lets, in order */
     int let = 0;
     for (const dsl_clause *c = r->clauses; c; c = c->next) {
@@ -1005,10 +1054,12 @@ static bool emit_leaf_body(emitter *e, const dsl_variant *v, buf *code)
     } else if (rp->kind == RP_GROW) {
         emit_grow(e, code, rp);
     } else if (!emit_repl(e, code, rp, res, sizeof res)) {
+        join_leaf_body(&whole, code);
         return false;
     }
     if (rp->kind != RP_REGION && rp->kind != RP_GROW && strcmp(res, "r") == 0) {
         e->failed = true;
+        join_leaf_body(&whole, code);
         return dsl_error(e->err, e->f, rp->loc, "rule '%s' replaces its root with itself", r->name);
     }
     if (rp->kind != RP_REGION && rp->kind != RP_GROW)
@@ -1016,7 +1067,7 @@ static bool emit_leaf_body(emitter *e, const dsl_variant *v, buf *code)
     out(code, "    return true;\n");
     if (e->uses_fail)
         out(code, "fail:\n    A->abort(rw);\n    return false;\n");
-    return true;
+    return join_leaf_body(&whole, code);
 }
 
 /* Emits variant number vi and files it under the leaf with the same code
@@ -1428,7 +1479,7 @@ static const char *support =
     "__attribute__((unused)) static bool same_attr(const graft_rule_api *A, ins *a, int ka, ins *b, int kb)\n"
     "{\n"
     "    rule_value eq;\n"
-    "    return A->compare(A->attr_get(a, ka), RULE_OP_EQ, A->attr_get(b, kb), &eq) && eq.u.i;\n"
+    "    return rule_compare(A, rule_attr(a, ka), RULE_OP_EQ, rule_attr(b, kb), &eq) && eq.u.i;\n"
     "}\n"
     "\n"
     "/* Whether op code c is in set. */\n"
@@ -1451,7 +1502,7 @@ static const char *support =
     "__attribute__((unused)) static bool same_shape(const graft_rule_api *A, ins *a, ins *b)\n"
     "{\n"
     "    rule_value eq;\n"
-    "    return A->compare(A->field(a, RULE_FIELD_SHAPE), RULE_OP_EQ, A->field(b, RULE_FIELD_SHAPE), &eq) &&\n"
+    "    return A->compare(rule_field(a, RULE_FIELD_SHAPE), RULE_OP_EQ, rule_field(b, RULE_FIELD_SHAPE), &eq) &&\n"
     "           eq.u.i;\n"
     "}\n"
     "\n";
@@ -1791,8 +1842,11 @@ static void emit_explain(emitter *e, buf *b, const dsl_trees *t)
         const char *vnames[64];
         int nv = 0;
         for (int vi = 0; vi < t->nvariants && nv < 64; vi++)
-            if (t->variants[vi]->rule == r)
+            if (t->variants[vi]->rule == r) {
+                e->cold = true;
                 vnames[nv++] = emit_explain_variant(e, b, t->variants[vi]);
+                e->cold = false;
+            }
         char base[300];
         snprintf(base, sizeof base, "explain_%s", r->name);
         rule_fn[ri] = fresh_name(e, "", base, ri);

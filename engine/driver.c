@@ -504,6 +504,16 @@ static void seed_worklist(rewriter *rw)
             worklist_push(&rw->wl, i);
 }
 
+/* Makes set s the one rw_attempt counts in (cur_set and what it reads of
+ * it: driver_internal.h). */
+static void enter_set(rewriter *rw, int s)
+{
+    rw->cur_set = s;
+    rw->set_base = rw->base[s];
+    rw->set_nrules = rw->sets[s]->nrules;
+    rw->set_stats = &rw->stats[rw->base[s]];
+}
+
 static void visit(rewriter *rw, ins *i);
 
 static bool stopping(const rewriter *rw) { return rw->failed || rw->stop_max_rewrites; }
@@ -623,6 +633,8 @@ static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets
     rw->stats = calloc((size_t)rw->nstats + 1, sizeof *rw->stats);
     if (!rw->stats)
         return error_set(err, "out of memory");
+    if (nsets > 0)
+        enter_set(rw, 0);
     for (int s = 0; s < nsets; s++)
         for (int r = 0; r < sets[s]->nrules; r++) {
             rule_stat *st = &rw->stats[rw->base[s] + r];
@@ -687,7 +699,8 @@ static void visit(rewriter *rw, ins *i)
     if (i->op->classes & OPC_BUILTIN)
         return;
     for (int s = 0; s < rw->nsets; s++) {
-        rw->cur_set = s;
+        if (s != rw->cur_set)
+            enter_set(rw, s);
         int r = rw->sets[s]->apply(rw, i);
         if (rw->txn == TXN_OPEN) {
             /* The rule neither committed nor aborted: treat as an abort. */

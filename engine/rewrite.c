@@ -32,20 +32,73 @@ static void clear_logs(rewriter *rw)
     }
 }
 
+/* rw_attempt's rarer paths, out of line so that its usual one (checks,
+ * counters, no timing) saves and restores no registers: most attempts
+ * fail their first guard, and that path is a good part of their cost. */
+static __attribute__((noinline)) bool attempt_out_of_range(rewriter *rw, int rule)
+{
+    driver_fail(rw, "rule set %s: rule index %d out of range (%d rules)",
+                rw->sets[rw->cur_set]->name, rule, rw->set_nrules);
+    return false;
+}
+
+/* A timed attempt (st's first TIME_EVERY_ATTEMPT, or a sampled one: see
+ * TIME_ONE_IN) reads the clock; the weight says how many it stands for. */
+static __attribute__((noinline)) bool attempt_timed(rewriter *rw, const rule_stat *st)
+{
+    if (st->attempts <= TIME_EVERY_ATTEMPT) {
+        rw->txn_weight = 1;
+    } else {
+        uint64_t x = rw->tick_rng;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        rw->tick_rng = x;
+        rw->tick_skip = 1 + (uint32_t)(x % (2 * TIME_ONE_IN - 1));
+        rw->txn_weight = TIME_ONE_IN;
+    }
+    rw->txn_start = driver_ticks();
+    return true;
+}
+
+/* Timed or not (TIME_EVERY_ATTEMPT, driver_internal.h): the attempt's own
+ * time, from here to its commit or abort, is what a timed one measures
+ * (the operand tests of the decision tree before it are charged to no
+ * rule). The end of every attempt that opens. */
+static inline bool attempt_timing(rewriter *rw, const rule_stat *st)
+{
+    if (st->attempts <= TIME_EVERY_ATTEMPT || --rw->tick_skip == 0)
+        return attempt_timed(rw, st);
+    rw->txn_weight = 0;
+    return true;
+}
+
+/* Traced runs (or a trace left over): clear_logs frees it, and the
+ * instructions before the match are kept for the trace. */
+static __attribute__((noinline)) bool attempt_traced(rewriter *rw, const rule_stat *st, ins *root)
+{
+    clear_logs(rw);
+    if (rw->opt.trace)
+        rw->trace_before = driver_trace_before(root);
+    return attempt_timing(rw, st);
+}
+
+static __attribute__((noinline)) bool attempt_after_abort(rewriter *rw, int rule, ins *root)
+{
+    rw_abort(rw);
+    return rw_attempt(rw, rule, root); /* the match is closed now: no third call */
+}
+
 bool rw_attempt(rewriter *rw, int rule, ins *root)
 {
     if (rw->txn == TXN_OPEN)
-        rw_abort(rw);
+        return attempt_after_abort(rw, rule, root);
     if (rw->failed || rw->stop_max_rewrites)
         return false;
-    int nrules = rw->sets[rw->cur_set]->nrules;
-    if (rule < 0 || rule >= nrules) {
-        driver_fail(rw, "rule set %s: rule index %d out of range (%d rules)",
-                    rw->sets[rw->cur_set]->name, rule, nrules);
-        return false;
-    }
-    int flat = rw->base[rw->cur_set] + rule;
-    rule_stat *st = &rw->stats[flat];
+    /* (unsigned: a negative rule is out of range too) */
+    if ((unsigned)rule >= (unsigned)rw->set_nrules)
+        return attempt_out_of_range(rw, rule);
+    rule_stat *st = &rw->set_stats[rule];
     if (st->disabled)
         return false;
     if (rw->opt.max_rewrites >= 0 && (int64_t)rw->rewrites >= rw->opt.max_rewrites) {
@@ -58,31 +111,16 @@ bool rw_attempt(rewriter *rw, int rule, ins *root)
     }
     st->attempts++;
     rw->txn = TXN_OPEN;
-    rw->txn_rule = flat;
+    rw->txn_rule = rw->set_base + rule;
     rw->txn_root = root;
-    clear_logs(rw);
-    if (rw->opt.trace)
-        rw->trace_before = driver_trace_before(root);
-    /* Timed or not (TIME_EVERY_ATTEMPT, driver_internal.h): the attempt's
-     * own time, from here to its commit or abort, is what a timed one
-     * measures (the operand tests of the decision tree before it are
-     * charged to no rule). */
-    if (st->attempts <= TIME_EVERY_ATTEMPT) {
-        rw->txn_weight = 1;
-    } else if (--rw->tick_skip == 0) {
-        uint64_t x = rw->tick_rng;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        rw->tick_rng = x;
-        rw->tick_skip = 1 + (uint32_t)(x % (2 * TIME_ONE_IN - 1));
-        rw->txn_weight = TIME_ONE_IN;
-    } else {
-        rw->txn_weight = 0;
-        return true;
-    }
-    rw->txn_start = driver_ticks();
-    return true;
+    /* clear_logs, with its free of a trace out of line */
+    rw->ninserted = 0;
+    rw->ntxn_modules = 0;
+    rw->nargs_log = 0;
+    rw->nattrs_log = 0;
+    if (rw->trace_before || rw->opt.trace)
+        return attempt_traced(rw, st, root);
+    return attempt_timing(rw, st);
 }
 
 static void note_inserted(rewriter *rw, ins *i)
@@ -225,12 +263,27 @@ static void undo(rewriter *rw)
     clear_logs(rw);
 }
 
+/* An abort with something to undo, a trace to free or a time to take. */
+static __attribute__((noinline)) void abort_logged(rewriter *rw)
+{
+    undo(rw);
+    finish_timing(rw);
+    rw->aborted++;
+    rw->txn = TXN_NONE;
+}
+
 void rw_abort(rewriter *rw)
 {
     if (rw->txn != TXN_OPEN)
         return;
-    undo(rw);
-    finish_timing(rw);
+    /* Most aborts are of untimed attempts whose guard failed: nothing
+     * logged, no trace, no clock to read; undo would only walk empty logs
+     * and zero their counts again. That path stays a leaf. */
+    if ((rw->ninserted | rw->nargs_log | rw->nattrs_log | rw->ntxn_modules) || rw->trace_before ||
+        rw->txn_weight) {
+        abort_logged(rw);
+        return;
+    }
     rw->aborted++;
     rw->txn = TXN_NONE;
 }

@@ -235,6 +235,9 @@ static void test_no_bare_numbers(void)
     CHECK(arguments_named(c, "A->attr_get(", 1, "ATTR_"));
     CHECK(arguments_named(c, "A->compare(", 1, "RULE_OP_"));
     CHECK(arguments_named(c, "A->field(", 1, "RULE_FIELD_"));
+    CHECK(arguments_named(c, "rule_attr(", 1, "ATTR_"));
+    CHECK(arguments_named(c, "rule_compare(A,", 1, "RULE_OP_"));
+    CHECK(arguments_named(c, "rule_field(", 1, "RULE_FIELD_"));
     CHECK_CONTAINS(c, "if (same_attr(A, ");
     CHECK(arguments_named(c, "same_attr(A,", 1, "ATTR_"));
     CHECK(arguments_named(c, "same_attr(A,", 3, "ATTR_"));
@@ -243,7 +246,7 @@ static void test_no_bare_numbers(void)
     CHECK(arguments_named(c, "A->attempt(rw,", 0, "RULE_"));
     CHECK(arguments_named(c, "rule_type(", 0, "GRAFT_"));
     CHECK_CONTAINS(c, "ATTR_transpose_permutation = ");
-    CHECK_CONTAINS(c, "A->compare(t1, RULE_OP_LE, ");
+    CHECK_CONTAINS(c, "rule_compare(A, t1, RULE_OP_LE, ");
     CHECK_CONTAINS(c, ".v.u.i == 0 /* constant */");
     CHECK_CONTAINS(c, "->op->code == OP_transpose");
     CHECK_INT(count(c, "AX["), 0);
