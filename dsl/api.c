@@ -83,6 +83,13 @@ static bool api_arith(rule_value a, int op, rule_value b, rule_value *out)
     return true;
 }
 
+/* The value points at v's list or string, not at a copy: what it makes
+ * goes straight to A->insert (dsl/emit.c), which copies every given value
+ * into the instruction it builds (module_insert: insert_known), while v's
+ * storage (a helper's result or make_list in the rewrite's arena, an
+ * operand's attribute, the rule's static lists) outlives the call. A copy
+ * here was about a third of the new arena memory per instruction a rule
+ * builds, and its page faults. Only a list of ints made floats is new. */
 static bool api_to_attr(arena *mem, rule_value v, int kind, attr_value *out)
 {
     switch ((attr_kind)kind) {
@@ -109,16 +116,20 @@ static bool api_to_attr(arena *mem, rule_value v, int kind, attr_value *out)
     case ATTR_STRING:
         if (v.kind != RV_STRING)
             return false;
-        *out = attr_value_copy(mem, attr_string(v.u.s));
+        *out = attr_string(v.u.s);
         return true;
     case ATTR_INTS:
         if (v.kind != RV_INTS)
             return false;
-        *out = attr_value_copy(mem, attr_ints(v.u.ints, v.n));
+        *out = attr_ints(v.u.ints, v.n);
         return true;
     case ATTR_FLOATS: {
         if (v.kind != RV_FLOATS && v.kind != RV_INTS)
             return false;
+        if (v.kind == RV_FLOATS) {
+            *out = attr_floats(v.u.floats, v.n);
+            return true;
+        }
         double *d = arena_alloc(mem, sizeof(double) * (size_t)(v.n ? v.n : 1));
         if (!d)
             return false;

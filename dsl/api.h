@@ -119,8 +119,9 @@ typedef struct graft_rule_api {
     /* a OP b for arithmetic on int/float (RULE_OP_ADD..DIV); false on
      * division by zero. */
     bool (*arith)(rule_value a, int op, rule_value b, rule_value *out);
-    /* Converts a value to an attribute value of `kind`, copying lists into
-     * mem. False when it does not fit. */
+    /* Converts a value to an attribute value of `kind` for A->insert, which
+     * copies it: the result may point at v's list or string (mem holds only
+     * a list converted to floats). False when it does not fit. */
     bool (*to_attr)(arena *mem, rule_value v, int kind, attr_value *out);
     /* A copy of i's attributes (i->nattrs entries) in mem, to be changed. */
     attr *(*copy_attrs)(arena *mem, const ins *i);

@@ -225,6 +225,9 @@ bool rw_set_attrs(rewriter *rw, ins *i, const attr *attrs, int nattrs)
     }
     rw->attrs_log[rw->nattrs_log++] = (attrs_change){i, i->attrs};
     i->attrs = norm;
+    /* attrs no longer starts i's own block (ir.h, attrs_cap): the block is
+     * not reused, since the log (undo) may point at it again. */
+    i->attrs_cap = 0;
     return true;
 }
 
@@ -245,7 +248,7 @@ static void undo(rewriter *rw)
         ins_set_arg(c->i, c->k, c->old);
     }
     for (int k = rw->nattrs_log - 1; k >= 0; k--)
-        rw->attrs_log[k].i->attrs = rw->attrs_log[k].old;
+        rw->attrs_log[k].i->attrs = rw->attrs_log[k].old; /* attrs_cap stays 0 (rw_set_attrs) */
     for (int k = rw->ninserted - 1; k >= 0; k--) {
         ins *i = rw->inserted[k];
         if ((i->flags & INS_REMOVED) || i->nusers)

@@ -17,7 +17,11 @@
     (ASAN_POISON_MEMORY_REGION((char *)(i), offsetof(ins, next)),                               \
      ASAN_POISON_MEMORY_REGION((char *)(i) + offsetof(ins, order), sizeof(ins) - offsetof(ins, order)))
 #define SPARE_UNPOISON(i) ASAN_UNPOISON_MEMORY_REGION((char *)(i), sizeof(ins))
+#define BLOCK_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (size_t)(n))
+#define BLOCK_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (size_t)(n))
 #else
+#define BLOCK_POISON(p, n) ((void)(p), (void)(n))
+#define BLOCK_UNPOISON(p, n) ((void)(p), (void)(n))
 #define SPARE_POISON(i) ((void)(i))
 #define SPARE_UNPOISON(i) ((void)(i))
 #endif
@@ -398,26 +402,32 @@ void graph_recycle_ins(graph *g, ins *i)
      * word, read by no one: its next pointer can link the spare list. */
     i->next = g->spare;
     g->spare = i;
+    BLOCK_POISON(i->attrs, i->attrs_cap);
     SPARE_POISON(i);
 }
 
 void graph_drop_recycled(graph *g)
 {
 #ifdef GRAFT_ASAN
-    for (ins *i = g->spare; i; i = i->next)
+    for (ins *i = g->spare; i; i = i->next) {
         SPARE_UNPOISON(i);
+        BLOCK_UNPOISON(i->attrs, i->attrs_cap);
+    }
 #endif
     g->spare = NULL;
 }
 
 /* A spare instruction, cleared as arena_alloc would give it, keeping the
  * arrays still of use: its users arrays (users_cap entries; a removed
- * instruction has no users, so they hold nothing) and, when nargs fit, its
+ * instruction has no users, so they hold nothing), when nargs fit, its
  * operand arrays (a removed instruction's nargs is its arrays' length, set
- * once by new_ins). Their old contents are overwritten or never read:
- * new_ins fills args and use_pos for all nargs, and only nusers entries of
- * users count. */
-static ins *take_spare(graph *g, int nargs)
+ * once by new_ins), and, for a caller that builds attributes (keep_attrs:
+ * insert_known), its attribute block (attrs, attrs_cap; see ins.attrs_cap).
+ * Their old contents are overwritten or never read: new_ins fills args and
+ * use_pos for all nargs, only nusers entries of users count, and
+ * own_attrs writes the block's array and the values it points at before
+ * anything reads them. */
+static ins *take_spare(graph *g, int nargs, bool keep_attrs)
 {
     ins *i = g->spare;
     SPARE_UNPOISON(i);
@@ -425,6 +435,8 @@ static ins *take_spare(graph *g, int nargs)
     ins **args = i->args, **users = i->users;
     int *use_pos = i->use_pos, *user_slot = i->user_slot;
     int args_cap = i->nargs, users_cap = i->users_cap;
+    attr *block = i->attrs;
+    int block_cap = i->attrs_cap;
     memset(i, 0, sizeof *i);
     if (nargs && nargs <= args_cap) {
         i->args = args;
@@ -433,13 +445,19 @@ static ins *take_spare(graph *g, int nargs)
     i->users = users;
     i->user_slot = user_slot;
     i->users_cap = users_cap;
+    if (keep_attrs && block_cap > 0) {
+        BLOCK_UNPOISON(block, block_cap);
+        i->attrs = block;
+        i->attrs_cap = block_cap;
+    }
     return i;
 }
 
-static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int nargs)
+static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int nargs,
+                    bool keep_attrs)
 {
     graph *g = m->g;
-    ins *i = g->spare ? take_spare(g, nargs) : arena_alloc(&g->mem, sizeof *i);
+    ins *i = g->spare ? take_spare(g, nargs, keep_attrs) : arena_alloc(&g->mem, sizeof *i);
     if (!i)
         return NULL;
     i->op = op;
@@ -448,10 +466,15 @@ static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int
     if (nargs && i->args) {
         memmove(i->args, args, (size_t)nargs * sizeof *args);
     } else if (nargs) {
-        i->args = arena_dup(&g->mem, args, (size_t)nargs * sizeof *args);
-        i->use_pos = arena_alloc(&g->mem, (size_t)nargs * sizeof *i->use_pos);
-        if (!i->args || !i->use_pos)
+        /* One block, the back-indices right after the operands: one
+         * rounding to 16 bytes instead of two (16 bytes less for a unary
+         * op), and remove_use reads both from the same line. */
+        ins **both = arena_alloc(&g->mem, (size_t)nargs * (sizeof *args + sizeof *i->use_pos));
+        if (!both)
             return NULL;
+        memcpy(both, args, (size_t)nargs * sizeof *args);
+        i->args = both;
+        i->use_pos = (int *)(void *)(both + nargs);
     }
     i->nargs = nargs;
     link_before(m, i, pos);
@@ -461,9 +484,14 @@ static ins *new_ins(module *m, ins *pos, const op_def *op, ins *const *args, int
     return i;
 }
 
-static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, attr_value v,
-                         attr_value *out, graft_error *err)
+/* Converts the given value *vp to spec's kind. copy: the result is deep
+ * copied into a (attr_value_copy). Not copy (insert_known, which copies
+ * into the instruction's own block after): the result may point at *vp's
+ * storage or at what *vp points at, the caller's, valid for the call. */
+static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, const attr_value *vp,
+                         bool copy, attr_value *out, graft_error *err)
 {
+    attr_value v = *vp;
     attr_value r = v;
     switch (spec->kind) {
     case ATTR_INT:
@@ -516,7 +544,7 @@ static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, attr
         break;
     case ATTR_INTS:
         if (v.kind == ATTR_INT) {
-            r = attr_ints(&v.u.i, 1);
+            r = attr_ints(&vp->u.i, 1);
         } else if (v.kind == ATTR_FLOATS && v.n == 0) {
             r = attr_ints(NULL, 0);
         } else if (v.kind != ATTR_INTS) {
@@ -525,7 +553,7 @@ static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, attr
         break;
     case ATTR_FLOATS:
         if (v.kind == ATTR_FLOAT) {
-            r = attr_floats(&v.u.f, 1);
+            r = attr_floats(&vp->u.f, 1);
         } else if (v.kind == ATTR_INTS) {
             double *f = arena_alloc(a, (size_t)(v.n ? v.n : 1) * sizeof *f);
             if (!f)
@@ -538,7 +566,7 @@ static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, attr
         }
         break;
     }
-    *out = attr_value_copy(a, r);
+    *out = copy ? attr_value_copy(a, r) : r;
     return true;
 bad:;
     char got[128];
@@ -556,8 +584,11 @@ bad:;
                      kind_names[spec->kind]);
 }
 
-bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, attr *out,
-                     graft_error *err)
+/* attrs_normalize; with copy false, as convert_attr says, and was_given[s]
+ * tells whether out[s] came from given (else it is the op's default, which
+ * points at the op table's static storage, never copied). */
+static bool normalize(arena *a, bool copy, const op_def *op, const attr *given, int ngiven,
+                      attr *out, bool *was_given, graft_error *err)
 {
     for (int k = 0; k < ngiven; k++) {
         if (op_attr_index(op, given[k].key) < 0) {
@@ -578,8 +609,10 @@ bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, 
         const attr_spec *spec = &op->attrs[s];
         const attr *g = attr_find(given, ngiven, spec->name);
         out[s].key = spec->name;
+        if (was_given)
+            was_given[s] = g != NULL;
         if (g) {
-            if (!convert_attr(a, op, spec, g->v, &out[s].v, err))
+            if (!convert_attr(a, op, spec, &g->v, copy, &out[s].v, err))
                 return false;
         } else if (spec->required) {
             return error_set(err, "%s needs attribute '%s'", op->name, spec->name);
@@ -588,6 +621,12 @@ bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, 
         }
     }
     return true;
+}
+
+bool attrs_normalize(arena *a, const op_def *op, const attr *given, int ngiven, attr *out,
+                     graft_error *err)
+{
+    return normalize(a, true, op, given, ngiven, out, NULL, err);
 }
 
 void ins_op_call(const ins *i, op_call *call, shape *inputs)
@@ -620,6 +659,85 @@ static bool compute_into(graph *g, const op_def *op, const attr *attrs, ins *con
     return ok;
 }
 
+/* The bytes of what v points at that an instruction's block holds for it
+ * (attr_value_copy's copy: a string with its NUL, NULL as ""), rounded up to
+ * 8 so that a list after it stays aligned. */
+static size_t payload_bytes(attr_value v)
+{
+    size_t n = 0;
+    switch (v.kind) {
+    case ATTR_STRING: n = strlen(v.u.s ? v.u.s : "") + 1; break;
+    case ATTR_INTS: n = (size_t)v.n * sizeof(int64_t); break;
+    case ATTR_FLOATS: n = (size_t)v.n * sizeof(double); break;
+    default: break;
+    }
+    return (n + 7) & ~(size_t)7;
+}
+
+/* Gives i (just built by new_ins, so attrs is a recycled block of
+ * attrs_cap bytes or nothing) its own copy of the n normalized attributes
+ * norm: the array, then what the given ones point at, in one block, the
+ * recycled one when it is big enough. The values equal attr_value_copy's;
+ * defaults (!was_given) keep pointing at the op table, as attrs_normalize
+ * leaves them. Why reuse is safe: a recycled instruction's block was
+ * written by this function for it alone (attrs_cap > 0 only here; whoever
+ * points attrs elsewhere clears it), and graph_recycle_ins's caller vouches
+ * that nothing reads the removed instruction or its values again. */
+static bool own_attrs(graph *g, ins *i, const attr *norm, const bool *was_given, int n)
+{
+    size_t bytes = (size_t)n * sizeof(attr);
+    for (int s = 0; s < n; s++)
+        if (was_given[s])
+            bytes += payload_bytes(norm[s].v);
+    unsigned char *block;
+    if (i->attrs_cap > 0 && bytes <= (size_t)i->attrs_cap) {
+        block = (unsigned char *)i->attrs;
+    } else {
+        if (bytes > INT32_MAX / 2)
+            return false;
+        block = arena_alloc(&g->mem, bytes);
+        if (!block)
+            return false;
+        i->attrs_cap = (int)bytes;
+    }
+    attr *out = (attr *)block;
+    unsigned char *p = block + (size_t)n * sizeof(attr);
+    for (int s = 0; s < n; s++) {
+        out[s] = norm[s];
+        if (!was_given[s])
+            continue;
+        attr_value *v = &out[s].v;
+        size_t len = payload_bytes(*v);
+        switch (v->kind) {
+        case ATTR_STRING: {
+            const char *src = v->u.s ? v->u.s : "";
+            memcpy(p, src, strlen(src) + 1);
+            v->u.s = (const char *)p;
+            break;
+        }
+        case ATTR_INTS:
+            if (v->n)
+                memcpy(p, v->u.ints, (size_t)v->n * sizeof(int64_t));
+            v->u.ints = (const int64_t *)(void *)p;
+            break;
+        case ATTR_FLOATS:
+            if (v->n)
+                memcpy(p, v->u.floats, (size_t)v->n * sizeof(double));
+            v->u.floats = (const double *)(void *)p;
+            break;
+        default: break;
+        }
+        p += len;
+    }
+    i->attrs = out;
+    return true;
+}
+
+/* Ops with at most this many attributes are normalized on the stack and
+ * copied into the instruction's own block (own_attrs); more (none of the
+ * built-in ops has more than 10) take attrs_normalize's arena copies. */
+enum { STACK_ATTRS = 16 };
+
 /* module_insert and module_insert_with_modules: checks, computes the shape
  * (the op's rule sees the submodules), and only then links the instruction,
  * so a failure leaves the module as it was. */
@@ -628,16 +746,25 @@ static ins *insert_known(module *m, ins *pos, const op_def *op, const attr *attr
                          graft_error *err)
 {
     arena *a = &m->g->mem;
+    attr stack[STACK_ATTRS];
+    bool was_given[STACK_ATTRS];
     attr *norm = NULL;
-    if (op->nattrs) {
-        norm = arena_alloc(a, (size_t)op->nattrs * sizeof *norm);
-        if (!norm) {
-            error_set(err, "out of memory");
+    bool in_block = op->nattrs > 0 && op->nattrs <= STACK_ATTRS;
+    if (in_block) {
+        norm = stack;
+        if (!normalize(a, false, op, attrs, nattrs, norm, was_given, err))
             return NULL;
+    } else {
+        if (op->nattrs) {
+            norm = arena_alloc(a, (size_t)op->nattrs * sizeof *norm);
+            if (!norm) {
+                error_set(err, "out of memory");
+                return NULL;
+            }
         }
+        if (!attrs_normalize(a, op, attrs, nattrs, norm, err))
+            return NULL;
     }
-    if (!attrs_normalize(a, op, attrs, nattrs, norm, err))
-        return NULL;
     for (int k = 0; k < nargs; k++) {
         if (!args[k] || args[k]->mod != m || (args[k]->flags & INS_REMOVED)) {
             error_set(err, "%s: operand %d is not an instruction of module \"%s\"", op->name, k,
@@ -660,12 +787,13 @@ static ins *insert_known(module *m, ins *pos, const op_def *op, const attr *attr
     shape sh;
     if (!compute_into(m->g, op, norm, args, nargs, owned, nmods, &sh, err))
         return NULL;
-    ins *i = new_ins(m, pos, op, args, nargs);
-    if (!i) {
+    ins *i = new_ins(m, pos, op, args, nargs, in_block);
+    if (!i || (in_block && !own_attrs(m->g, i, norm, was_given, op->nattrs))) {
         error_set(err, "out of memory");
         return NULL;
     }
-    i->attrs = norm;
+    if (!in_block)
+        i->attrs = norm;
     i->nattrs = op->nattrs;
     i->mods = owned;
     i->nmods = nmods;
@@ -729,7 +857,7 @@ static bool copy_tuple(arena *a, shape *sh)
 
 ins *module_add_param(module *m, const char *param_name, const shape *sh)
 {
-    ins *i = new_ins(m, NULL, op_find("@param"), NULL, 0);
+    ins *i = new_ins(m, NULL, op_find("@param"), NULL, 0, false);
     if (!i)
         return NULL;
     i->sh = *sh;
@@ -742,7 +870,7 @@ ins *module_add_param(module *m, const char *param_name, const shape *sh)
 
 ins *module_add_literal(module *m, const shape *sh, const void *data)
 {
-    ins *i = new_ins(m, NULL, op_find("@literal"), NULL, 0);
+    ins *i = new_ins(m, NULL, op_find("@literal"), NULL, 0, false);
     if (!i)
         return NULL;
     i->sh = *sh;
@@ -759,7 +887,7 @@ ins *module_add_opaque(module *m, const char *opname, const attr *attrs, int nat
                        ins *const *args, int nargs, const shape *sh)
 {
     arena *a = &m->g->mem;
-    ins *i = new_ins(m, NULL, op_opaque(), args, nargs);
+    ins *i = new_ins(m, NULL, op_opaque(), args, nargs, false);
     if (!i)
         return NULL;
     i->opname = arena_strdup(a, opname);
@@ -779,7 +907,7 @@ ins *module_add_opaque(module *m, const char *opname, const attr *attrs, int nat
 
 ins *module_add_return(module *m, ins *const *args, int nargs)
 {
-    ins *i = new_ins(m, NULL, op_find("@return"), args, nargs);
+    ins *i = new_ins(m, NULL, op_find("@return"), args, nargs, false);
     if (!i)
         return NULL;
     i->sh.type = GRAFT_TUPLE;

@@ -65,6 +65,13 @@ struct ins {
     module **mods;        /* submodules (fused regions) */
     int nmods;
     int line, col;        /* where it was read from, 0 if built */
+    int attrs_cap;        /* > 0: attrs is the start of a block of this many
+                             bytes that only this instruction reads (its
+                             attribute array, then the lists and strings its
+                             given attributes point at), which the next
+                             instruction built in its storage may reuse
+                             (graph_recycle_ins). 0: attrs is not such a
+                             block. Whoever points attrs elsewhere sets 0. */
     const char *name;     /* stable name: "@7", "sample", "main:pointwise0:@2" */
     const char *param;    /* @param: the parameter name; else NULL */
     void *data;           /* @literal: shape_bytes(&sh) bytes in sh's layout */
@@ -120,8 +127,9 @@ size_t graph_count(const graph *g); /* live instructions over all modules */
 
 /* Gives the graph the storage of i, a removed instruction (module_remove)
  * that nothing will read again: no list, worklist or local variable still
- * holds a pointer to it. The next instruction built takes i's memory, and
- * its operand and users arrays when they are big enough, instead of new
+ * holds a pointer to it or to its attribute values. The next instruction
+ * built takes i's memory, and its operand, users and attribute storage
+ * (attrs_cap) when they are big enough, instead of new
  * arena memory (a rewrite that builds an instruction which a later one
  * erases costs no page of memory, and no trip to one). The new instruction
  * gets a new id: ids are never reused. */
