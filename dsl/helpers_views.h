@@ -467,6 +467,20 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* vanishes_composed_below(t): instruction -> bool: vanishes_below(t), or
+ * the same walk, past a reduction (or from a t that reads one), meets a
+ * transpose, and t's permutation, mapped through the reductions passed,
+ * composed with the whole chain of single-reader transposes and
+ * one-operand pointwise ops from there, moves only length-1 axes of the
+ * reduced lens: the reduction takes t below it, t sinks down the chain,
+ * they compose and go in every order. The whole chain, so that the answer
+ * is the same before and after two transposes of the chain compose
+ * (round s31B; tuned seed 19569). Asked by the three rules that move a transpose across a
+ * reduction or into a two-operand op's operands (reduce_below_transpose,
+ * transpose_above_reduce, transpose_above_binary), so that they agree
+ * (round s30A; seed 1003212). */
+bool helper_vanishes_composed_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* vanishes_past_reader(t): instruction -> bool: t is a transpose[p] read
  * once, by a two-operand op e of its lens, and transpose[p] of e's value
  * would vanish below (the walk of vanishes_below, started at e): the
