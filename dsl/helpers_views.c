@@ -5505,3 +5505,73 @@ bool helper_split_strides_reach_output(arena *mem, const rule_value *a, int n, r
                      layout_reaches_output_unary(b, 0));
     return true;
 }
+
+/* unary_above_transpose's guard, asked of one-operand op u over transpose
+ * t (t read by u alone): does the rule sink t below u? The rule's own
+ * helpers, in the rule's own combination (rules/reshape.rules). */
+static bool unary_sinks_transpose(arena *mem, ins *u, ins *t)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    if (!p || p->n != t->sh.rank)
+        return false;
+    ins *x = t->args[0];
+    rule_value px = {RV_INTS, p->n, {.ints = p->u.ints}};
+    rule_value r;
+    rule_value a_x_p[2] = {rule_ins(x), px};
+    rule_value a_u_x_p[3] = {rule_ins(u), rule_ins(x), px};
+    rule_value a_t = rule_ins(t), a_u = rule_ins(u), a_x = rule_ins(x);
+    bool absorbs = helper_absorbs_transpose(mem, a_x_p, 2, &r) && r.u.i;
+    bool beside = helper_moves_beside_below(mem, a_u_x_p, 3, &r) && r.u.i;
+    bool vanishes_t = helper_vanishes_below(mem, &a_t, 1, &r) && r.u.i;
+    if (!((!absorbs && !beside) || vanishes_t))
+        return false;
+    if (!helper_duplicated_transpose(mem, &a_t, 1, &r) || r.u.i)
+        return false;
+    bool broadcast = helper_broadcast_past_pending(mem, &a_x, 1, &r) && r.u.i;
+    if (broadcast && !(helper_transposes_settle_below(mem, &a_u, 1, &r) && r.u.i))
+        return false;
+    return helper_transposed_sibling(mem, a_u_x_p, 3, &r) && !r.u.i;
+}
+
+/* transpose_above_unary_shared's guard, asked of t = transpose[p](u(z)),
+ * u read by t alone: does the rule raise t above u, to the transpose of z
+ * the graph already has (or to a sibling's)? The rule's own helpers. */
+static bool rises_to_shared(arena *mem, ins *t, ins *u)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    if (!p || p->n != t->sh.rank)
+        return false;
+    ins *z = u->args[0];
+    rule_value pz = {RV_INTS, p->n, {.ints = p->u.ints}};
+    rule_value r;
+    rule_value a_z_p[2] = {rule_ins(z), pz};
+    rule_value a_z_u_p[3] = {rule_ins(z), rule_ins(u), pz};
+    rule_value a_t = rule_ins(t);
+    bool has = helper_has_transpose(mem, a_z_p, 2, &r) && r.u.i;
+    if (!has && !(helper_transposed_sibling(mem, a_z_u_p, 3, &r) && r.u.i))
+        return false;
+    if (!helper_absorbs_transpose(mem, a_z_p, 2, &r) || r.u.i)
+        return false;
+    return helper_rejoins_shared(mem, &a_t, 1, &r) && !r.u.i;
+}
+
+/* meets_transpose_past_operand(t): see helpers_views.h. */
+bool helper_meets_transpose_past_operand(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    ins *t = a[0].u.in;
+    bool yes = false;
+    if (is_op(t, "transpose") && t->nargs == 1) {
+        ins *u = t->args[0];
+        if ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && one_reader(u) &&
+            u->sh.rank == t->sh.rank) {
+            ins *t2 = u->args[0];
+            if (is_op(t2, "transpose") && t2->nargs == 1 && one_reader(t2) && t2->sh.rank == t->sh.rank)
+                yes = unary_sinks_transpose(mem, u, t2);
+            if (!yes)
+                yes = rises_to_shared(mem, t, u);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}

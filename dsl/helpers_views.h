@@ -607,6 +607,17 @@ bool helper_rejoins_shared(arena *mem, const rule_value *args, int nargs, rule_v
  * moves t below at once). */
 bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* meets_transpose_past_operand(t): instruction -> bool: t is a transpose
+ * of a one-operand pointwise op u read by t alone, and either u reads a
+ * transpose t' read by u alone that unary_above_transpose sinks below u
+ * (its guard, asked through its own helpers: t and t' then compose into
+ * one transpose of u's new value in every order), or
+ * transpose_above_unary_shared raises t above u (its guard: the graph
+ * already has t's transpose of u's operand, or a sibling's). The rule
+ * reduce_below_transpose waits for either, so that it judges the
+ * transpose every order reaches (round s31B; seed 1018128). */
+bool helper_meets_transpose_past_operand(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
