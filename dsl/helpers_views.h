@@ -467,6 +467,20 @@ bool helper_transposes_merge(arena *mem, const rule_value *args, int nargs, rule
  * read once (binary_above_transposes merges the two; seed 8045). */
 bool helper_vanishes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* vanishes_composed_below(t): instruction -> bool: vanishes_below(t), or
+ * the same walk, past a reduction (or from a t that reads one), meets a
+ * transpose, and t's permutation, mapped through the reductions passed,
+ * composed with the whole chain of single-reader transposes and
+ * one-operand pointwise ops from there, moves only length-1 axes of the
+ * reduced lens: the reduction takes t below it, t sinks down the chain,
+ * they compose and go in every order. The whole chain, so that the answer
+ * is the same before and after two transposes of the chain compose
+ * (round s31B; tuned seed 19569). Asked by the three rules that move a transpose across a
+ * reduction or into a two-operand op's operands (reduce_below_transpose,
+ * transpose_above_reduce, transpose_above_binary), so that they agree
+ * (round s30A; seed 1003212). */
+bool helper_vanishes_composed_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* vanishes_past_reader(t): instruction -> bool: t is a transpose[p] read
  * once, by a two-operand op e of its lens, and transpose[p] of e's value
  * would vanish below (the walk of vanishes_below, started at e): the
@@ -592,6 +606,17 @@ bool helper_rejoins_shared(arena *mem, const rule_value *args, int nargs, rule_v
  * t too (SiLU's shape b(t, u(t)), which binary_above_transpose_and_unary
  * moves t below at once). */
 bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* meets_transpose_past_operand(t): instruction -> bool: t is a transpose
+ * of a one-operand pointwise op u read by t alone, and either u reads a
+ * transpose t' read by u alone that unary_above_transpose sinks below u
+ * (its guard, asked through its own helpers: t and t' then compose into
+ * one transpose of u's new value in every order), or
+ * transpose_above_unary_shared raises t above u (its guard: the graph
+ * already has t's transpose of u's operand, or a sibling's). The rule
+ * reduce_below_transpose waits for either, so that it judges the
+ * transpose every order reaches (round s31B; seed 1018128). */
+bool helper_meets_transpose_past_operand(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
