@@ -16,7 +16,9 @@
  *     the Canonicalizer line of `mlir-opt --canonicalize --mlir-timing`
  *     (parsing excluded on both sides);
  *   - rewrite: the rewrite time `graft opt -p fold --stats json` reports
- *     (CSE rounds and the final DCE included) against the same line (the
+ *     (CSE rounds and the final DCE included; the first CSE is skipped when
+ *     the dump reader's probe found no twins, dump_read_options.maybe_twins,
+ *     as on these workloads) against the same line (the
  *     process figures below come from runs without --stats, whose kernel
  *     counts walk the graph twice more);
  *   - process: the wall time of `graft opt W.dump -p fold -o OUT` (read,

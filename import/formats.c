@@ -70,6 +70,8 @@ bool graph_bytes_are_dump(const char *bytes, size_t len)
 graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
                            const graph_read_options *opts, graft_error *err)
 {
+    if (opts && opts->maybe_twins)
+        *opts->maybe_twins = true;
     switch (detect_format(bytes, len)) {
     case FORMAT_ONNX: {
         onnx_options onnx = {0};
@@ -89,7 +91,8 @@ graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
     case FORMAT_DUMP:
         break;
     }
-    return dump_read(bytes, len, filename, err);
+    dump_read_options dopts = {.maybe_twins = opts ? opts->maybe_twins : NULL};
+    return dump_read_with(bytes, len, filename, &dopts, err);
 }
 
 graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err)

@@ -307,6 +307,7 @@ void cli_dims_options(const cli_dims *dims, graph_read_options *out)
     out->dim_values = dims ? dims->values : NULL;
     out->ninput_shapes = dims ? dims->ninputs : 0;
     out->input_shapes = dims ? dims->inputs : NULL;
+    out->maybe_twins = NULL;
 }
 
 graft_graph *cli_load_graph(const char *command, const char *path)
@@ -316,6 +317,12 @@ graft_graph *cli_load_graph(const char *command, const char *path)
 
 graft_graph *cli_load_graph_with(const char *command, const char *path, const cli_dims *dims)
 {
+    return cli_load_graph_probed(command, path, dims, NULL);
+}
+
+graft_graph *cli_load_graph_probed(const char *command, const char *path, const cli_dims *dims,
+                                   bool *maybe_twins)
+{
     graft_error err = {0};
     size_t len;
     char *bytes = read_file_all(path, &len, &err);
@@ -323,7 +330,7 @@ graft_graph *cli_load_graph_with(const char *command, const char *path, const cl
         cli_report(command, &err);
         return NULL;
     }
-    graft_graph *g = cli_load_graph_bytes(command, bytes, len, path, dims);
+    graft_graph *g = cli_load_graph_bytes_probed(command, bytes, len, path, dims, maybe_twins);
     free(bytes);
     return g;
 }
@@ -331,9 +338,17 @@ graft_graph *cli_load_graph_with(const char *command, const char *path, const cl
 graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t len,
                                   const char *path, const cli_dims *dims)
 {
+    return cli_load_graph_bytes_probed(command, bytes, len, path, dims, NULL);
+}
+
+graft_graph *cli_load_graph_bytes_probed(const char *command, const char *bytes, size_t len,
+                                         const char *path, const cli_dims *dims,
+                                         bool *maybe_twins)
+{
     graft_error err = {0};
     graph_read_options opts;
     cli_dims_options(dims, &opts);
+    opts.maybe_twins = maybe_twins;
     graft_graph *g = graph_read_any_with(bytes, len, path, &opts, &err);
     if (!g) {
         cli_report(command, &err);

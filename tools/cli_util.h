@@ -121,7 +121,15 @@ graft_graph *cli_load_graph_with(const char *command, const char *path, const cl
 /* The same for a file already read: bytes (len) of the file at path. */
 graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t len,
                                   const char *path, const cli_dims *dims);
-/* The same dimensions as read options for graph_read_any_with. */
+/* The two above, and *maybe_twins (may be NULL) as graph_read_options
+ * gives it: false only when the graph read has no two instructions that
+ * are the same expression (`graft opt` then skips the first CSE). */
+graft_graph *cli_load_graph_probed(const char *command, const char *path, const cli_dims *dims,
+                                   bool *maybe_twins);
+graft_graph *cli_load_graph_bytes_probed(const char *command, const char *bytes, size_t len,
+                                         const char *path, const cli_dims *dims,
+                                         bool *maybe_twins);
+/* The same dimensions as read options for graph_read_any_with (no probe). */
 void cli_dims_options(const cli_dims *dims, graph_read_options *out);
 
 #endif

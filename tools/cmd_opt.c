@@ -789,10 +789,15 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
     if (o.explain_rule)
         o.explain = trace_to_stderr;
 
-    graph *g = cli_load_graph_with("opt", path, &a->dims);
+    /* A dump's reader probes each instruction for a CSE twin as it builds it
+     * (dump_read_options.maybe_twins): with none, the first CSE is skipped. */
+    bool maybe_twins = true;
+    graph *g = cli_load_graph_probed("opt", path, &a->dims, &maybe_twins);
     if (!g)
         return EXIT_FAIL;
     if (a->output_format) {
+        /* The requested layout may add copies: the probe no longer holds. */
+        maybe_twins = true;
         output_format f;
         graft_error ferr = {0};
         if (!output_format_parse(a->output_format, &f, &ferr)) {
@@ -813,7 +818,7 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
     }
     optimize_result res;
     graft_error err = {0};
-    if (!optimize_plan_run(g, plan, &o, &res, &err)) {
+    if (!optimize_plan_run_probed(g, plan, &o, maybe_twins, &res, &err)) {
         graph_free(g);
         return cli_report("opt", &err);
     }

@@ -11,6 +11,7 @@
  */
 #include "check.h"
 #include "corpus_replay.h"
+#include "cse.h"
 #include "formats.h"
 #include "tensor.h"
 
@@ -949,8 +950,10 @@ static void replays_fuzz_corpus_and_crashers(void)
 static void same_both_ways(const char *path, const char *text, size_t len)
 {
     graft_error e1 = {0}, e2 = {0};
-    dump_read_options fast = {.max_literal_bytes = (size_t)1 << 20};
-    dump_read_options slow = {.max_literal_bytes = (size_t)1 << 20, .parser_only = true};
+    bool twins_fast = false, twins_slow = false;
+    dump_read_options fast = {.max_literal_bytes = (size_t)1 << 20, .maybe_twins = &twins_fast};
+    dump_read_options slow = {.max_literal_bytes = (size_t)1 << 20, .parser_only = true,
+                              .maybe_twins = &twins_slow};
     graph *a = dump_read_with(text, len, path, &fast, &e1);
     graph *b = dump_read_with(text, len, path, &slow, &e2);
     CHECK((a == NULL) == (b == NULL));
@@ -958,6 +961,13 @@ static void same_both_ways(const char *path, const char *text, size_t len)
         char *ta = write_graph(a), *tb = write_graph(b);
         CHECK_STR(ta, tb);
         CHECK(graph_count(a) == graph_count(b));
+        /* The probe (dump_read_options.maybe_twins) tells the same both
+         * ways, and a graph it finds free of twins is one CSE leaves alone. */
+        CHECK(twins_fast == twins_slow);
+        size_t merged = 0;
+        graft_error e3 = {0};
+        CHECK(cse_run(a, &merged, &e3));
+        CHECK(twins_fast || merged == 0);
         free(ta);
         free(tb);
     } else if (!a && !b) {
@@ -1032,6 +1042,34 @@ static void fast_path_matches_the_parser(void)
     };
     for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++)
         same_both_ways("test.dump", texts[k], strlen(texts[k]));
+    /* The twin probe: two exps of x are twins; an exp and a neg of x, or
+     * exp(x) read twice, are not; a literal twice is (cse merges it). */
+    static const struct {
+        const char *text;
+        bool twins;
+    } probed[] = {
+        {"x = @param:x -> float_type, {2}, {1}\n@1 = exp(x)\n@2 = exp(x)\n@3 = add(@1, @2)\n"
+         "@4 = @return(@3)", true},
+        {"x = @param:x -> float_type, {2}, {1}\n@1 = exp(x)\n@2 = neg(x)\n@3 = add(@1, @2)\n"
+         "@4 = @return(@3)", false},
+        {"x = @param:x -> float_type, {2}, {1}\n@1 = exp(x)\n@2 = add(@1, @1)\n"
+         "@3 = @return(@2)", false},
+        {"@1 = @literal{1, 2} -> float_type, {2}, {1}\n@2 = @literal{1, 2} -> float_type, {2}, {1}\n"
+         "@3 = add(@1, @2)\n@4 = @return(@3)", true},
+    };
+    for (size_t k = 0; k < sizeof probed / sizeof probed[0]; k++) {
+        bool twins = !probed[k].twins;
+        dump_read_options o = {.maybe_twins = &twins};
+        graft_error e = {0};
+        graph *g = dump_read_with(probed[k].text, strlen(probed[k].text), "probe.dump", &o, &e);
+        CHECK(g != NULL);
+        CHECK(twins == probed[k].twins);
+        size_t merged = 0;
+        CHECK(g && cse_run(g, &merged, &e));
+        CHECK((merged > 0) == probed[k].twins);
+        graph_free(g);
+        same_both_ways("probe.dump", probed[k].text, strlen(probed[k].text));
+    }
     char top[1024], dir[1200];
     CHECK(find_top(top, sizeof top));
     static const char *const dirs[] = {"tests/fuzz/corpus_dump", "tests/fuzz/regress_dump",
