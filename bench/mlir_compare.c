@@ -17,7 +17,8 @@
  *     (parsing excluded on both sides);
  *   - rewrite: the rewrite time `graft opt -p fold --stats json` reports
  *     (CSE rounds and the final DCE included; the first CSE is skipped when
- *     the dump reader's probe found no twins, dump_read_options.maybe_twins,
+ *     CSE's probe, offered each instruction as the reader built it, found
+ *     no twins (tools/cli_util.c, cli_load_graph_probed),
  *     as on these workloads) against the same line (the
  *     process figures below come from runs without --stats, whose kernel
  *     counts walk the graph twice more);

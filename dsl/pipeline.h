@@ -96,7 +96,7 @@ bool optimize_plan_run(graph *g, const optimize_plan *plan, const driver_options
                        optimize_result *res, graft_error *err);
 /* optimize_plan_run on a graph the caller has probed: maybe_twins false
  * vouches that no two instructions of g are the same expression (cse.h), as
- * dump_read_options.maybe_twins tells of a graph just read, so that the
+ * `graft opt` learns of a graph just read (cli_load_graph_probed), so that the
  * first phase's first CSE, which would merge nothing, is skipped. The same
  * result as optimize_plan_run (which passes true). */
 bool optimize_plan_run_probed(graph *g, const optimize_plan *plan, const driver_options *opt,

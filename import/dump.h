@@ -27,11 +27,14 @@ graph *dump_read(const char *text, size_t len, const char *filename, graft_error
 typedef struct dump_read_options {
     size_t max_literal_bytes; /* literal data one dump may create in total; 0: no limit */
     bool parser_only;         /* skip the fast path (tests compare the two) */
-    bool *maybe_twins;        /* when not NULL, gets false only when no two instructions
-                                 of the graph read are the same expression (cse.h), so
-                                 that cse_run on it would merge nothing: each instruction
-                                 is probed as it is built (cse_probe_ins), with its
-                                 operand's readers in cache; true on failure */
+    /* When not NULL, called with each instruction right after it is built
+     * (complete: nothing built later changes it), each module's in program
+     * order, while its lines are in cache: `graft opt` probes each for a CSE
+     * twin there (tools/cli_util.c). Called with NULL when the reader starts
+     * over (its fast path gave the text to the parser): forget every
+     * instruction offered before. */
+    void (*built)(void *ctx, const ins *i);
+    void *built_ctx;
 } dump_read_options;
 /* dump_read with options (opts may be NULL). */
 graph *dump_read_with(const char *text, size_t len, const char *filename,

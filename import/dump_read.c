@@ -12,7 +12,6 @@
  * file:line:column, and on error everything allocated is freed.
  */
 #include "base64.h"
-#include "cse.h"
 #include "dump.h"
 #include "dump_syntax.h"
 #include "hash.h"
@@ -180,7 +179,7 @@ typedef struct builder {
     graph *g;
     size_t literal_bytes;       /* literal data created so far */
     size_t max_literal_bytes;
-    cse_probe probe;            /* every instruction built, as it is built (build_stmt) */
+    const dump_read_options *opts; /* its built hook sees each instruction built (build_stmt) */
 } builder;
 
 static bool fail_at(builder *b, dump_span at, const char *fmt, ...)
@@ -1114,17 +1113,13 @@ static bool build_stmt(builder *b, module_build *mb, const dump_stmt *s, table *
     if (!name)
         return false;
     i->name = name;
-    /* dump_read_options.maybe_twins. i is complete (operands, attributes,
-     * submodules, literal data) and nothing built later changes it, and the
+    /* dump_read_options.built: i is complete (operands, attributes,
+     * submodules, literal data) and nothing built later changes it; the
      * instructions of its module built so far are exactly those before it
-     * in program order. cse_probe_ins looks for i's twin where cse_run
-     * would, among the earlier readers of its first operand (ins_before),
-     * or gives up (a first operand read by more than a few, a second
-     * mergeable instruction without operands, counted over all modules);
-     * of two twins, the later one is built second, when the earlier is
-     * already among those readers, so a graph with twins leaves maybe set.
-     * The operand's users array is the line module_add just wrote. */
-    cse_probe_next(&b->probe, i);
+     * in program order, and the lines of i and of its operand's users array
+     * were just written (the caller's look at them is cheap now). */
+    if (b->opts && b->opts->built)
+        b->opts->built(b->opts->built_ctx, i);
     return define_name(b, mb, s->name, i);
 }
 
@@ -1254,9 +1249,10 @@ static bool unquote_module_refs(builder *b)
     return true;
 }
 
-static graph *build_graph(dump_parse_state *st, size_t max_literal_bytes, bool *maybe_twins)
+static graph *build_graph(dump_parse_state *st, size_t max_literal_bytes,
+                          const dump_read_options *opts)
 {
-    builder b = {st, NULL, 0, max_literal_bytes, {0}};
+    builder b = {st, NULL, 0, max_literal_bytes, opts};
     b.g = graph_new();
     if (!b.g) {
         error_set(st->err, "out of memory");
@@ -1296,7 +1292,6 @@ static graph *build_graph(dump_parse_state *st, size_t max_literal_bytes, bool *
         graph_free(b.g);
         return NULL;
     }
-    *maybe_twins = b.probe.maybe;
     return b.g;
 }
 
@@ -1379,7 +1374,7 @@ static void fast_end_module(fast_module *fm)
  * sure of, any error (the parser reports it), or a submodule used before
  * its section (the parser orders modules). */
 static graph *read_fast(const char *text, size_t len, const char *filename,
-                        size_t max_literal_bytes, bool *maybe_twins)
+                        size_t max_literal_bytes, const dump_read_options *opts)
 {
     graft_error ignored;
     dump_parse_state st;
@@ -1392,7 +1387,7 @@ static graph *read_fast(const char *text, size_t len, const char *filename,
     arena_init(&st.scratch);
     arena mods_mem;             /* the dump_mod records, kept to the end */
     arena_init(&mods_mem);
-    builder b = {&st, graph_new(), 0, max_literal_bytes, {0}};
+    builder b = {&st, graph_new(), 0, max_literal_bytes, opts};
     table modules = {0};
     fast_module fm;
     bool in_module = false, ok = b.g && table_init(&modules, 8);
@@ -1461,7 +1456,6 @@ static graph *read_fast(const char *text, size_t len, const char *filename,
         graph_free(b.g);
         return NULL;
     }
-    *maybe_twins = b.probe.maybe;
     return b.g;
 }
 
@@ -1482,13 +1476,12 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
         return NULL;
     }
     size_t max = opts && opts->max_literal_bytes ? opts->max_literal_bytes : SIZE_MAX;
-    bool maybe_twins_local;
-    bool *maybe_twins = opts && opts->maybe_twins ? opts->maybe_twins : &maybe_twins_local;
-    *maybe_twins = true;
     if (!(opts && opts->parser_only)) {
-        graph *fast = read_fast(text, len, filename, max, maybe_twins);
+        graph *fast = read_fast(text, len, filename, max, opts);
         if (fast)
             return fast;
+        if (opts && opts->built)
+            opts->built(opts->built_ctx, NULL); /* the parser starts over */
     }
     char *copy = malloc(len + 1);
     if (!copy) {
@@ -1512,7 +1505,7 @@ graph *dump_read_with(const char *text, size_t len, const char *filename,
         dump_error_at(&st, (dump_span){copy, 0, 1, 1},
                       "empty dump: expected `module: \"main\"` or an instruction line");
     if (rc == 0 && !st.failed) {
-        g = build_graph(&st, max, maybe_twins);
+        g = build_graph(&st, max, opts);
     } else if (!st.failed) {
         error_at(err, filename, st.last_tok.line, st.last_tok.col,
                  rc == 2 ? "out of memory (or brackets nested too deeply)" : "syntax error");

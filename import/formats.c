@@ -70,8 +70,7 @@ bool graph_bytes_are_dump(const char *bytes, size_t len)
 graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
                            const graph_read_options *opts, graft_error *err)
 {
-    if (opts && opts->maybe_twins)
-        *opts->maybe_twins = true;
+    graph *g = NULL;
     switch (detect_format(bytes, len)) {
     case FORMAT_ONNX: {
         onnx_options onnx = {0};
@@ -82,17 +81,30 @@ graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,
             onnx.ninput_shapes = opts->ninput_shapes;
             onnx.input_shapes = opts->input_shapes;
         }
-        return onnx_import(bytes, len, filename, &onnx, err);
-    }
-    case FORMAT_PYTHON:
-        return mgx_py_import(bytes, len, filename, err);
-    case FORMAT_JSON:
-        return mgx_json_import(bytes, len, filename, err);
-    case FORMAT_DUMP:
+        g = onnx_import(bytes, len, filename, &onnx, err);
         break;
     }
-    dump_read_options dopts = {.maybe_twins = opts ? opts->maybe_twins : NULL};
-    return dump_read_with(bytes, len, filename, &dopts, err);
+    case FORMAT_PYTHON:
+        g = mgx_py_import(bytes, len, filename, err);
+        break;
+    case FORMAT_JSON:
+        g = mgx_json_import(bytes, len, filename, err);
+        break;
+    case FORMAT_DUMP: {
+        dump_read_options dopts = {0};
+        if (opts) {
+            dopts.built = opts->built;
+            dopts.built_ctx = opts->built_ctx;
+        }
+        return dump_read_with(bytes, len, filename, &dopts, err);
+    }
+    }
+    /* The importers build through several passes: offer the result. */
+    if (g && opts && opts->built)
+        for (module *m = g->first_module; m; m = m->next)
+            for (ins *i = m->first; i; i = i->next)
+                opts->built(opts->built_ctx, i);
+    return g;
 }
 
 graph *graph_read_any(const char *bytes, size_t len, const char *filename, graft_error *err)

@@ -20,8 +20,12 @@ typedef struct graph_read_options {
     const int64_t *dim_values;
     int ninput_shapes; /* whole input shapes by name (--input-dim) */
     const struct onnx_input_shape *input_shapes;
-    bool *maybe_twins; /* when not NULL: dump_read_options.maybe_twins for a dump,
-                          true for the other formats */
+    /* When not NULL, called with every instruction of the graph read, each
+     * module's in program order: by a dump's reader as it builds each one
+     * (dump_read_options.built, NULL included), by the other formats after
+     * their import. */
+    void (*built)(void *ctx, const ins *i);
+    void *built_ctx;
 } graph_read_options;
 /* graph_read_any with options (opts may be NULL: every dimension 1). */
 graph *graph_read_any_with(const char *bytes, size_t len, const char *filename,

@@ -2,6 +2,7 @@
  * subcommands (see cli_util.h for the conventions they follow).
  */
 #include "cli_util.h"
+#include "cse.h"
 
 #include "ir.h"
 #include "pipeline.h"
@@ -307,7 +308,8 @@ void cli_dims_options(const cli_dims *dims, graph_read_options *out)
     out->dim_values = dims ? dims->values : NULL;
     out->ninput_shapes = dims ? dims->ninputs : 0;
     out->input_shapes = dims ? dims->inputs : NULL;
-    out->maybe_twins = NULL;
+    out->built = NULL;
+    out->built_ctx = NULL;
 }
 
 graft_graph *cli_load_graph(const char *command, const char *path)
@@ -341,6 +343,19 @@ graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t
     return cli_load_graph_bytes_probed(command, bytes, len, path, dims, NULL);
 }
 
+/* graph_read_options.built for *maybe_twins: each instruction read goes
+ * to CSE's probe (cse.h) as it is built, when a dump's reader has just
+ * written its lines and its operand's users array, so the probe costs
+ * little beside the reading; NULL starts it over. */
+static void probe_built(void *ctx, const ins *i)
+{
+    cse_probe *p = ctx;
+    if (!i)
+        *p = (cse_probe){0};
+    else
+        cse_probe_next(p, i);
+}
+
 graft_graph *cli_load_graph_bytes_probed(const char *command, const char *bytes, size_t len,
                                          const char *path, const cli_dims *dims,
                                          bool *maybe_twins)
@@ -348,8 +363,14 @@ graft_graph *cli_load_graph_bytes_probed(const char *command, const char *bytes,
     graft_error err = {0};
     graph_read_options opts;
     cli_dims_options(dims, &opts);
-    opts.maybe_twins = maybe_twins;
+    cse_probe probe = {0};
+    if (maybe_twins) {
+        opts.built = probe_built;
+        opts.built_ctx = &probe;
+    }
     graft_graph *g = graph_read_any_with(bytes, len, path, &opts, &err);
+    if (maybe_twins)
+        *maybe_twins = !g || probe.maybe;
     if (!g) {
         cli_report(command, &err);
         return NULL;

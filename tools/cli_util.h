@@ -121,9 +121,10 @@ graft_graph *cli_load_graph_with(const char *command, const char *path, const cl
 /* The same for a file already read: bytes (len) of the file at path. */
 graft_graph *cli_load_graph_bytes(const char *command, const char *bytes, size_t len,
                                   const char *path, const cli_dims *dims);
-/* The two above, and *maybe_twins (may be NULL) as graph_read_options
- * gives it: false only when the graph read has no two instructions that
- * are the same expression (`graft opt` then skips the first CSE). */
+/* The two above, and *maybe_twins (may be NULL): false only when the graph
+ * read has no two instructions that are the same expression (`graft opt`
+ * then skips the first CSE). Each instruction goes to CSE's probe as it is
+ * read (graph_read_options.built). */
 graft_graph *cli_load_graph_probed(const char *command, const char *path, const cli_dims *dims,
                                    bool *maybe_twins);
 graft_graph *cli_load_graph_bytes_probed(const char *command, const char *bytes, size_t len,

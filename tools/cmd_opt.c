@@ -790,7 +790,7 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
         o.explain = trace_to_stderr;
 
     /* A dump's reader probes each instruction for a CSE twin as it builds it
-     * (dump_read_options.maybe_twins): with none, the first CSE is skipped. */
+     * (cli_load_graph_probed): with none, the first CSE is skipped. */
     bool maybe_twins = true;
     graph *g = cli_load_graph_probed("opt", path, &a->dims, &maybe_twins);
     if (!g)

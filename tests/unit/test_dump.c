@@ -947,22 +947,36 @@ static void replays_fuzz_corpus_and_crashers(void)
 
 /* Reading text through the fast path (the default) and through the parser
  * alone gives the same graph, or the same error. */
+/* dump_read_options.built as `graft opt` uses it (tools/cli_util.c): each
+ * instruction to CSE's probe as it is built; NULL starts over. */
+static void probe_built(void *ctx, const ins *i)
+{
+    cse_probe *p = ctx;
+    if (!i)
+        *p = (cse_probe){0};
+    else
+        cse_probe_next(p, i);
+}
+
 static void same_both_ways(const char *path, const char *text, size_t len)
 {
     graft_error e1 = {0}, e2 = {0};
-    bool twins_fast = false, twins_slow = false;
-    dump_read_options fast = {.max_literal_bytes = (size_t)1 << 20, .maybe_twins = &twins_fast};
+    cse_probe probe_fast = {0}, probe_slow = {0};
+    dump_read_options fast = {.max_literal_bytes = (size_t)1 << 20, .built = probe_built,
+                              .built_ctx = &probe_fast};
     dump_read_options slow = {.max_literal_bytes = (size_t)1 << 20, .parser_only = true,
-                              .maybe_twins = &twins_slow};
+                              .built = probe_built, .built_ctx = &probe_slow};
     graph *a = dump_read_with(text, len, path, &fast, &e1);
     graph *b = dump_read_with(text, len, path, &slow, &e2);
+    bool twins_fast = probe_fast.maybe, twins_slow = probe_slow.maybe;
     CHECK((a == NULL) == (b == NULL));
     if (a && b) {
         char *ta = write_graph(a), *tb = write_graph(b);
         CHECK_STR(ta, tb);
         CHECK(graph_count(a) == graph_count(b));
-        /* The probe (dump_read_options.maybe_twins) tells the same both
-         * ways, and a graph it finds free of twins is one CSE leaves alone. */
+        /* The probe, offered each instruction as it is built
+         * (dump_read_options.built), tells the same both ways, and a graph
+         * it finds free of twins is one CSE leaves alone. */
         CHECK(twins_fast == twins_slow);
         size_t merged = 0;
         graft_error e3 = {0};
@@ -1058,12 +1072,12 @@ static void fast_path_matches_the_parser(void)
          "@3 = add(@1, @2)\n@4 = @return(@3)", true},
     };
     for (size_t k = 0; k < sizeof probed / sizeof probed[0]; k++) {
-        bool twins = !probed[k].twins;
-        dump_read_options o = {.maybe_twins = &twins};
+        cse_probe probe = {0};
+        dump_read_options o = {.built = probe_built, .built_ctx = &probe};
         graft_error e = {0};
         graph *g = dump_read_with(probed[k].text, strlen(probed[k].text), "probe.dump", &o, &e);
         CHECK(g != NULL);
-        CHECK(twins == probed[k].twins);
+        CHECK(probe.maybe == probed[k].twins);
         size_t merged = 0;
         CHECK(g && cse_run(g, &merged, &e));
         CHECK((merged > 0) == probed[k].twins);
