@@ -542,6 +542,8 @@ static ins *first_after(module *m, uint64_t key)
  * the module; after each visit, what the rewrite re-queued is drained at
  * once, except instructions still ahead of the cursor, which the cursor
  * reaches anyway. */
+enum { SCRATCH_KEEP = 16 * 1024 };
+
 static void sweep_in_order(rewriter *rw)
 {
     for (module *m = rw->g->first_module; m && !stopping(rw); m = m->next) {
@@ -556,6 +558,14 @@ static void sweep_in_order(rewriter *rw)
              * so its storage can take the next instructions built. */
             for (; rw->nretired; rw->nretired--)
                 graph_recycle_ins(rw->g, rw->retired[rw->nretired - 1]);
+            /* No rule is running, so no helper result is held either:
+             * the scratch arena is emptied once it holds a few KB (an
+             * arena_reset per step would cost more than it saves; as
+             * integers, a new chunk or a first one reads as far enough). */
+            if ((uintptr_t)rw->scratch.cur - (uintptr_t)rw->scratch_empty > SCRATCH_KEEP) {
+                arena_reset(&rw->scratch);
+                rw->scratch_empty = rw->scratch.cur;
+            }
             uint64_t key = cur->order;
             ins *next = cur->next;
             ins_prefetch_ahead(cur);
@@ -660,6 +670,7 @@ static bool setup(rewriter *rw, graph *g, const rule_set *const *sets, int nsets
         rw->opt.max_rewrites = 64 * (int64_t)graph_count(g) + 4096;
     rw->recycle = true;
     rw->recycle_from = g->next_id;
+    rw->tmp = &rw->scratch; /* memset above: an empty arena */
     rw->budget = rw->opt.nondecreasing_budget > 0 ? rw->opt.nondecreasing_budget
                                                   : 2 * (int64_t)graph_count(g) + 16;
     return true;
@@ -675,6 +686,8 @@ static void teardown(rewriter *rw)
     free(rw->trace_before);
     free(rw->dead);
     free(rw->retired);
+    arena_free(&rw->scratch);
+    rw->tmp = NULL;
     /* The caller vouches for nothing the driver recycled. */
     if (rw->g)
         graph_drop_recycled(rw->g);

@@ -154,6 +154,16 @@ struct rewriter {
     uint32_t recycle_from; /* the first id built in this run */
     ins **retired;
     int nretired, retired_cap;
+    /* What rules compute while they match and build (helper results such
+     * as a composed permutation, lists, converted attributes: rw_arena).
+     * Nothing keeps it past the rule: every API entry that takes such a
+     * value copies it (module_insert's own_attrs, rw_set_attrs,
+     * module_add_literal), so the sweep empties it at its safe point
+     * instead of the graph's arena growing by it for the graph's life.
+     * tmp is &scratch in a driver run, NULL otherwise (explain). */
+    arena scratch;
+    arena *tmp;
+    unsigned char *scratch_empty; /* scratch.cur when it holds nothing */
 
     /* Results. */
     uint64_t rewrites, erased, aborted, pending_inserted, shape_recomputes;

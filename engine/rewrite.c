@@ -574,7 +574,7 @@ bool rw_merge(rewriter *rw, ins *const *parts, int nparts)
     return rw->txn == TXN_OPEN && merge_parts(rw, parts, nparts, true) != NULL;
 }
 
-arena *rw_arena(rewriter *rw) { return &rw->g->mem; }
+arena *rw_arena(rewriter *rw) { return rw->tmp ? rw->tmp : &rw->g->mem; }
 
 /* ---- splitting a reduction region's tail into its reader ---- */
 

@@ -144,7 +144,10 @@ bool rw_merge(rewriter *rw, ins *const *parts, int nparts);
 bool rw_split_tail(rewriter *rw, ins *p, ins *c);
 /* Undoes everything inserted since rw_attempt. */
 void rw_abort(rewriter *rw);
-/* The graph's arena, for helper results (computed attribute lists). */
+/* Where a rule's helper results live (computed attribute lists): in a
+ * driver run, the driver's scratch arena, emptied at the sweep's safe point
+ * (nothing there outlives the rule that computed it: what is built from it
+ * is copied); else the graph's arena. */
 arena *rw_arena(rewriter *rw);
 
 #endif

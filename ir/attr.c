@@ -173,8 +173,10 @@ int attr_value_print(attr_value v, char *buf, size_t size)
 
 const attr *attr_find(const attr *attrs, int n, const char *key)
 {
+    /* A pointer equal to key is an equal key (op_attr_index says why that
+     * is worth testing first); the result is strcmp's either way. */
     for (int i = 0; i < n; i++)
-        if (strcmp(attrs[i].key, key) == 0)
+        if (attrs[i].key == key || strcmp(attrs[i].key, key) == 0)
             return &attrs[i];
     return NULL;
 }

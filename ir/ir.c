@@ -437,7 +437,14 @@ static ins *take_spare(graph *g, int nargs, bool keep_attrs)
     int args_cap = i->nargs, users_cap = i->users_cap;
     attr *block = i->attrs;
     int block_cap = i->attrs_cap;
-    memset(i, 0, sizeof *i);
+    /* memset with a size the compiler cannot see: a call to the C
+     * library's vector memset. With the constant size, gcc inlines a
+     * `rep stos`, whose start-up cost was most of new_ins's time when
+     * rules build (perf: 70% of it, about 1.4% of the chain rewrite). Same
+     * bytes either way. */
+    size_t n = sizeof *i;
+    __asm__("" : "+r"(n));
+    memset(i, 0, n);
     if (nargs && nargs <= args_cap) {
         i->args = args;
         i->use_pos = use_pos;

@@ -75,7 +75,7 @@ void shape_compute_strides(int rank, const int64_t *lens, int64_t *strides)
 shape shape_standard(graft_type t, int rank, const int64_t *lens)
 {
     shape s;
-    memset(&s, 0, sizeof s);
+    shape_clear(&s);
     s.type = t;
     s.rank = rank;
     for (int i = 0; i < rank; i++)
@@ -87,7 +87,7 @@ shape shape_standard(graft_type t, int rank, const int64_t *lens)
 shape shape_with_strides(graft_type t, int rank, const int64_t *lens, const int64_t *strides)
 {
     shape s;
-    memset(&s, 0, sizeof s);
+    shape_clear(&s);
     s.type = t;
     s.rank = rank;
     for (int i = 0; i < rank; i++) {

@@ -161,8 +161,12 @@ int op_attr_index(const op_def *op, const char *name)
 {
     if (!op || !name)
         return -1;
+    /* The same pointer is the same name: callers usually pass the op
+     * table's own string or a literal the linker merged with it, and are
+     * answered without a call to strcmp. Same result either way: the first
+     * entry whose name equals name. */
     for (int i = 0; i < op->nattrs; i++)
-        if (strcmp(op->attrs[i].name, name) == 0)
+        if (op->attrs[i].name == name || strcmp(op->attrs[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -305,7 +309,7 @@ bool op_compute_shape(const op_call *call, shape *out, graft_error *err)
     if (!call->op->compute_shape)
         return error_set(err, "%s: has no shape rule", call->op->name);
     shape result;
-    memset(&result, 0, sizeof result);
+    shape_clear(&result);
     if (!call->op->compute_shape(call, &result, err))
         return false;
     *out = result;
