@@ -2134,6 +2134,8 @@ static const ins *past_cancelling_transposes(const ins *x)
     return x;
 }
 
+static bool one_element_source(const ins *v, int depth, int *budget);
+
 /* binary_above_reshapes (or its _into_first, _into_second) moves two-operand
  * op w above its two reshapes, with those rules' own guard; an operand
  * reshape of a one-element broadcast only where reshape_of_multibroadcast
@@ -2166,6 +2168,12 @@ static bool binary_reshapes_move(const ins *w, int depth)
     if (!lens_equal(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank)) {
         const ins *last = reshaped_to_run(w);
         if (!last || shape_same_lens(&last->sh, &w->sh))
+            return false;
+        /* neither _into_ rule fires where both operands are values of
+         * many elements, read once, that compute one (each runs b in the
+         * lens of the operand that is no such value, round s31G) */
+        if (shape_elements(&x->sh) > 1 && x->nusers == 1 && one_element_source(x, 0, &(int){256}) &&
+            shape_elements(&y->sh) > 1 && y->nusers == 1 && one_element_source(y, 0, &(int){256}))
             return false;
     }
     for (int k = 0; k < 2; k++)
