@@ -120,6 +120,24 @@ static bool invert_permutation(const int64_t *p, int n, int64_t *q)
     return true;
 }
 
+/* out = p composed with transpose t's permutation q (out[i] = p[q[i]]):
+ * the permutation of transpose[q](transpose[p](x)); false where t has no
+ * permutation of rank n or q holds an index outside 0..n-1. out may be p. */
+static bool compose_with_transpose(const int64_t *p, const ins *t, int n, int64_t *out)
+{
+    const attr_value *q = ins_attr(t, "permutation");
+    if (!q || q->n != n)
+        return false;
+    int64_t r[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+        if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+            return false;
+        r[i] = p[q->u.ints[i]];
+    }
+    memcpy(out, r, sizeof(int64_t) * (size_t)n);
+    return true;
+}
+
 /* s = compose(invert(c), q): the permutation of the transpose the cone
  * rules leave on d[c] for a dot d[q] (transpose[s](d[c]) is d[q]). c is a
  * permutation of 0..n-1. */
@@ -3654,15 +3672,9 @@ static bool undone_below(const ins *u, const ins *from, const int64_t *p, int n,
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH)
         return false;
     if (is_op(u, "transpose")) {
-        const attr_value *q = ins_attr(u, "permutation");
-        if (!q || q->n != n || u->nargs != 1)
-            return false;
         int64_t r[SHAPE_MAX_RANK];
-        for (int i = 0; i < n; i++) {
-            if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
-                return false;
-            r[i] = p[q->u.ints[i]];
-        }
+        if (u->nargs != 1 || !compose_with_transpose(p, u, n, r))
+            return false;
         if (vanishes(r, n, base))
             return true;
         return one_reader(u) && undone_below(u->users[0], u, r, n, base, depth + 1);
@@ -5154,16 +5166,8 @@ static bool chain_composite_vanishes(const ins *u, const int64_t *r, int n, cons
         if (w->sh.rank != n)
             break;
         if (is_op(w, "transpose") && w->nargs == 1) {
-            const attr_value *q = ins_attr(w, "permutation");
-            if (!q || q->n != n)
+            if (!compose_with_transpose(acc, w, n, acc))
                 return false;
-            int64_t next[SHAPE_MAX_RANK];
-            for (int k = 0; k < n; k++) {
-                if (q->u.ints[k] < 0 || q->u.ints[k] >= n)
-                    return false;
-                next[k] = acc[q->u.ints[k]];
-            }
-            memcpy(acc, next, sizeof(int64_t) * (size_t)n);
         } else if (!(((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0) || layout_pending(w)))
             break;
         v = w;
@@ -5211,16 +5215,8 @@ static bool permutation_settles_below_at(const ins *v, const int64_t *p, int n, 
         if (u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
             return unit && settled && moves_unit_axes_only(r, n, l);
         if (is_op(u, "transpose")) {
-            const attr_value *q = ins_attr(u, "permutation");
-            if (!q || q->n != n)
+            if (!compose_with_transpose(r, u, n, r))
                 return false;
-            int64_t composed[SHAPE_MAX_RANK];
-            for (int i = 0; i < n; i++) {
-                if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
-                    return false;
-                composed[i] = r[q->u.ints[i]];
-            }
-            memcpy(r, composed, sizeof(int64_t) * (size_t)n);
             /* past a reduction, a chain of transposes (and one-operand
              * pointwise ops) further down that composes with the rest to
              * a permutation of length-1 axes only: the reduction takes
