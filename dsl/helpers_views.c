@@ -2579,6 +2579,24 @@ static bool reads_one_element(const ins *u)
            !view_is_constant(m->args[0]) && one_element_source(m->args[0], 0, &(int){256});
 }
 
+/* Every reader of r is a two-operand pointwise op whose other operand is a
+ * full value: standard, and no broadcast nor a value that may become one
+ * (broadcast_bound). The op's value is standard whether r is a broadcast
+ * or not. */
+static bool beside_full_values(const ins *r)
+{
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1];
+        if (ok) {
+            const ins *other = other_operand(w, r);
+            ok = shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0);
+        }
+    }
+    return ok;
+}
+
 /* Every reader of r is a broadcast that stretches r's value. */
 static bool stretched_below(const ins *r)
 {
@@ -2792,6 +2810,23 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * reshape(u(mb(x))) stayed (seed 1000579). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && unit_broadcast_operand(u)) {
             ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
+            continue;
+        }
+        /* the same of v, a two-operand op whose broadcasts merge (dots),
+         * that computes one element with u (one_element_source): once they
+         * sink and merge, the reshape reads a broadcast of one element and
+         * becomes mb(reshape[1s](y)) (reshape_of_multibroadcast), where each
+         * reader stretches it or is a two-operand op beside a full value
+         * (beside_full_values: its value is standard either way). Seed
+         * 1011955: sub(mb(p1), sigmoid(mb(p2))) reshaped for sub(literal, .)
+         * kept sigmoid above its broadcast, where the core, whose sigmoid
+         * had sunk, computed sub on one element and broadcast it once. Not
+         * for a one-operand reader of the reshape (the clusters'; tuned seed
+         * 1174: sin(reshape(add(max(..), sin(mb(p2))))) ended as
+         * mb(reshape[{1, 1}](tanh)) against the core's mb(tanh)). */
+        if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v != u && dots && reads_one_element(u) &&
+            one_element_source(v, 0, &(int){256})) {
+            ok = (stretched_below(r) || beside_full_values(r)) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
             continue;
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
