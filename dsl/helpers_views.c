@@ -2215,7 +2215,7 @@ static bool cluster_before(const cluster *a, const cluster *b)
     int c = strcmp(a->root->op->name, b->root->op->name);
     if (c != 0)
         return c < 0;
-    return (uintptr_t)a->root < (uintptr_t)b->root;
+    return a->root->order < b->root->order; /* program order, not addresses: the same on every run */
 }
 
 typedef struct {
