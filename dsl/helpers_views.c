@@ -2070,8 +2070,9 @@ static bool labelling_costs(labelling *L)
     return true;
 }
 
-/* So does the sink's lens where a reshape of a leaf to them stays for a
- * reader outside the cluster (see cluster_labelled_lens). */
+/* Above a reduction, whether the sink's lens are a leaf's own, or those of
+ * a reshape of a leaf that stays for a reader outside the cluster: then the
+ * sink's lens are a candidate like the leaves' (see cluster_labelled_lens). */
 static bool labelling_sink_leaf(const labelling *L)
 {
     const cluster *c = L->c;
@@ -2136,13 +2137,6 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
 
 enum { GROUP_MAX = 3, GROUP_TUPLES = 4096 };
 
-/* The clusters connected to the group's clusters by a shared value: a
- * cluster op outside them reading, through reshapes, a standard leaf or an
- * op of one of them, or a leaf that is itself a cluster op. Returns the
- * number of clusters (the first is c), or 0 where there are more than
- * GROUP_MAX or one of them is not known yet. */
-static int group_add_reader_clusters(cluster *gs, int *ng, const ins *x, int depth);
-
 static int group_add_cluster(cluster *gs, int *ng, const ins *r)
 {
     if (!is_cluster_op(r) || reads_broadcast(r))
@@ -2176,6 +2170,11 @@ static int group_add_reader_clusters(cluster *gs, int *ng, const ins *x, int dep
     return 1;
 }
 
+/* The clusters connected to the group's clusters by a shared value: a
+ * cluster op outside them reading, through reshapes, a standard leaf or an
+ * op of one of them, or a leaf that is itself a cluster op. Returns the
+ * number of clusters (the first is gs[0]), or 0 where there are more than
+ * GROUP_MAX or one of them is not known yet. */
 static int cluster_group(cluster *gs)
 {
     int ng = 1;
@@ -2305,10 +2304,10 @@ static int64_t group_cost(labelling *const *Ls, int ng)
 static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, int *n)
 {
     cluster *gs = calloc(GROUP_MAX, sizeof *gs);
-    labelling *Lbuf = calloc(GROUP_MAX, sizeof *Lbuf);
+    labelling *Lbuf = NULL; /* only once there is a group: most clusters are alone */
     labelling *Ls[GROUP_MAX];
     bool ok = false;
-    if (!gs || !Lbuf)
+    if (!gs)
         goto out;
     gs[0] = *c0;
     int ng = cluster_group(gs);
@@ -2323,6 +2322,9 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     for (int g = 0; g < ng; g++)
         if (gs[g].red || gs[g].sink_trimmed || shape_elements(&gs[g].root->sh) == 1)
             goto out;
+    Lbuf = calloc(GROUP_MAX, sizeof *Lbuf);
+    if (!Lbuf)
+        goto out;
     /* canonical order */
     for (int g = 1; g < ng; g++)
         for (int h = g; h > 0 && cluster_before(&gs[h], &gs[h - 1]); h--) {
