@@ -1355,6 +1355,7 @@ static bool reserve_numbered(module_build *mb, size_t hint)
     table_slot *s = calloc(hint, sizeof *s);
     if (!s)
         return false;
+    pages_prefer_huge(s, hint * sizeof *s);
     if (mb->nnumbered)
         memcpy(s, mb->numbered, mb->nnumbered * sizeof *s);
     free(mb->numbered);

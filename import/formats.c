@@ -39,10 +39,16 @@ static bool contains(const char *p, size_t len, const char *needle)
     return memmem(p, len, needle, strlen(needle)) != NULL;
 }
 
+static bool looks_onnx(const char *bytes, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)bytes;
+    return len > 0 && (p[0] == 0x08 || looks_binary(p, len));
+}
+
 static input_format detect_format(const char *bytes, size_t len)
 {
     const unsigned char *p = (const unsigned char *)bytes;
-    if (len > 0 && (p[0] == 0x08 || looks_binary(p, len)))
+    if (looks_onnx(bytes, len))
         return FORMAT_ONNX;
     size_t k = 0;
     while (k < len && (p[k] == ' ' || p[k] == '\t' || p[k] == '\n' || p[k] == '\r'))
@@ -51,16 +57,17 @@ static input_format detect_format(const char *bytes, size_t len)
      * dump starts with '{', so other JSON goes there too for a clear error. */
     if (k < len && p[k] == '{')
         return FORMAT_JSON;
+    /* A module header first is a dump (graft's and MIGraphX's prints both
+     * start so): no need to scan a big dump for a script's calls. */
+    if (len - k >= 7 && memcmp(p + k, "module:", 7) == 0)
+        return FORMAT_DUMP;
     size_t head = len < 4096 ? len : 4096;
     if (contains(bytes, head, "import migraphx") || contains(bytes, len, "migraphx.program("))
         return FORMAT_PYTHON;
     return FORMAT_DUMP;
 }
 
-bool graph_bytes_are_onnx(const char *bytes, size_t len)
-{
-    return detect_format(bytes, len) == FORMAT_ONNX;
-}
+bool graph_bytes_are_onnx(const char *bytes, size_t len) { return looks_onnx(bytes, len); }
 
 bool graph_bytes_are_dump(const char *bytes, size_t len)
 {

@@ -19,6 +19,22 @@ enum { ARENA_MIN_CHUNK = 1 << 16, ARENA_ALIGN = 16 };
 
 void arena_init(arena *a) { memset(a, 0, sizeof *a); }
 
+void pages_prefer_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)1 << 21;
+    if (len < ARENA_POPULATE_MIN)
+        return;
+    uintptr_t from = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+    uintptr_t to = ((uintptr_t)p + len) & ~(huge - 1);
+    if (to > from)
+        madvise((void *)from, to - from, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
 void arena_free(arena *a)
 {
     arena_chunk *c = a->head;
@@ -61,6 +77,7 @@ void *arena_alloc_slow(arena *a, size_t size)
         c->size = want;
         c->used = 0;
         c->populated = 0;
+        pages_prefer_huge(c->bytes, want);
         c->next = a->head;
         a->head = c;
         a->bytes_reserved += want;

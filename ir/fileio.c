@@ -9,6 +9,8 @@
  */
 #include "fileio.h"
 
+#include "arena.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <fcntl.h>
@@ -114,6 +116,7 @@ char *read_file_all(const char *path, size_t *len, graft_error *err)
             error_set(err, "%s: out of memory", path);
             return NULL;
         }
+        pages_prefer_huge(buf, size + 1);
         int fd = fileno(f);
         while (n < size) {
             ssize_t got = read(fd, buf + n, size - n);

@@ -76,28 +76,54 @@ static int by_name(const void *a, const void *b)
     return strcmp(((const op_count *)a)->name, ((const op_count *)b)->name);
 }
 
-static void print_params(const module *m)
+/* The main module's parameters, in program order, gathered by summarize's
+ * one walk (a second walk of a big graph costs as much as the first: every
+ * instruction is a trip to memory). */
+typedef struct param_list {
+    const ins **items;
+    int n, cap;
+} param_list;
+
+static bool add_param(param_list *p, const ins *i)
 {
-    int printed = 0;
+    if (p->n == p->cap) {
+        int cap = p->cap ? p->cap * 2 : 8;
+        const ins **grown = realloc(p->items, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return false;
+        p->items = grown;
+        p->cap = cap;
+    }
+    p->items[p->n++] = i;
+    return true;
+}
+
+static void print_params(const param_list *p)
+{
     printf("  params:");
-    for (const ins *i = m->first; i; i = i->next) {
-        if (!i->param)
-            continue;
+    for (int k = 0; k < p->n; k++) {
+        const ins *i = p->items[k];
         char lens[512];
         ints_print(i->sh.lens, i->sh.rank, lens, sizeof lens);
-        printf("%s %s %s %s", printed ? "," : "", i->param, type_name(i->sh.type), lens);
-        printed++;
+        printf("%s %s %s %s", k ? "," : "", i->param, type_name(i->sh.type), lens);
     }
-    printf("%s\n", printed ? "" : " none");
+    printf("%s\n", p->n ? "" : " none");
 }
 
 static int summarize(const char *path, const graph *g)
 {
     op_counts ops = {0};
+    param_list main_params = {0};
+    const module *main_module = graph_main(g);
     int params = 0, literals = 0, returns = 0, others = 0, opaque = 0;
     for (const module *m = g->first_module; m; m = m->next)
         for (const ins *i = m->first; i; i = i->next) {
             ins_prefetch_ahead(i);
+            if (i->param && m == main_module && !add_param(&main_params, i)) {
+                free(ops.items);
+                free(main_params.items);
+                return cli_fail("check", "out of memory");
+            }
             if (ins_is(i, "@param"))
                 params++;
             else if (ins_is(i, "@literal"))
@@ -110,6 +136,7 @@ static int summarize(const char *path, const graph *g)
                 opaque += is_opaque;
                 if (!count_op(&ops, i->opname, is_opaque)) {
                     free(ops.items);
+                    free(main_params.items);
                     return cli_fail("check", "out of memory");
                 }
             }
@@ -123,9 +150,9 @@ static int summarize(const char *path, const graph *g)
     printf("), %zu instructions: %d param%s, %d literal%s, %d op%s, %d return%s\n",
            graph_count(g), params, params == 1 ? "" : "s", literals, literals == 1 ? "" : "s",
            others, others == 1 ? "" : "s", returns, returns == 1 ? "" : "s");
-    const module *main_module = graph_main(g);
     if (main_module)
-        print_params(main_module);
+        print_params(&main_params);
+    free(main_params.items);
     printf("  ops:");
     for (int k = 0; k < ops.n; k++)
         printf("%s %s x%d", k ? "," : "", ops.items[k].name, ops.items[k].count);
