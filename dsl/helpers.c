@@ -241,16 +241,19 @@ static bool helper_all_equal(arena *mem, const rule_value *a, int n, rule_value 
     if (eq && !literal_element(k, 0, &first))
         return false;
     eq = eq && first == a[1].u.f;
-    /* When every element of memory is one element (no holes, no repeats),
+    /* Every element lies in the literal's memory, element_space elements:
      * memory whose bytes all repeat the first element's holds only that
-     * value: one memcmp of the data against itself shifted by one element
-     * instead of a walk through shape_index_of_linear. Different bytes may
-     * still be equal values (0 and -0): then the walk decides. */
+     * value, so one memcmp of the data against itself shifted by one
+     * element answers instead of a walk through shape_index_of_linear,
+     * where that memory is no bigger than the elements (no holes; a
+     * broadcast literal, stride 0, has less). Different bytes may still be
+     * equal values (0 and -0): then the walk decides. */
     size_t size = type_size(k->sh.type);
-    if (eq && size && shape_element_space(&k->sh) == count) {
+    int64_t space = shape_element_space(&k->sh);
+    if (eq && size && space >= 1 && space <= count) {
         const unsigned char *d = k->data;
         const unsigned char *at0 = d + (size_t)shape_index_of_linear(&k->sh, 0) * size;
-        size_t bytes = (size_t)count * size;
+        size_t bytes = (size_t)space * size;
         if (at0 == d && memcmp(d, d + size, bytes - size) == 0) {
             *out = rule_bool(true);
             return true;

@@ -29,7 +29,10 @@ static bool one_reader(const ins *x)
  * depth; only ops of several operands are entered, since only there do
  * paths fork). A thread's table is reused: entries of earlier calls are told
  * apart by a generation number. When a probe run is full the walk goes on
- * without the table (same answer, slower). */
+ * without the table (same answer, slower). The walk is handed the table:
+ * a thread-local variable costs a lookup of the thread's block at each
+ * use in position-independent code, and the cluster helpers ask this of
+ * every op they meet, each walk up to VIEW_CONSTANT_MAX_DEPTH steps. */
 enum { CONSTANT_MEMO_SLOTS = 256, CONSTANT_MEMO_PROBES = 8 };
 typedef struct constant_memo_entry {
     const ins *key;
@@ -37,28 +40,31 @@ typedef struct constant_memo_entry {
     int depth; /* the depth the answer was found at */
     bool value;
 } constant_memo_entry;
-static _Thread_local constant_memo_entry constant_memo[CONSTANT_MEMO_SLOTS];
-static _Thread_local unsigned constant_gen;
+typedef struct constant_memo {
+    constant_memo_entry slots[CONSTANT_MEMO_SLOTS];
+    unsigned gen;
+} constant_memo;
+static _Thread_local constant_memo thread_constant_memo;
 
-static size_t memo_slot(const ins *x)
+static size_t pointer_hash(const ins *x)
 {
     uintptr_t h = (uintptr_t)x;
     h ^= h >> 17;
     h *= (uintptr_t)0x9E3779B97F4A7C15u;
-    return (size_t)(h >> 7) % CONSTANT_MEMO_SLOTS;
+    return (size_t)(h >> 7);
 }
 
-static constant_memo_entry *memo_entry(const ins *x, bool make)
+static constant_memo_entry *memo_entry(constant_memo *memo, const ins *x, bool make)
 {
-    size_t s = memo_slot(x);
+    size_t s = pointer_hash(x) % CONSTANT_MEMO_SLOTS;
     for (int k = 0; k < CONSTANT_MEMO_PROBES; k++, s = (s + 1) % CONSTANT_MEMO_SLOTS) {
-        constant_memo_entry *e = &constant_memo[s];
-        if (e->gen == constant_gen && e->key == x)
+        constant_memo_entry *e = &memo->slots[s];
+        if (e->gen == memo->gen && e->key == x)
             return e;
-        if (e->gen != constant_gen) {
+        if (e->gen != memo->gen) {
             if (!make)
                 return NULL;
-            e->gen = constant_gen;
+            e->gen = memo->gen;
             e->key = x;
             return e;
         }
@@ -66,30 +72,41 @@ static constant_memo_entry *memo_entry(const ins *x, bool make)
     return NULL;
 }
 
-static bool constant_at(const ins *x, int depth)
+/* At most max elements (shape_elements, here in line: the walk asks it at
+ * every step). */
+static bool elements_at_most(const shape *s, int64_t max)
 {
-    if ((x->op->classes & OPC_BUILTIN) && is_op(x, "@literal")) /* the class test spares a strcmp per step */
+    int64_t n = 1;
+    for (int i = 0; i < s->rank; i++)
+        n *= s->lens[i];
+    return n <= max;
+}
+
+static bool constant_at(constant_memo *memo, const ins *x, int depth)
+{
+    unsigned classes = x->op->classes;
+    if ((classes & OPC_BUILTIN) && is_op(x, "@literal")) /* the class test spares a strcmp per step */
         return x->data != NULL;
     unsigned fold = OPC_POINTWISE | OPC_VIEW | OPC_SHAPE | OPC_REDUCE | OPC_MOVE | OPC_COMPUTE;
     /* a pending shape change of a constant folds with it once the shape
      * pass resolves it: constant in every order (seed 18463) */
-    if (x->op->classes == 0 && x->nargs == 1 && depth <= VIEW_CONSTANT_MAX_DEPTH && is_op(x, "pending_shape_change"))
-        return constant_at(x->args[0], depth + 1);
-    if (depth > VIEW_CONSTANT_MAX_DEPTH || !(x->op->classes & fold) ||
-        (x->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || x->nmods > 0 || x->nargs < 1 ||
-        shape_is_tuple(&x->sh) || shape_elements(&x->sh) > VIEW_CONSTANT_MAX_ELEMENTS)
+    if (classes == 0 && x->nargs == 1 && depth <= VIEW_CONSTANT_MAX_DEPTH && is_op(x, "pending_shape_change"))
+        return constant_at(memo, x->args[0], depth + 1);
+    if (depth > VIEW_CONSTANT_MAX_DEPTH || !(classes & fold) ||
+        (classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || x->nmods > 0 || x->nargs < 1 ||
+        x->sh.type == GRAFT_TUPLE || !elements_at_most(&x->sh, VIEW_CONSTANT_MAX_ELEMENTS))
         return false;
     /* "constant" found at depth d holds at any depth <= d; "not constant"
      * at any depth >= d (less budget can only fail more) */
     if (x->nargs == 1) /* a path only forks at an op of several operands */
-        return constant_at(x->args[0], depth + 1);
-    constant_memo_entry *e = memo_entry(x, false);
+        return constant_at(memo, x->args[0], depth + 1);
+    constant_memo_entry *e = memo_entry(memo, x, false);
     if (e && (e->value ? depth <= e->depth : depth >= e->depth))
         return e->value;
     bool ok = true;
     for (int k = 0; k < x->nargs && ok; k++)
-        ok = constant_at(x->args[k], depth + 1);
-    e = memo_entry(x, true);
+        ok = constant_at(memo, x->args[k], depth + 1);
+    e = memo_entry(memo, x, true);
     if (e) {
         e->depth = depth;
         e->value = ok;
@@ -99,14 +116,68 @@ static bool constant_at(const ins *x, int depth)
 
 static bool constant(const ins *x, int depth)
 {
-    if (++constant_gen == 0) { /* wrapped: forget every entry */
-        memset(constant_memo, 0, sizeof constant_memo);
-        constant_gen = 1;
+    constant_memo *memo = &thread_constant_memo;
+    if (++memo->gen == 0) { /* wrapped: forget every entry */
+        memset(memo->slots, 0, sizeof memo->slots);
+        memo->gen = 1;
     }
-    return constant_at(x, depth);
+    return constant_at(memo, x, depth);
 }
 
-bool view_is_constant(const ins *x) { return constant(x, 0); }
+/* Answers of view_is_constant kept for the length of one query over a
+ * graph that does not change meanwhile (query_begin .. query_end, which
+ * nest): labelling a cluster asks it of the same leaves and ops again and
+ * again (operand_kind, is_cluster_op), each answer a walk of up to
+ * VIEW_CONSTANT_MAX_DEPTH operands, and that was a third of -p normalize's
+ * time on the bench graph. Outside a query every call walks. The answer
+ * for an instruction depends only on the graph, which a query only reads,
+ * so a kept answer is the one a walk would give. Entries of earlier
+ * queries are told apart by a generation number; a full probe run means
+ * the walk is not kept (same answer, slower). */
+enum { CONSTANT_ANSWER_SLOTS = 512, CONSTANT_ANSWER_PROBES = 8 };
+typedef struct constant_answers {
+    struct {
+        const ins *key;
+        unsigned gen;
+        bool value;
+    } slots[CONSTANT_ANSWER_SLOTS];
+    unsigned gen;
+    int depth; /* open queries */
+} constant_answers;
+static _Thread_local constant_answers thread_constant_answers;
+
+static void query_begin(void)
+{
+    constant_answers *q = &thread_constant_answers;
+    if (q->depth++ > 0)
+        return;
+    if (++q->gen == 0) { /* wrapped: forget every entry */
+        memset(q->slots, 0, sizeof q->slots);
+        q->gen = 1;
+    }
+}
+
+static void query_end(void) { thread_constant_answers.depth--; }
+
+bool view_is_constant(const ins *x)
+{
+    constant_answers *q = &thread_constant_answers;
+    if (q->depth == 0)
+        return constant(x, 0);
+    size_t s = pointer_hash(x) % CONSTANT_ANSWER_SLOTS;
+    for (int k = 0; k < CONSTANT_ANSWER_PROBES; k++, s = (s + 1) % CONSTANT_ANSWER_SLOTS) {
+        if (q->slots[s].gen == q->gen && q->slots[s].key == x)
+            return q->slots[s].value;
+        if (q->slots[s].gen != q->gen) {
+            bool value = constant(x, 0);
+            q->slots[s].key = x;
+            q->slots[s].gen = q->gen;
+            q->slots[s].value = value;
+            return value;
+        }
+    }
+    return constant(x, 0);
+}
 
 /* q = invert(p), the permutation with q[p[i]] = i; false when p holds an
  * index outside 0..n-1. */
@@ -2303,12 +2374,13 @@ static int64_t group_cost(labelling *const *Ls, int ng)
  * alone, the group is too large or not known yet). */
 static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, int *n)
 {
-    cluster *gs = calloc(GROUP_MAX, sizeof *gs);
-    labelling *Lbuf = NULL; /* only once there is a group: most clusters are alone */
+    /* on the stack: most clusters are alone (view_cluster_lens asks this
+     * first, for every op), and zeroing a heap block of three clusters
+     * cost a tenth of -p normalize's time; cluster_of clears each it adds */
+    cluster gs[GROUP_MAX];
+    labelling *Lbuf = NULL; /* only once there is a group */
     labelling *Ls[GROUP_MAX];
     bool ok = false;
-    if (!gs)
-        goto out;
     gs[0] = *c0;
     int ng = cluster_group(gs);
     if (ng < 2)
@@ -2410,7 +2482,6 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
         ok = true;
     }
 out:
-    free(gs);
     free(Lbuf);
     return ok;
 }
@@ -2426,7 +2497,13 @@ static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
     return cluster_labelled_lens(&c, v, shared, lens, n);
 }
 
-bool view_cluster_lens(const ins *v, int64_t *lens, int *n) { return cluster_lens_at(v, true, lens, n); }
+bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
+{
+    query_begin();
+    bool ok = cluster_lens_at(v, true, lens, n);
+    query_end();
+    return ok;
+}
 
 bool helper_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
 {

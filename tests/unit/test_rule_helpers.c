@@ -180,6 +180,45 @@ static void test_view_helpers(void)
     graph_free(g);
 }
 
+/* all_equal(k, v) on literals of every layout: packed, broadcast (stride
+ * 0: less memory than elements, answered from the memory), with holes
+ * (more memory than elements: the walk), and 0 beside -0 (equal values,
+ * different bytes). */
+static void test_all_equal(void)
+{
+    graph *g = graph_new();
+    module *m = graph_add_module(g, "main", NULL);
+    int64_t lens[] = {4, 3}, bcast[] = {0, 1}, holes[] = {6, 2};
+    shape packed = shape_standard(GRAFT_FLOAT, 2, lens);
+    shape broadcast = shape_with_strides(GRAFT_FLOAT, 2, lens, bcast);
+    shape gapped = shape_with_strides(GRAFT_FLOAT, 2, lens, holes);
+    static const float zeros[12] = {0}, row[3] = {0, 1, 0}, signed_zeros[3] = {0, -0.0f, 0};
+    static float gaps[24]; /* elements at even offsets, 5 between them */
+    for (int k = 0; k < 24; k++)
+        gaps[k] = k % 2 ? 5.0f : 2.0f;
+    struct {
+        const shape *sh;
+        const float *data;
+        double v;
+        bool want;
+    } cases[] = {
+        {&packed, zeros, 0.0, true},       {&packed, zeros, 1.0, false},
+        {&broadcast, zeros, 0.0, true},    {&broadcast, row, 0.0, false},
+        {&broadcast, signed_zeros, 0.0, true}, {&gapped, gaps, 2.0, true},
+        {&gapped, gaps, 5.0, false},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        ins *k = module_add_literal(m, cases[c].sh, cases[c].data);
+        CHECK(k != NULL);
+        if (!k)
+            continue;
+        rule_value out, args[2] = {{RV_INS, 0, {.in = k}}, {RV_FLOAT, 0, {.f = cases[c].v}}};
+        CHECK(call("all_equal", args, 2, &out));
+        CHECK_INT(out.u.i, cases[c].want);
+    }
+    graph_free(g);
+}
+
 int main(void)
 {
     arena_init(&mem);
@@ -188,6 +227,7 @@ int main(void)
     RUN(test_reduce_axes_through);
     RUN(test_zero_preserving_and_transparent);
     RUN(test_view_helpers);
+    RUN(test_all_equal);
     arena_free(&mem);
     return tests_finish();
 }
