@@ -47,8 +47,9 @@ void arena_reset(arena *a);
  * pages (Linux: madvise MADV_HUGEPAGE; elsewhere, or where transparent huge
  * pages are off, nothing happens). For big blocks written front to back, as
  * an arena chunk, a file read whole or a table of names: one fault then
- * fills 2 MB instead of 4 KB, and a 100k-instruction dump is read with a
- * few dozen faults instead of thousands. Blocks under 4 MB are left alone. */
+ * fills 2 MB instead of 4 KB (reading a 7 MB, 100k-instruction dump took
+ * about 1900 faults instead of 3770: the unaligned ends of each block stay
+ * small pages). Blocks under 4 MB are left alone. */
 void pages_prefer_huge(void *p, size_t len);
 /* Copies n bytes into the arena. */
 void *arena_dup(arena *a, const void *p, size_t n);
