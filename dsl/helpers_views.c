@@ -114,13 +114,19 @@ static bool constant_at(constant_memo *memo, const ins *x, int depth)
     return ok;
 }
 
-static bool constant(const ins *x, int depth)
+/* Starts a new generation: every entry of the table is forgotten. */
+static void memo_forget(constant_memo *memo)
 {
-    constant_memo *memo = &thread_constant_memo;
-    if (++memo->gen == 0) { /* wrapped: forget every entry */
+    if (++memo->gen == 0) { /* wrapped: clear the entries for real */
         memset(memo->slots, 0, sizeof memo->slots);
         memo->gen = 1;
     }
+}
+
+static bool constant(const ins *x, int depth)
+{
+    constant_memo *memo = &thread_constant_memo;
+    memo_forget(memo);
     return constant_at(memo, x, depth);
 }
 
@@ -131,30 +137,20 @@ static bool constant(const ins *x, int depth)
  * VIEW_CONSTANT_MAX_DEPTH operands, and that was a third of -p normalize's
  * time on the bench graph. Outside a query every call walks. The answer
  * for an instruction depends only on the graph, which a query only reads,
- * so a kept answer is the one a walk would give. Entries of earlier
- * queries are told apart by a generation number; a full probe run means
- * the walk is not kept (same answer, slower). */
-enum { CONSTANT_ANSWER_SLOTS = 512, CONSTANT_ANSWER_PROBES = 8 };
+ * so a kept answer is the one a walk would give. The answers live in a
+ * table of the walk's own kind (constant_memo): a full probe run means the
+ * answer is not kept (same answer, slower). */
 typedef struct constant_answers {
-    struct {
-        const ins *key;
-        unsigned gen;
-        bool value;
-    } slots[CONSTANT_ANSWER_SLOTS];
-    unsigned gen;
-    int depth; /* open queries */
+    constant_memo answers; /* an entry's value is view_is_constant's (depth 0) */
+    int depth;             /* open queries */
 } constant_answers;
 static _Thread_local constant_answers thread_constant_answers;
 
 static void query_begin(void)
 {
     constant_answers *q = &thread_constant_answers;
-    if (q->depth++ > 0)
-        return;
-    if (++q->gen == 0) { /* wrapped: forget every entry */
-        memset(q->slots, 0, sizeof q->slots);
-        q->gen = 1;
-    }
+    if (q->depth++ == 0)
+        memo_forget(&q->answers);
 }
 
 static void query_end(void) { thread_constant_answers.depth--; }
@@ -164,19 +160,16 @@ bool view_is_constant(const ins *x)
     constant_answers *q = &thread_constant_answers;
     if (q->depth == 0)
         return constant(x, 0);
-    size_t s = pointer_hash(x) % CONSTANT_ANSWER_SLOTS;
-    for (int k = 0; k < CONSTANT_ANSWER_PROBES; k++, s = (s + 1) % CONSTANT_ANSWER_SLOTS) {
-        if (q->slots[s].gen == q->gen && q->slots[s].key == x)
-            return q->slots[s].value;
-        if (q->slots[s].gen != q->gen) {
-            bool value = constant(x, 0);
-            q->slots[s].key = x;
-            q->slots[s].gen = q->gen;
-            q->slots[s].value = value;
-            return value;
-        }
+    constant_memo_entry *e = memo_entry(&q->answers, x, false);
+    if (e)
+        return e->value;
+    bool value = constant(x, 0);
+    e = memo_entry(&q->answers, x, true);
+    if (e) {
+        e->depth = 0;
+        e->value = value;
     }
-    return constant(x, 0);
+    return value;
 }
 
 /* q = invert(p), the permutation with q[p[i]] = i; false when p holds an
@@ -1346,6 +1339,10 @@ static bool pending_taken(const ins *p)
     return false;
 }
 
+/* At most this many clusters are labelled together (group_labelled_lens),
+ * over at most GROUP_TUPLES tuples of root candidates. */
+enum { GROUP_MAX = 3, GROUP_TUPLES = 4096 };
+
 typedef struct cluster {
     const ins *ops[VIEW_CLUSTER_MAX];
     int nops;
@@ -1373,7 +1370,7 @@ typedef struct cluster {
     bool pending; /* !ok because a pending op stands inside (see helper_in_reshape_cluster) */
     /* the other clusters labelled together with this one (group_labelled_lens):
      * their ops are no readers outside it (reshaped_outside) */
-    const struct cluster *grp[4];
+    const struct cluster *grp[GROUP_MAX - 1];
     int ngrp;
 } cluster;
 
@@ -2206,8 +2203,6 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
 
 /* ---- clusters that share a reshape, labelled together ---- */
 
-enum { GROUP_MAX = 3, GROUP_TUPLES = 4096 };
-
 static int group_add_cluster(cluster *gs, int *ng, const ins *r)
 {
     if (!is_cluster_op(r) || reads_broadcast(r))
@@ -2486,15 +2481,19 @@ out:
     return ok;
 }
 
-/* The labelling of v's cluster (cluster_labelled_lens). */
+/* The lens v runs in under the labelling of c, v's cluster: with
+ * `shared`, labelled together with the clusters it shares values with
+ * where there are such (group_labelled_lens), else alone. */
+static bool labelled_lens(const cluster *c, const ins *v, bool shared, int64_t *lens, int *n)
+{
+    return (shared && group_labelled_lens(c, v, lens, n)) || cluster_labelled_lens(c, v, shared, lens, n);
+}
+
+/* The labelling of v's cluster. */
 static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n)
 {
     cluster c;
-    if (!cluster_of(v, &c))
-        return false;
-    if (shared && group_labelled_lens(&c, v, lens, n))
-        return true;
-    return cluster_labelled_lens(&c, v, shared, lens, n);
+    return cluster_of(v, &c) && labelled_lens(&c, v, shared, lens, n);
 }
 
 bool view_cluster_lens(const ins *v, int64_t *lens, int *n)
@@ -3694,7 +3693,7 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
      * loses its unit axes first, stands inside it): the lens it settles in
      * are not known either */
     *pending = is_cluster_op(v) && !known && c.pending;
-    if (!(known && (group_labelled_lens(&c, v, lens, n) || cluster_labelled_lens(&c, v, true, lens, n)))) {
+    if (!(known && labelled_lens(&c, v, true, lens, n))) {
         *n = v->sh.rank;
         memcpy(lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank);
     }

@@ -52,6 +52,20 @@ typedef struct op_counts {
     int n, cap;
 } op_counts;
 
+/* items (n of them, room for *cap, each `size` bytes) with room for one
+ * more: items itself, or a bigger copy (then *cap grows); NULL when memory
+ * ran out (items is still valid). */
+static void *room_for_one(void *items, int n, int *cap, size_t size)
+{
+    if (n < *cap)
+        return items;
+    int grown_cap = *cap ? *cap * 2 : 16;
+    void *grown = realloc(items, (size_t)grown_cap * size);
+    if (grown)
+        *cap = grown_cap;
+    return grown;
+}
+
 static bool count_op(op_counts *c, const char *name, bool opaque)
 {
     for (int i = 0; i < c->n; i++)
@@ -59,14 +73,10 @@ static bool count_op(op_counts *c, const char *name, bool opaque)
             c->items[i].count++;
             return true;
         }
-    if (c->n == c->cap) {
-        int cap = c->cap ? c->cap * 2 : 16;
-        op_count *grown = realloc(c->items, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return false;
-        c->items = grown;
-        c->cap = cap;
-    }
+    op_count *items = room_for_one(c->items, c->n, &c->cap, sizeof *items);
+    if (!items)
+        return false;
+    c->items = items;
     c->items[c->n++] = (op_count){name, 1, opaque};
     return true;
 }
@@ -86,14 +96,10 @@ typedef struct param_list {
 
 static bool add_param(param_list *p, const ins *i)
 {
-    if (p->n == p->cap) {
-        int cap = p->cap ? p->cap * 2 : 8;
-        const ins **grown = realloc(p->items, (size_t)cap * sizeof *grown);
-        if (!grown)
-            return false;
-        p->items = grown;
-        p->cap = cap;
-    }
+    const ins **items = room_for_one(p->items, p->n, &p->cap, sizeof *items);
+    if (!items)
+        return false;
+    p->items = items;
     p->items[p->n++] = i;
     return true;
 }
