@@ -100,6 +100,13 @@ void cg_cite(cg_kgen *g, const ins *i)
     cg_printf(&g->origin, "%s%s", g->origin.len ? " " : "", me);
 }
 
+void cg_cite_body(cg_kgen *g, const module *body)
+{
+    for (const ins *b = body->first; b; b = b->next)
+        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
+            cg_cite(g, b);
+}
+
 /* ---- types ---- */
 
 const char *cg_storage_type(graft_type t)

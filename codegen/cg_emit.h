@@ -62,6 +62,9 @@ const char *cg_fresh(cg_kgen *g, char *buf, size_t size);
 const char *cg_label(const cg_program *p, const ins *i, char *buf, size_t size);
 /* Records instruction i in the kernel's comment and origin list. */
 void cg_cite(cg_kgen *g, const ins *i);
+/* Cites every instruction of a fused region's body that computes (not its
+ * parameters, literals or return). */
+void cg_cite_body(cg_kgen *g, const module *body);
 
 /* ---- types ---- */
 /* The C storage type of an element type ("float", "__half", "unsigned char"
@@ -208,6 +211,17 @@ const char *cg_combine_init(cg_combine_kind k, const char *ct);
  * left open for the caller. */
 void cg_block_fold(cg_kgen *g, const char *ct, cg_combine_kind k, const char *part, bool broadcast,
                    int indent);
+/* The shared arrays block folds stage partial results in, one per compute
+ * type: part_f (float), part_d (double), part_i (long long). A region
+ * emitter marks the types its reductions need and declares those arrays
+ * once, at the kernel's top. */
+enum { CG_PARTIAL_TYPES = 3 };
+/* The index of compute type ct among the partial arrays (0, 1, 2). */
+int cg_partial_index(const char *ct);
+/* The partial array a fold in compute type ct stages its results in. */
+const char *cg_partial_array(const char *ct);
+/* Declares the partial arrays whose need[] is set. */
+void cg_declare_partials(cg_kgen *g, const bool need[CG_PARTIAL_TYPES]);
 /* The reductions of a region's body, in order: reds[k] folds rin[k] over
  * the axes masks[k]. A reduction whose only user is a reduction of the same
  * kind (a partial result: sum of sums, max of maxes, mean of equal-sized

@@ -268,11 +268,8 @@ static void fold_row(cg_kgen *g, gemm_region *rg, int r)
     cg_text *b = &g->body;
     const ins *rd = rg->reds[r];
     const char *rt = cg_compute_type(rg->rin[r]->sh.type);
-    const char *part = strcmp(rt, "float") == 0    ? "part_f"
-                       : strcmp(rt, "double") == 0 ? "part_d"
-                                                   : "part_i";
     cg_printf(b, "        %s red%d;\n        {\n            %s acc = racc%d;\n", rt, r, rt, r);
-    cg_block_fold(g, rt, cg_combine_of(rd), part, true, 12);
+    cg_block_fold(g, rt, cg_combine_of(rd), cg_partial_array(rt), true, 12);
     if (ins_is(rd, "reduce_mean"))
         cg_printf(b, "            red%d = acc / (%s)%lld;\n        }\n", r, rt, (long long)rg->nred);
     else
@@ -386,17 +383,10 @@ static void emit_gemm_rows(cg_kgen *g, const gemm_spec *s)
               (long long)rg->Mr, (long long)rg->Nr, (long long)TM, (long long)TN);
     cg_printf(b, "    __shared__ %s As[16][%lld];\n    __shared__ %s Bs[16][%lld];\n", ct,
               (long long)TM + 1, ct, (long long)TN + 1);
-    bool need[3] = {false, false, false};
-    for (int r = 0; r < rg->nreds; r++) {
-        const char *rt = cg_compute_type(rg->rin[r]->sh.type);
-        need[strcmp(rt, "float") == 0 ? 0 : strcmp(rt, "double") == 0 ? 1 : 2] = true;
-    }
-    if (need[0])
-        cg_puts(b, "    __shared__ float part_f[32];\n");
-    if (need[1])
-        cg_puts(b, "    __shared__ double part_d[32];\n");
-    if (need[2])
-        cg_puts(b, "    __shared__ long long part_i[32];\n");
+    bool need[CG_PARTIAL_TYPES] = {false, false, false};
+    for (int r = 0; r < rg->nreds; r++)
+        need[cg_partial_index(cg_compute_type(rg->rin[r]->sh.type))] = true;
+    cg_declare_partials(g, need);
     cg_printf(b, "    const unsigned tx = threadIdx.x %% 16u, ty = threadIdx.x / 16u;\n");
     cg_printf(b, "    for (%s o = blockIdx.x; o < (%s)%lldull; o += gridDim.x) {\n", I, I,
               (long long)rg->nrows);
@@ -977,9 +967,7 @@ bool cg_emit_gemm_region(cg_kgen *g, const ins *i, const cg_access *in, const cg
     rg.pw = cg_pw_new(g, i, in);
     if (!rg.pw)
         return cg_fail(g, "out of memory");
-    for (const ins *b = body->first; b; b = b->next)
-        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
-            cg_cite(g, b);
+    cg_cite_body(g, body);
     s.in = std_in;
     s.out = &std_out;
     s.region = &rg;

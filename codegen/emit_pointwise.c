@@ -1099,9 +1099,7 @@ bool cg_emit_pointwise(cg_kgen *g, const ins *i, const cg_access *in, const cg_a
         }
         for (int k = 0; k < nout; k++)
             values[k] = ret->args[k];
-        for (const ins *b = c->body->first; b; b = b->next)
-            if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
-                cg_cite(g, b);
+        cg_cite_body(g, c->body);
     } else {
         values[0] = i;
     }

@@ -191,6 +191,25 @@ void cg_block_fold(cg_kgen *g, const char *ct, combine_kind k, const char *part,
     /* else: thread 0's block stays open for the caller's store */
 }
 
+int cg_partial_index(const char *ct)
+{
+    return strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2;
+}
+
+const char *cg_partial_array(const char *ct)
+{
+    static const char *const names[CG_PARTIAL_TYPES] = {"part_f", "part_d", "part_i"};
+    return names[cg_partial_index(ct)];
+}
+
+void cg_declare_partials(cg_kgen *g, const bool need[CG_PARTIAL_TYPES])
+{
+    static const char *const types[CG_PARTIAL_TYPES] = {"float", "double", "long long"};
+    for (int k = 0; k < CG_PARTIAL_TYPES; k++)
+        if (need[k])
+            cg_printf(&g->body, "    __shared__ %s %s[32];\n", types[k], cg_partial_array(types[k]));
+}
+
 static unsigned block_size_for(int64_t nred)
 {
     int64_t b = (nred + 63) / 64 * 64;
@@ -456,11 +475,6 @@ static bool depends_on(const module *body, const ins *v, const ins *on)
     return false;
 }
 
-static const char *partial_array(const char *ct)
-{
-    return strcmp(ct, "float") == 0 ? "part_f" : strcmp(ct, "double") == 0 ? "part_d" : "part_i";
-}
-
 /* Stores, at index `idx`, every region output k whose full[k] equals
  * want_full: the outputs with one value per element of the reduced input
  * (full), or with one value per row. */
@@ -519,7 +533,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
     g->grid = nw < CG_MAX_GRID ? (unsigned)nw : CG_MAX_GRID;
     g->barriers = true;
     int scratch[32];
-    bool need[3] = {false, false, false};
+    bool need[CG_PARTIAL_TYPES] = {false, false, false};
     for (int k = 0; k < nreds; k++) {
         const char *ct = cg_compute_type(rin[k]->sh.type);
         graft_type t = strcmp(ct, "float") == 0    ? GRAFT_FLOAT
@@ -528,23 +542,16 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
         if ((scratch[k] = cg_scratch_buffer(g, i, k, t, nw)) < 0)
             return false;
         if (level[k] == pass)
-            need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+            need[cg_partial_index(ct)] = true;
     }
     cg_printf(&g->body, "    /* %lld rows of %lld elements, %lld chunks of %d per row: %s */\n",
               (long long)r->nout, (long long)r->nred, (long long)chunks, CG_SPLIT_CHUNK,
               final ? "the outputs" : "partial results");
-    if (need[0])
-        cg_puts(&g->body, "    __shared__ float part_f[32];\n");
-    if (need[1])
-        cg_puts(&g->body, "    __shared__ double part_d[32];\n");
-    if (need[2])
-        cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
+    cg_declare_partials(g, need);
     cg_pw *c = cg_pw_new(g, i, in);
     if (!c)
         return cg_fail(g, "out of memory");
-    for (const ins *b = body->first; b; b = b->next)
-        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
-            cg_cite(g, b);
+    cg_cite_body(g, body);
     cg_printf(&g->body, "    for (%s w = blockIdx.x; w < %lld%s; w += gridDim.x) {\n", I,
               (long long)nw, u);
     cg_printf(&g->body, "        const %s o = w / %lld%s, ch = w %% %lld%s;\n", I,
@@ -608,7 +615,7 @@ static bool reduce_region_split(cg_kgen *g, const ins *i, const cg_access *in,
             cg_combine(kind, ct, "acc", cv, cmb, sizeof cmb);
             cg_printf(&g->body, "                acc = %s;\n            }\n", cmb);
             cg_pw_leave(c, 12);
-            cg_block_fold(g, ct, kind, partial_array(ct), true, 12);
+            cg_block_fold(g, ct, kind, cg_partial_array(ct), true, 12);
             cg_printf(&g->body, "            if (threadIdx.x == 0)\n                p%d[w] = acc;\n"
                                 "        }\n",
                       cg_param(g, scratch[k], true));
@@ -720,25 +727,17 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
         return reduce_region_split(g, i, in, out, nout, reds, rin, nreds, &r);
     bool lane = r.nred < 32;
     g->kind = lane ? "fused_reduce_lane" : "fused_reduce_block";
-    bool need[3] = {false, false, false}; /* float, double, long long partials */
+    bool need[CG_PARTIAL_TYPES] = {false, false, false}; /* float, double, long long partials */
     for (int k = 0; k < nreds; k++) {
         const char *ct = cg_compute_type(rin[k]->sh.type);
-        need[strcmp(ct, "float") == 0 ? 0 : strcmp(ct, "double") == 0 ? 1 : 2] = true;
+        need[cg_partial_index(ct)] = true;
     }
-    if (!lane) {
-        if (need[0])
-            cg_puts(&g->body, "    __shared__ float part_f[32];\n");
-        if (need[1])
-            cg_puts(&g->body, "    __shared__ double part_d[32];\n");
-        if (need[2])
-            cg_puts(&g->body, "    __shared__ long long part_i[32];\n");
-    }
+    if (!lane)
+        cg_declare_partials(g, need);
     cg_pw *c = cg_pw_new(g, i, in);
     if (!c)
         return cg_fail(g, "out of memory");
-    for (const ins *b = body->first; b; b = b->next)
-        if (!b->param && !ins_is(b, "@literal") && !ins_is(b, "@return"))
-            cg_cite(g, b);
+    cg_cite_body(g, body);
     /* Keep the row in registers when it fits: the values the reductions
      * read that no reduction feeds (x of a LayerNorm or softmax) are
      * computed once, in the first pass that needs them, and later passes
@@ -783,9 +782,7 @@ bool cg_emit_reduce_region(cg_kgen *g, const ins *i, const cg_access *in, const 
                             : strcmp(name, "reduce_min") == 0 ? C_MIN
                                                               : C_SUM;
         const char *ct = cg_compute_type(rin[k]->sh.type);
-        const char *part = strcmp(ct, "float") == 0    ? "part_f"
-                           : strcmp(ct, "double") == 0 ? "part_d"
-                                                       : "part_i";
+        const char *part = cg_partial_array(ct);
         char red[32], cmb[512];
         snprintf(red, sizeof red, "red%d", k);
         cg_printf(&g->body, "        %s %s;\n        {\n", ct, red);

@@ -1,6 +1,6 @@
 /* kernel_call.h: calling one op's shape rule and reference kernel on inputs
- * laid out by hand, for the unit tests of the ops added for the ONNX
- * importer (test_ops_*.c).
+ * laid out by hand, for the unit tests of the reference kernels
+ * (test_kernels.c) and of the ops added for the ONNX importer (test_ops_*.c).
  *
  * An op call starts from the op's declared attribute defaults; a test
  * overrides attributes by name, adds inputs (any type, any strides) and runs

@@ -7,9 +7,7 @@
  * table's declaration with some attributes overridden, and its result shape
  * comes from the op's shape rule, exactly as the executor does it.
  */
-#include "check.h"
-#include "kernels.h"
-#include "tensor.h"
+#include "kernel_call.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,89 +15,15 @@
 
 /* ---- building calls ---- */
 
-enum { MAX_IN = 8 };
-
-typedef struct kcall {
-    const op_def *op;
-    attr attrs[16];
-    shape shapes[MAX_IN];
-    tensor in[MAX_IN];
-    int n;
-    tensor out;
-    bool out_owned;
-    graft_error err;
-} kcall;
-
-static void kc_init(kcall *c, const char *opname)
-{
-    memset(c, 0, sizeof *c);
-    c->op = op_find(opname);
-    CHECK(c->op != NULL);
-    if (!c->op)
-        return;
-    for (int i = 0; i < c->op->nattrs && i < 16; i++) {
-        c->attrs[i].key = c->op->attrs[i].name;
-        c->attrs[i].v = c->op->attrs[i].dflt;
-    }
-}
-
-static void kc_set(kcall *c, const char *key, attr_value v)
-{
-    int i = c->op ? op_attr_index(c->op, key) : -1;
-    CHECK(i >= 0);
-    if (i >= 0)
-        c->attrs[i].v = v;
-}
-
 static void kc_ints(kcall *c, const char *key, const int64_t *v, int n)
 {
     kc_set(c, key, attr_ints(v, n));
-}
-
-/* An input whose memory is given exactly (mem holds nbytes bytes). */
-static void kc_input_raw(kcall *c, graft_type t, int rank, const int64_t *lens,
-                         const int64_t *strides, const void *mem, size_t nbytes)
-{
-    shape s = strides ? shape_with_strides(t, rank, lens, strides) : shape_standard(t, rank, lens);
-    char *data = malloc(nbytes ? nbytes : 1);
-    memcpy(data, mem, nbytes);
-    c->in[c->n] = (tensor){s, data};
-    c->shapes[c->n] = s;
-    c->n++;
 }
 
 static void kc_f32(kcall *c, int rank, const int64_t *lens, const int64_t *strides,
                    const float *mem, size_t count)
 {
     kc_input_raw(c, GRAFT_FLOAT, rank, lens, strides, mem, count * sizeof(float));
-}
-
-/* Runs the kernel; false (message in c->err) on a shape or kernel error. */
-static bool kc_run(kcall *c)
-{
-    op_call call = {c->op, c->attrs, c->shapes, c->n, NULL, 0};
-    if (!c->op || !op_compute_shape(&call, &c->out.sh, &c->err))
-        return false;
-    kernel_fn k = kernel_for(c->op);
-    if (!k) {
-        snprintf(c->err.message, sizeof c->err.message, "no kernel");
-        return false;
-    }
-    c->out_owned = !(c->op->classes & OPC_VIEW);
-    c->out.data = c->out_owned ? calloc(1, shape_bytes(&c->out.sh) + 1) : NULL;
-    return k(&call, c->in, &c->out, &c->err);
-}
-
-/* Runs the kernel; a failure names the kernel's message. */
-#define RUN_OK(c) \
-    do { if (!kc_run(c)) check_fail(__FILE__, __LINE__, (c)->err.message); } while (0)
-
-static void kc_free(kcall *c)
-{
-    for (int i = 0; i < c->n; i++)
-        free(c->in[i].data);
-    if (c->out_owned)
-        free(c->out.data);
 }
 
 static double out_at(const kcall *c, int64_t i)
@@ -263,7 +187,7 @@ static void test_conv_plain(void)
     kc_f32(&c, 4, l1133, NULL, x9, 9);
     const float w[] = {1, 0, 0, 1};
     kc_f32(&c, 4, l1122, NULL, w, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const int64_t lens[] = {1, 1, 2, 2};
     check_lens(&c, 4, lens);
     const double want[] = {6, 8, 12, 14};
@@ -284,7 +208,7 @@ static void test_conv_padding_stride(void)
     const int64_t pad[] = {1, 1}, stride[] = {2, 2};
     kc_ints(&c, "padding", pad, 2);
     kc_ints(&c, "stride", stride, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {1, 3, 7, 14};
     check_out(&c, want, 4, 0);
     kc_free(&c);
@@ -300,7 +224,7 @@ static void test_conv_dilation(void)
     kc_f32(&c, 4, l1122, NULL, w, 4);
     const int64_t dil[] = {2, 2};
     kc_ints(&c, "dilation", dil, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {64};
     check_out(&c, want, 1, 0);
     kc_free(&c);
@@ -320,7 +244,7 @@ static void test_conv_asymmetric_padding(void)
     kc_f32(&c, 4, l1122, NULL, w, 4);
     const int64_t pad[] = {0, 0, 1, 1};
     kc_ints(&c, "padding", pad, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const int64_t lens[] = {1, 1, 3, 3};
     check_lens(&c, 4, lens);
     const double want[] = {37, 47, 21, 67, 77, 33, 23, 26, 9};
@@ -342,7 +266,7 @@ static void test_conv_groups_nhwc(void)
     const float w[] = {2, 3};
     kc_f32(&c, 4, wl, NULL, w, 2);
     kc_set(&c, "group", attr_int(2));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {2, 4, 6, 8, 15, 18, 21, 24};
     check_out(&c, want, 8, 0);
     kc_free(&c);
@@ -353,7 +277,7 @@ static void test_conv_groups_nhwc(void)
     const int64_t wl1[] = {1, 2, 1, 1};
     const float w1[] = {1, 1};
     kc_f32(&c, 4, wl1, NULL, w1, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want1[] = {6, 8, 10, 12};
     check_out(&c, want1, 4, 0);
     kc_free(&c);
@@ -372,7 +296,7 @@ static void test_conv_batch_and_double(void)
     const int64_t lens[] = {2, 1, 3, 3};
     kc_input_raw(&c, GRAFT_DOUBLE, 4, lens, NULL, xs, sizeof xs);
     kc_input_raw(&c, GRAFT_DOUBLE, 4, l1122, NULL, w, sizeof w);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {6, 8, 12, 14, 60, 80, 120, 140};
     check_out(&c, want, 8, 0);
     kc_free(&c);
@@ -388,7 +312,7 @@ static void test_conv_half(void)
         xs[i] = float_to_half((float)(i + 1));
     kc_input_raw(&c, GRAFT_HALF, 4, l1133, NULL, xs, sizeof xs);
     kc_input_raw(&c, GRAFT_HALF, 4, l1122, NULL, w, sizeof w);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_HALF);
     const uint16_t *o = (const uint16_t *)(void *)c.out.data;
     CHECK_INT(o[0], 0x4600); /* 6 = 1.5 * 2^2 */
@@ -406,7 +330,7 @@ static void test_quant_convolution(void)
         xs[i] = 127;
     kc_input_raw(&c, GRAFT_INT8, 4, l1133, NULL, xs, sizeof xs);
     kc_input_raw(&c, GRAFT_INT8, 4, l1122, NULL, w, sizeof w);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_INT32);
     const int32_t *o = (const int32_t *)(void *)c.out.data;
     for (int i = 0; i < 4; i++)
@@ -422,7 +346,7 @@ static void test_quant_convolution(void)
     kc_input_raw(&c, GRAFT_INT8, 4, l1122, NULL, w2, sizeof w2);
     const int64_t pad[] = {0, 0, 1, 1};
     kc_ints(&c, "padding", pad, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {37, 47, 21, 67, 77, 33, 23, 26, 9};
     check_out(&c, want, 9, 0);
     kc_free(&c);
@@ -439,7 +363,7 @@ static void test_dot(void)
     const float a[] = {1, 2, 3, 4, 5, 6}, b[] = {7, 8, 9, 10, 11, 12};
     kc_f32(&c, 2, la, NULL, a, 6);
     kc_f32(&c, 2, lb, NULL, b, 6);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {58, 64, 139, 154};
     check_out(&c, want, 4, 0);
     kc_free(&c);
@@ -450,7 +374,7 @@ static void test_dot(void)
     const float at[] = {1, 4, 2, 5, 3, 6};
     kc_f32(&c, 2, la, ta, at, 6);
     kc_f32(&c, 2, lb, NULL, b, 6);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, want, 4, 0);
     kc_free(&c);
 }
@@ -464,7 +388,7 @@ static void test_dot_batched(void)
     const float a[] = {1, 2, 5, 6}, b[] = {3, 4, 7, 8};
     kc_f32(&c, 3, la, NULL, a, 4);
     kc_f32(&c, 3, lb, NULL, b, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const int64_t lens[] = {2, 1, 1};
     check_lens(&c, 3, lens);
     const double want[] = {11, 83};
@@ -481,7 +405,7 @@ static void test_quant_dot_exact(void)
     const int8_t a[] = {127, -128}, b[] = {127, -128};
     kc_input_raw(&c, GRAFT_INT8, 2, la, NULL, a, 2);
     kc_input_raw(&c, GRAFT_INT8, 2, lb, NULL, b, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_INT32);
     CHECK_INT(*(const int32_t *)(void *)c.out.data, 32513);
     kc_free(&c);
@@ -491,7 +415,7 @@ static void test_quant_dot_exact(void)
     const int32_t ai[] = {1 << 20, 3}, bi[] = {1 << 10, 5};
     kc_input_raw(&c, GRAFT_INT32, 2, la, NULL, ai, sizeof ai);
     kc_input_raw(&c, GRAFT_INT32, 2, lb, NULL, bi, sizeof bi);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(*(const int32_t *)(void *)c.out.data, 1073741839);
     kc_free(&c);
 }
@@ -508,7 +432,7 @@ static void test_add_layouts(void)
     const float a[] = {1, 2, 3, 4, 5, 6}, b[] = {10, 40, 20, 50, 30, 60};
     kc_f32(&c, 2, lens, NULL, a, 6);
     kc_f32(&c, 2, lens, tr, b, 6);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {11, 22, 33, 44, 55, 66};
     check_out(&c, want, 6, 0);
     kc_free(&c);
@@ -518,7 +442,7 @@ static void test_add_layouts(void)
     const float a2[] = {1, 4, 2, 5, 3, 6};
     kc_f32(&c, 2, lens, tr, b, 6);
     kc_f32(&c, 2, lens, tr, a2, 6);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want2[] = {9, 18, 27, 36, 45, 54};
     check_out(&c, want2, 6, 0);
     kc_free(&c);
@@ -529,7 +453,7 @@ static void test_add_layouts(void)
     const float row[] = {10, 20, 30};
     kc_f32(&c, 2, lens, NULL, a, 6);
     kc_f32(&c, 2, lens, bc, row, 3);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want3[] = {10, 40, 90, 40, 100, 180};
     check_out(&c, want3, 6, 0);
     kc_free(&c);
@@ -545,7 +469,7 @@ static void test_half_add_rounds_on_store(void)
     const uint16_t a[] = {0x3C00, 0x3C01}, b[] = {0x1000, 0x1000}; /* 0x1000 = 2^-11 */
     kc_input_raw(&c, GRAFT_HALF, 1, &two, NULL, a, sizeof a);
     kc_input_raw(&c, GRAFT_HALF, 1, &two, NULL, b, sizeof b);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const uint16_t *o = (const uint16_t *)(void *)c.out.data;
     CHECK_INT(o[0], 0x3C00);
     CHECK_INT(o[1], 0x3C02);
@@ -561,7 +485,7 @@ static void test_integer_pointwise(void)
     const int8_t a[] = {100, -100, 1, 0}, b[] = {100, -100, 2, 0};
     kc_input_raw(&c, GRAFT_INT8, 1, &four, NULL, a, 4);
     kc_input_raw(&c, GRAFT_INT8, 1, &four, NULL, b, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {-56, 56, 3, 0};
     check_out(&c, want, 4, 0);
     kc_free(&c);
@@ -571,7 +495,7 @@ static void test_integer_pointwise(void)
     const int32_t n[] = {-7, 7, 5, 9}, d[] = {2, -2, 0, 3};
     kc_input_raw(&c, GRAFT_INT32, 1, &four, NULL, n, sizeof n);
     kc_input_raw(&c, GRAFT_INT32, 1, &four, NULL, d, sizeof d);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wantd[] = {-3, -3, 0, 3};
     check_out(&c, wantd, 4, 0);
     kc_free(&c);
@@ -581,7 +505,7 @@ static void test_integer_pointwise(void)
     const int64_t one = 1, base[] = {3}, ex[] = {39};
     kc_input_raw(&c, GRAFT_INT64, 1, &one, NULL, base, 8);
     kc_input_raw(&c, GRAFT_INT64, 1, &one, NULL, ex, 8);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK(*(const int64_t *)(void *)c.out.data == INT64_C(4052555153018976267));
     kc_free(&c);
 }
@@ -592,7 +516,7 @@ static void run_unary(const char *op, const float *x, int n, const double *want,
     kc_init(&c, op);
     int64_t len = n;
     kc_f32(&c, 1, &len, NULL, x, (size_t)n);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, want, n, tol);
     kc_free(&c);
 }
@@ -645,7 +569,7 @@ static void test_alpha_ops(void)
     const float x[] = {-10, 3};
     kc_f32(&c, 1, &two, NULL, x, 2);
     kc_set(&c, "alpha", attr_float(0.5));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {-5, 3};
     check_out(&c, want, 2, 0);
     kc_free(&c);
@@ -654,7 +578,7 @@ static void test_alpha_ops(void)
     kc_init(&c, "hard_sigmoid");
     const float h[] = {1, 5};
     kc_f32(&c, 1, &two, NULL, h, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wanth[] = {0.7, 1};
     check_out(&c, wanth, 2, 1e-7);
     kc_free(&c);
@@ -664,7 +588,7 @@ static void test_alpha_ops(void)
     const float e[] = {(float)-0.69314718055994531, 2};
     kc_f32(&c, 1, &two, NULL, e, 2);
     kc_set(&c, "alpha", attr_float(2));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wante[] = {-1, 2};
     check_out(&c, wante, 2, 1e-6);
     kc_free(&c);
@@ -674,7 +598,7 @@ static void test_alpha_ops(void)
     const float s[] = {0.5f, 0.5f};
     kc_f32(&c, 1, &two, NULL, x, 2);
     kc_f32(&c, 1, &two, NULL, s, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, want, 2, 0);
     kc_free(&c);
 }
@@ -691,7 +615,7 @@ static void test_binary_misc(void)
         kc_init(&c, ops[k]);
         kc_f32(&c, 1, &three, NULL, a, 3);
         kc_f32(&c, 1, &three, NULL, b, 3);
-        RUN_OK(&c);
+        KC_RUN_OK(&c);
         check_out(&c, want[k], 3, 0);
         kc_free(&c);
     }
@@ -708,7 +632,7 @@ static void test_where_clip_convert(void)
     kc_input_raw(&c, GRAFT_BOOL, 1, &three, NULL, cond, 3);
     kc_f32(&c, 1, &three, NULL, x, 3);
     kc_f32(&c, 1, &three, NULL, y, 3);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {1, 20, 3};
     check_out(&c, want, 3, 0);
     kc_free(&c);
@@ -720,7 +644,7 @@ static void test_where_clip_convert(void)
     kc_f32(&c, 1, &one1, NULL, no, 1);
     kc_f32(&c, 1, &three, NULL, x, 3);
     kc_f32(&c, 1, &three, NULL, y, 3);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, y3, 3, 0);
     kc_free(&c);
 
@@ -729,7 +653,7 @@ static void test_where_clip_convert(void)
     kc_f32(&c, 1, &three, NULL, v, 3);
     kc_f32(&c, 1, &three, NULL, lo, 3);
     kc_f32(&c, 1, &three, NULL, hi, 3);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wantc[] = {0, 0.5, 1};
     check_out(&c, wantc, 3, 0);
     kc_free(&c);
@@ -740,7 +664,7 @@ static void test_where_clip_convert(void)
     const float f[] = {1.9f, -1.9f, 300, NAN};
     kc_f32(&c, 1, &four, NULL, f, 4);
     kc_set(&c, "target_type", attr_type(GRAFT_INT8));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_INT8);
     const int8_t *o = (const int8_t *)c.out.data;
     CHECK_INT(o[0], 1);
@@ -755,7 +679,7 @@ static void test_where_clip_convert(void)
     const int64_t one = 1;
     kc_f32(&c, 1, &one, NULL, third, 1);
     kc_set(&c, "target_type", attr_type(GRAFT_HALF));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(*(const uint16_t *)(void *)c.out.data, 0x3555);
     kc_free(&c);
 }
@@ -774,7 +698,7 @@ static void run_reduce(const char *op, const int64_t *axes, int naxes, const int
     kc_init(&c, op);
     kc_f32(&c, 3, lens, NULL, x, 12);
     kc_ints(&c, "axes", axes, naxes);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_lens(&c, 3, out_lens);
     check_out(&c, want, nwant, 1e-12);
     kc_free(&c);
@@ -804,7 +728,7 @@ static void test_reductions(void)
     const int32_t v[] = {1, 2, 4};
     kc_input_raw(&c, GRAFT_INT32, 1, &three, NULL, v, sizeof v);
     kc_ints(&c, "axes", a0, 1);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(*(const int32_t *)(void *)c.out.data, 2);
     kc_free(&c);
 }
@@ -819,7 +743,7 @@ static void test_reduce_transposed_input(void)
     const float mem[] = {1, 4, 2, 5, 3, 6};
     kc_f32(&c, 2, lens, tr, mem, 6);
     kc_ints(&c, "axes", a1, 1);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {6, 15};
     check_out(&c, want, 2, 0);
     kc_free(&c);
@@ -834,7 +758,7 @@ static void test_softmax(void)
     const float x[] = {1, 2, 3, 1, 1, 1};
     kc_f32(&c, 2, lens, NULL, x, 6);
     kc_set(&c, "axis", attr_int(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {0.0900305732, 0.2447284711, 0.6652409558, 1.0 / 3, 1.0 / 3, 1.0 / 3};
     check_out(&c, want, 6, 1e-7);
     kc_free(&c);
@@ -842,7 +766,7 @@ static void test_softmax(void)
     kc_init(&c, "logsoftmax");
     kc_f32(&c, 2, lens, NULL, x, 6);
     kc_set(&c, "axis", attr_int(-1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wantl[] = {-2.4076059644, -1.4076059644, -0.4076059644,
                             -1.0986122887, -1.0986122887, -1.0986122887};
     check_out(&c, wantl, 6, 1e-6);
@@ -858,7 +782,7 @@ static void test_argmax_argmin(void)
     kc_init(&c, "argmax");
     kc_f32(&c, 2, lens, NULL, x, 6);
     kc_set(&c, "axis", attr_int(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_INT64);
     const double first[] = {1, 0};
     check_out(&c, first, 2, 0);
@@ -868,14 +792,14 @@ static void test_argmax_argmin(void)
     kc_f32(&c, 2, lens, NULL, x, 6);
     kc_set(&c, "axis", attr_int(1));
     kc_set(&c, "select_last_index", attr_bool(true));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double last[] = {2, 2};
     check_out(&c, last, 2, 0);
     kc_free(&c);
 
     kc_init(&c, "argmin");
     kc_f32(&c, 2, lens, NULL, x, 6);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double mins[] = {0, 1, 0};
     check_out(&c, mins, 3, 0);
     kc_free(&c);
@@ -896,7 +820,7 @@ static void test_batch_norm_and_lrn(void)
     kc_f32(&c, 1, &two, NULL, mean, 2);
     kc_f32(&c, 1, &two, NULL, var, 2);
     kc_set(&c, "epsilon", attr_float(0));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {0, 0.5, 1, 5};
     check_out(&c, want, 4, 0);
     kc_free(&c);
@@ -911,7 +835,7 @@ static void test_batch_norm_and_lrn(void)
     kc_set(&c, "alpha", attr_float(3));
     kc_set(&c, "beta", attr_float(1));
     kc_set(&c, "bias", attr_float(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double wantl[] = {1.0 / 6, 2.0 / 15, 3.0 / 14};
     check_out(&c, wantl, 3, 1e-7);
     kc_free(&c);
@@ -934,7 +858,7 @@ static void run_pool(const char *mode, const int64_t *pad, int npad, const int64
     kc_ints(&c, "lengths", lengths, 2);
     kc_set(&c, "count_include_pad", attr_bool(include_pad));
     kc_set(&c, "ceil_mode", attr_bool(ceil_mode));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, want, nwant, 1e-12);
     kc_free(&c);
 }
@@ -974,7 +898,7 @@ static void test_pooling_max_lp_dilation(void)
     c.attrs[i].v = attr_int(op_enum_value(&c.op->attrs[i], "lpnorm", 6));
     kc_ints(&c, "lengths", k2, 2);
     kc_ints(&c, "stride", s1, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double five[] = {5};
     check_out(&c, five, 1, 1e-12);
     kc_free(&c);
@@ -984,7 +908,7 @@ static void test_pooling_max_lp_dilation(void)
     kc_init(&c, "pooling");
     kc_f32(&c, 4, l1133, NULL, x9, 9);
     kc_set(&c, "dyn_global", attr_bool(true));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const int64_t l1111[] = {1, 1, 1, 1};
     check_lens(&c, 4, l1111);
     check_out(&c, (const double[]){5}, 1, 0);
@@ -998,7 +922,7 @@ static void test_pooling_max_lp_dilation(void)
     kc_ints(&c, "lengths", k2, 2);
     kc_ints(&c, "stride", s1, 2);
     kc_ints(&c, "dilations", d2, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double nine[] = {9};
     check_out(&c, nine, 1, 0);
     c.attrs[i].v = attr_int(op_enum_value(&c.op->attrs[i], "average", 7));
@@ -1024,7 +948,7 @@ static void test_max_pooling_indices(void)
     kc_f32(&c, 4, l1233, NULL, x, 18);
     kc_ints(&c, "lengths", k2, 2);
     kc_ints(&c, "stride", s1, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.type, GRAFT_INT64);
     const int64_t l1222[] = {1, 2, 2, 2};
     check_lens(&c, 4, l1222);
@@ -1042,7 +966,7 @@ static void test_max_pooling_indices(void)
     kc_ints(&c, "lengths", k2, 2);
     kc_ints(&c, "stride", s1, 2);
     kc_ints(&c, "padding", p1, 4);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, (const double[]){0, 0, 2, 0, 0, 5, 6, 7, 7}, 9, 0);
     kc_free(&c);
     /* storage_order other than 0 or 1 is refused by the shape rule */
@@ -1070,7 +994,7 @@ static void run_pad(const char *mode, double value, const double *want)
     int i = op_attr_index(c.op, "mode");
     c.attrs[i].v = attr_int(op_enum_value(&c.op->attrs[i], mode, strlen(mode)));
     kc_set(&c, "value", attr_float(value));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     check_out(&c, want, 7, 0);
     kc_free(&c);
 }
@@ -1095,7 +1019,7 @@ static void test_gather(void)
     const int32_t idx[] = {-1, 0};
     kc_f32(&c, 2, lens, NULL, d, 6);
     kc_input_raw(&c, GRAFT_INT32, 1, &two, NULL, idx, sizeof idx);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {5, 6, 1, 2};
     check_out(&c, want, 4, 0);
     kc_free(&c);
@@ -1107,7 +1031,7 @@ static void test_gather(void)
     kc_f32(&c, 2, lens, NULL, d, 6);
     kc_input_raw(&c, GRAFT_INT64, 1, &one, NULL, idx1, sizeof idx1);
     kc_set(&c, "axis", attr_int(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double col[] = {2, 4, 6};
     check_out(&c, col, 3, 0);
     kc_free(&c);
@@ -1136,7 +1060,7 @@ static void test_slice_view(void)
     kc_ints(&c, "axes", axes, 2);
     kc_ints(&c, "starts", starts, 2);
     kc_ints(&c, "ends", ends, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK(c.out.data == c.in[0].data + 5 * sizeof(float));
     const double want[] = {5, 6, 9, 10};
     check_out(&c, want, 4, 0);
@@ -1149,7 +1073,7 @@ static void test_slice_view(void)
     kc_ints(&c, "axes", ax1, 1);
     kc_ints(&c, "starts", sm1, 1);
     kc_ints(&c, "ends", e4, 1);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double last[] = {3, 7, 11};
     check_out(&c, last, 3, 0);
     kc_free(&c);
@@ -1165,7 +1089,7 @@ static void test_concat(void)
     kc_f32(&c, 2, la, NULL, a, 2);
     kc_f32(&c, 2, lb, NULL, b, 4);
     kc_set(&c, "axis", attr_int(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {1, 3, 4, 2, 5, 6};
     check_out(&c, want, 6, 0);
     kc_free(&c);
@@ -1181,7 +1105,7 @@ static void test_views_and_copies(void)
     kc_f32(&c, 2, lens, NULL, x, 6);
     const int64_t perm[] = {1, 0};
     kc_ints(&c, "permutation", perm, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK(c.out.data == c.in[0].data);
     const double tr[] = {0, 3, 1, 4, 2, 5};
     check_out(&c, tr, 6, 0);
@@ -1192,7 +1116,7 @@ static void test_views_and_copies(void)
     kc_init(&k, "contiguous");
     const int64_t lt[] = {3, 2}, st[] = {1, 3};
     kc_f32(&k, 2, lt, st, (const float *)(const void *)transposed.data, 6);
-    RUN_OK(&k);
+    KC_RUN_OK(&k);
     CHECK(shape_standard_p(&k.out.sh));
     const float *m = (const float *)(const void *)k.out.data;
     for (int i = 0; i < 6; i++)
@@ -1204,7 +1128,7 @@ static void test_views_and_copies(void)
     kc_f32(&k, 2, lt, st, (const float *)(const void *)transposed.data, 6);
     const int64_t dims[] = {6};
     kc_ints(&k, "dims", dims, 1);
-    RUN_OK(&k);
+    KC_RUN_OK(&k);
     check_out(&k, tr, 6, 0);
     kc_free(&k);
     kc_free(&c);
@@ -1215,7 +1139,7 @@ static void test_views_and_copies(void)
     const float row[] = {7, 8, 9};
     kc_f32(&c, 1, &three, NULL, row, 3);
     kc_ints(&c, "out_lens", lens, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK(c.out.data == c.in[0].data);
     const double bc[] = {7, 8, 9, 7, 8, 9};
     check_out(&c, bc, 6, 0);
@@ -1226,7 +1150,7 @@ static void test_views_and_copies(void)
     kc_f32(&c, 2, lens, NULL, x, 6);
     const int64_t p10[] = {1, 0};
     kc_ints(&c, "permutation", p10, 2);
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     CHECK_INT(c.out.sh.strides[0], 1);
     CHECK_INT(c.out.sh.strides[1], 2);
     const double same[] = {0, 1, 2, 3, 4, 5};
@@ -1260,7 +1184,7 @@ static void test_get_tuple_elem(void)
     c.shapes[0] = tuple;
     c.n = 1;
     kc_set(&c, "index", attr_int(1));
-    RUN_OK(&c);
+    KC_RUN_OK(&c);
     const double want[] = {4, 5, 6};
     check_out(&c, want, 3, 0);
     kc_free(&c);
