@@ -305,9 +305,15 @@ const float *onnx_attr_floats(const onnx_ctx *c, const char *name, int *n)
 ins *onnx_emit(onnx_ctx *c, const char *opname, const attr *attrs, int nattrs, ins *const *args,
                int nargs)
 {
+    /* A NULL operand is an earlier emit's failure, whose message stands, or
+     * an input the node left out (an empty name), which no handler checked. */
     for (int i = 0; i < nargs; i++)
-        if (!args[i])
+        if (!args[i]) {
+            if (!c->err->message[0])
+                onnx_fail(c, "%s: operand %d is missing (an input with an empty name?)", opname,
+                          i);
             return NULL;
+        }
     graft_error local = {0};
     ins *r = module_add_op(c->m, opname, attrs, nattrs, args, nargs, &local);
     if (!r)
