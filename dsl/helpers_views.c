@@ -1473,10 +1473,10 @@ static bool one_element_below(const ins *x)
 
 /* The leaf a cluster reads through shape op x of a standard value that a
  * reader outside the cluster keeps (x is no reshape_inside): the value v
- * below the chain of such shape ops, where v is a leaf too (no cluster op,
- * pending op, stretching broadcast or copying shape op; else x stays the
- * leaf). Why this holds in general: the cluster reads v in x's lens for
- * free (x stays: reshaped_outside), in v's own lens for free (it then
+ * below the chain of such shape ops, where v is a leaf too (no pending
+ * op, stretching broadcast or copying shape op; else x stays the leaf).
+ * Why this holds in general: the cluster reads v in x's lens for free
+ * (x stays: reshaped_outside), in v's own lens for free (it then
  * reads v itself), and in any other lens through one reshape, of x or of
  * v, which compose into one; the costs are the same whichever of the two
  * is the leaf. But the cluster's reshape of x composes with x into one of
@@ -1486,13 +1486,22 @@ static bool one_element_below(const ins *x)
  * add_outside_cands) answers the same in every order (seed 1018369:
  * add(reshape(squeeze(s)), literal), the squeeze also read by a dot, had
  * leaf squeeze(s) in {3, 2} or s in {1, 3, 2} by order, and the labelling
- * ran add in either lens). */
+ * ran add in either lens). The same holds where v is a cluster op (of
+ * another cluster; operand_kind and cluster_collect take one of this
+ * cluster as that op): read in v's lens, whichever it runs in (the
+ * group's label where v is a group op), it is v itself. Taken as the leaf,
+ * x counted its own lens free even where x only feeds shape ops and
+ * composes away, and v's lens not (seed 2029696's core: neg in {2, 4, 1}
+ * read once by a reshape to {8} that is reshaped again for abs and for a
+ * transpose; abs's cluster weighed that reshape as a leaf in {8}, so neg
+ * moved to {8}, where abs read neg itself through one reshape and neg
+ * moved back, until the rule budget ran out). */
 static const ins *leaf_base(const ins *x)
 {
     const ins *b = x;
     for (int d = 0; d <= VIEW_CLUSTER_MAX && is_reshape(b) && !view_is_constant(b); d++)
         b = b->args[0];
-    if (b == x || is_cluster_op(b) || ins_is_pending(b) || view_is_constant(b) ||
+    if (b == x || ins_is_pending(b) || view_is_constant(b) ||
         ((is_op(b, "multibroadcast") || is_op(b, "broadcast")) && !unit_broadcast(b)) || (b->op->classes & OPC_SHAPE))
         return x;
     return b;
@@ -1582,7 +1591,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     if (view_is_constant(x))
         return;
     x = leaf_base(x);
-    if (cluster_has(c->leaves, c->nleaves, x))
+    if (cluster_has(c->leaves, c->nleaves, x) || cluster_has(c->ops, c->nops, x))
         return;
     if (c->nleaves == VIEW_CLUSTER_MAX) {
         c->ok = false;
@@ -1782,7 +1791,8 @@ static int operand_kind(const cluster *c, const ins *a, const ins **leaf)
     if (view_is_constant(a))
         return -2;
     *leaf = leaf_base(a);
-    return -1;
+    k = op_index(c, *leaf);
+    return k >= 0 ? k : -1;
 }
 
 /* x is an op of a cluster labelled together with c */
@@ -2257,12 +2267,6 @@ static int cluster_group(cluster *gs)
             if (shape_standard_p(&c->ops[k]->sh) && !group_add_reader_clusters(gs, &ng, c->ops[k], 0))
                 return 0;
     }
-    /* no op in two clusters */
-    for (int g = 0; g < ng; g++)
-        for (int h = g + 1; h < ng; h++)
-            for (int k = 0; k < gs[h].nops; k++)
-                if (op_index(&gs[g], gs[h].ops[k]) >= 0)
-                    return 0;
     return ng;
 }
 
@@ -2362,6 +2366,137 @@ static int64_t group_cost(labelling *const *Ls, int ng)
     return cost + LABEL_UNIT * nv;
 }
 
+/* The ops of the group in more than one of its clusters whose labels are
+ * tried like the roots' (see group_labelled_lens): those that an op of a
+ * cluster reads that is in no other cluster. */
+enum { GROUP_SHARED = 4 };
+typedef struct {
+    const ins *x[GROUP_SHARED];
+    int first[GROUP_SHARED]; /* the first cluster (canonical order) that holds it */
+    const shape *sink[GROUP_SHARED]; /* the end of its chain of reshapes read once (as cluster_of's sink) */
+    int n;
+} group_shared;
+
+static bool group_op_shared(labelling *const *Ls, int ng, const ins *x)
+{
+    int in = 0;
+    for (int g = 0; g < ng; g++)
+        in += op_index(Ls[g]->c, x) >= 0;
+    return in > 1;
+}
+
+static bool group_shared_ops(labelling *const *Ls, int ng, group_shared *sh)
+{
+    sh->n = 0;
+    for (int g = 0; g < ng; g++) {
+        const cluster *c = Ls[g]->c;
+        for (int i = 0; i < c->nops; i++) {
+            const ins *y = c->ops[i];
+            bool shared = group_op_shared(Ls, ng, y);
+            if (shared && y == c->root)
+                return false;
+            if (shared)
+                continue;
+            for (int a = 0; a < y->nargs; a++) {
+                const ins *leaf = NULL;
+                int j = operand_kind(c, y->args[a], &leaf);
+                if (j < 0 || !group_op_shared(Ls, ng, c->ops[j]) || cluster_has(sh->x, sh->n, c->ops[j]))
+                    continue;
+                if (sh->n == GROUP_SHARED)
+                    return false;
+                int f = 0;
+                while (op_index(Ls[f]->c, c->ops[j]) < 0)
+                    f++;
+                const ins *e = c->ops[j];
+                for (int d = 0; d < VIEW_CLUSTER_MAX && one_reader(e) && is_reshape(e->users[0]); d++)
+                    e = e->users[0];
+                sh->x[sh->n] = c->ops[j];
+                sh->sink[sh->n] = &e->sh;
+                sh->first[sh->n++] = f;
+            }
+        }
+    }
+    /* shared ops that no unshared op reads (a cycle of shared readers
+     * cannot be: the ops form a DAG below each root) are below top ones */
+    return true;
+}
+
+static int cand_index(const labelling *L, const int64_t *lens, int rank)
+{
+    for (int q = 0; q < L->ncand; q++)
+        if (lens_equal(L->cand[q], L->ncand_rank[q], lens, rank))
+            return q;
+    return -1;
+}
+
+/* Labels the group for tuple t (root candidates, then the top shared ops'
+ * candidates in their first cluster's labelling): cluster by cluster in
+ * canonical order, an op an earlier cluster labelled keeps that label,
+ * a top shared op takes its tuple's, and the rest are labelled below the
+ * root and below those as each cluster alone would. */
+static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, const int *roots, const int *t)
+{
+    for (int g = 0; g < ng; g++) {
+        labelling *L = Ls[g];
+        const cluster *c = L->c;
+        memset(L->labelled, 0, sizeof L->labelled);
+        for (int i = 0; i < c->nops; i++) {
+            const ins *x = c->ops[i];
+            int q = -1;
+            for (int h = 0; h < g && q < 0; h++) {
+                int j = op_index(Ls[h]->c, x);
+                if (j >= 0 && Ls[h]->labelled[j]) {
+                    q = cand_index(L, Ls[h]->cand[Ls[h]->label[j]], Ls[h]->ncand_rank[Ls[h]->label[j]]);
+                    if (q < 0)
+                        return false;
+                }
+            }
+            for (int s = 0; s < sh->n && q < 0; s++)
+                if (sh->x[s] == x) {
+                    const labelling *F = Ls[sh->first[s]];
+                    q = cand_index(L, F->cand[t[ng + s]], F->ncand_rank[t[ng + s]]);
+                    if (q < 0)
+                        return false;
+                }
+            if (q >= 0) {
+                L->label[i] = q;
+                L->labelled[i] = true;
+            }
+        }
+        L->label[roots[g]] = t[g];
+        L->labelled[roots[g]] = true;
+        label_assign(L, roots[g], 0);
+        for (int s = 0; s < sh->n; s++) {
+            int i = op_index(c, sh->x[s]);
+            if (i >= 0)
+                label_assign(L, i, 0);
+        }
+    }
+    return true;
+}
+
+/* Every reader of x, through reshapes, is an op of a group cluster other
+ * than gs[g]. */
+static bool group_reads_only(const cluster *gs, int ng, int g, const ins *x, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX || x->nusers < 1)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *r = x->users[k];
+        if (is_reshape(r)) {
+            if (!group_reads_only(gs, ng, g, r, depth + 1))
+                return false;
+            continue;
+        }
+        bool held = false;
+        for (int h = 0; h < ng && !held; h++)
+            held = h != g && op_index(&gs[h], r) >= 0;
+        if (!held)
+            return false;
+    }
+    return true;
+}
+
 /* The labelling of the clusters connected to c by shared values, judged
  * together (see round s32B in docs/rules.md): every root candidate tuple
  * labelled below as each cluster alone would, and the tuple of the fewest
@@ -2378,6 +2513,32 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     bool ok = false;
     gs[0] = *c0;
     int ng = cluster_group(gs);
+    if (ng < 2)
+        goto out;
+    /* A cluster whose root is an op of another (an op read once through a
+     * reshape that ops of two clusters read is in both, and its own root,
+     * cluster_root, where their roots differ), whose ops all are in the
+     * others and whose root only they read (through reshapes) is labelled
+     * by them: its sink is their edges. */
+    for (int g = 0; g < ng;) {
+        bool inside = false;
+        for (int h = 0; h < ng && !inside; h++)
+            inside = h != g && op_index(&gs[h], gs[g].root) >= 0;
+        inside = inside && group_reads_only(gs, ng, g, gs[g].root, 0);
+        for (int i = 0; i < gs[g].nops && inside; i++) {
+            bool held = false;
+            for (int h = 0; h < ng && !held; h++)
+                held = h != g && op_index(&gs[h], gs[g].ops[i]) >= 0;
+            inside = held;
+        }
+        if (!inside) {
+            g++;
+            continue;
+        }
+        for (int h = g + 1; h < ng; h++)
+            gs[h - 1] = gs[h];
+        ng--;
+    }
     if (ng < 2)
         goto out;
     /* not above a reduction: there the sink moves with the reshape below
@@ -2427,51 +2588,67 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
         first[g] = gs[g].red && !sink_leaf[g] && Ls[g]->ncand > 1 ? 1 : 0;
         tuples *= Ls[g]->ncand - first[g];
     }
+    /* ops in two clusters (an op read once through a reshape that ops of
+     * both read): one label across the group. The top ones (read by an op
+     * of a cluster that is in no other) are labelled like roots, every
+     * candidate tried; the ones below them follow in the first cluster
+     * that holds them and are copied into the others. A root in another
+     * cluster is left to the old labelling. */
+    group_shared sh;
+    if (!group_shared_ops(Ls, ng, &sh))
+        goto out;
+    for (int s = 0; s < sh.n; s++)
+        tuples *= Ls[sh.first[s]]->ncand;
     if (tuples > GROUP_TUPLES)
         goto out;
-    int cur[GROUP_MAX], best[GROUP_MAX];
+    int cur[GROUP_MAX + GROUP_SHARED], best[GROUP_MAX + GROUP_SHARED];
+    int nt = ng + sh.n;
     int64_t best_cost = INT64_MAX;
     int best_sinks = 0;
     for (int g = 0; g < ng; g++)
         cur[g] = first[g];
+    for (int s = 0; s < sh.n; s++)
+        cur[ng + s] = 0;
     for (;;) {
-        for (int g = 0; g < ng; g++) {
-            memset(Ls[g]->labelled, 0, sizeof Ls[g]->labelled);
-            Ls[g]->label[roots[g]] = cur[g];
-            label_assign(Ls[g], roots[g], 0);
-        }
-        int64_t cost = group_cost(Ls, ng);
-        int sinks = 0;
-        for (int g = 0; g < ng; g++)
-            sinks += cur[g] == 0 && !sink_leaf[g];
-        bool better = cost < best_cost || (cost == best_cost && sinks < best_sinks);
-        if (cost == best_cost && sinks == best_sinks)
-            for (int g = 0; g < ng; g++) {
-                if (cur[g] == best[g])
-                    continue;
-                better = cand_less(Ls[g], cur[g], best[g]);
-                break;
+        if (group_assign(Ls, ng, &sh, roots, cur)) {
+            int64_t cost = group_cost(Ls, ng);
+            int sinks = 0;
+            for (int g = 0; g < ng; g++)
+                sinks += cur[g] == 0 && !sink_leaf[g];
+            /* a shared op at the end of its reshapes is at its sink: where
+             * the reshapes have gone (it has several readers), it is a
+             * root, its sink its own lens, and counts as one (above) */
+            for (int q = 0; q < sh.n; q++)
+                sinks += cand_is(Ls[sh.first[q]], cur[ng + q], sh.sink[q]);
+            bool better = cost < best_cost || (cost == best_cost && sinks < best_sinks);
+            if (cost == best_cost && sinks == best_sinks)
+                for (int t = 0; t < nt; t++) {
+                    if (cur[t] == best[t])
+                        continue;
+                    const labelling *L = Ls[t < ng ? t : sh.first[t - ng]];
+                    better = cand_less(L, cur[t], best[t]);
+                    break;
+                }
+            if (better) {
+                best_cost = cost;
+                best_sinks = sinks;
+                memcpy(best, cur, sizeof cur);
             }
-        if (better) {
-            best_cost = cost;
-            best_sinks = sinks;
-            memcpy(best, cur, sizeof cur);
         }
-        int g = ng - 1;
-        while (g >= 0 && ++cur[g] == Ls[g]->ncand) {
-            cur[g] = first[g];
-            g--;
+        int t = nt - 1;
+        while (t >= 0 && ++cur[t] == (t < ng ? Ls[t]->ncand : Ls[sh.first[t - ng]]->ncand)) {
+            cur[t] = t < ng ? first[t] : 0;
+            t--;
         }
-        if (g < 0)
+        if (t < 0)
             break;
     }
-    for (int g = 0; g < ng; g++) {
+    if (best_cost == INT64_MAX || !group_assign(Ls, ng, &sh, roots, best))
+        goto out;
+    for (int g = 0; g < ng && !ok; g++) {
         int i = op_index(&gs[g], v);
         if (i < 0)
             continue;
-        memset(Ls[g]->labelled, 0, sizeof Ls[g]->labelled);
-        Ls[g]->label[roots[g]] = best[g];
-        label_assign(Ls[g], roots[g], 0);
         *n = Ls[g]->ncand_rank[Ls[g]->label[i]];
         memcpy(lens, Ls[g]->cand[Ls[g]->label[i]], sizeof(int64_t) * (size_t)*n);
         ok = true;
