@@ -404,7 +404,10 @@ bool helper_reshaped_below(arena *mem, const rule_value *args, int nargs, rule_v
  * constant or broadcast) in the lens the value has there ends the walk:
  * that operand holds the op in those lens, and a reshape moved down to it
  * would cost a reshape of that operand (reduce_without_unit_axes_below_*,
- * reshape_of_unary_of_reduce_of_reshape). */
+ * reshape_of_unary_of_reduce_of_reshape). The op's operand is seen as its
+ * cluster's move leaves it: where the op settles in the walk's lens, a
+ * chain of reshapes of a computed value in those lens counts as that value
+ * (the move's reshape composes with the chain and goes; seed 1012900). */
 bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* regrouped_below(b, c): instruction, ints -> bool: the same, but a chain
  * of shape ops that only inserts and removes 1s does not count: the common
