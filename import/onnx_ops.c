@@ -1112,7 +1112,8 @@ static bool h_reshape(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         }
         if (lens[i] < 0)
             return onnx_fail(c, "negative dimension %lld", (long long)lens[i]);
-        known *= lens[i];
+        if (__builtin_mul_overflow(known, lens[i], &known))
+            return onnx_fail(c, "shape has more elements than a 64-bit count holds");
     }
     int64_t total = shape_elements(&x->sh);
     if (infer >= 0) {
