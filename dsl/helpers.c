@@ -554,6 +554,8 @@ static const rule_helper helper_table[] = {
      "split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) written as s[q](b(t[r](x), y)) has other strides on an axis longer than 1, and b's strides reach an output"},
     {"computes_one_element", RV_BOOL, 1, {RV_INS}, false, helper_computes_one_element,
      "computes_one_element(x): x has one element, or is a view or pointwise op of such values"},
+    {"has_no_lens_of_its_own", RV_BOOL, 1, {RV_INS}, false, helper_has_no_lens_of_its_own,
+     "has_no_lens_of_its_own(x): x has more than one element and one reader, and computes one element"},
     {"feeds_output", RV_BOOL, 1, {RV_INS}, false, helper_feeds_output,
      "feeds_output(x): x is read by the @return, an opaque op or a region (which keep the shapes they read)"},
     {"unit_reshape_lens", RV_INTS, 4, {RV_INTS, RV_INTS, RV_INTS, RV_INTS}, true, helper_unit_reshape_lens,

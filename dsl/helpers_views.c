@@ -2937,6 +2937,7 @@ static const ins *past_cancelling_transposes(const ins *x)
 }
 
 static bool one_element_source(const ins *v, int depth, int *budget);
+static bool has_no_lens_of_its_own(const ins *x);
 
 /* binary_above_reshapes (or its _into_first, _into_second) moves two-operand
  * op w above its two reshapes, with those rules' own guard; an operand
@@ -2974,8 +2975,7 @@ static bool binary_reshapes_move(const ins *w, int depth)
         /* neither _into_ rule fires where both operands are values of
          * many elements, read once, that compute one (each runs b in the
          * lens of the operand that is no such value, round s31G) */
-        if (shape_elements(&x->sh) > 1 && x->nusers == 1 && one_element_source(x, 0, &(int){256}) &&
-            shape_elements(&y->sh) > 1 && y->nusers == 1 && one_element_source(y, 0, &(int){256}))
+        if (has_no_lens_of_its_own(x) && has_no_lens_of_its_own(y))
             return false;
     }
     for (int k = 0; k < 2; k++)
@@ -3348,6 +3348,24 @@ bool helper_computes_one_element(arena *mem, const rule_value *a, int n, rule_va
 {
     (void)mem, (void)n;
     *out = rule_bool(one_element_source(a[0].u.in, 0, &(int){256}));
+    return true;
+}
+
+/* x has many elements but computes one (a broadcast of one element under
+ * pointwise ops) and one reader: once its broadcast sinks, a reshape of it
+ * becomes a broadcast of that element in any lens, so the lens x has now
+ * are none a binary op reading it through that reshape must keep (round
+ * s31G: binary_above_reshapes_into_first / _into_second). */
+static bool has_no_lens_of_its_own(const ins *x)
+{
+    return shape_elements(&x->sh) > 1 && x->nusers == 1 && one_element_source(x, 0, &(int){256});
+}
+
+/* has_no_lens_of_its_own(x): see helpers_views.h. */
+bool helper_has_no_lens_of_its_own(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(has_no_lens_of_its_own(a[0].u.in));
     return true;
 }
 

@@ -95,6 +95,13 @@ bool helper_feeds_output(arena *mem, const rule_value *args, int nargs, rule_val
  * once the broadcasts under it sink and merge. */
 bool helper_computes_one_element(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* has_no_lens_of_its_own(x): instruction -> bool: x has more than one
+ * element, one reader, and computes one element (computes_one_element):
+ * its reshape becomes a broadcast of that element in any lens once its
+ * broadcast sinks, so a binary op reading it through the reshape runs in
+ * the other operand's lens. */
+bool helper_has_no_lens_of_its_own(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unit_reshape_lens(z, dl, w, axes) and unit_reshape_axes(z, dl, w, axes):
  * ints x4 -> ints. For reshape[w](reduce[axes](reshape[z](y))), where the
  * reduction's lens dl (z with the reduced axes 1) and w differ only in 1s:
