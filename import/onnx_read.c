@@ -155,12 +155,16 @@ static FILE *open_external(const Onnx__TensorProto *tp, const char *model_dir, c
     return NULL;
 }
 
-/* Reads an external data file: location relative to model_dir, optional
- * offset and length. Paths that climb out of the model's directory are
- * refused, and so is a location that gets out through a symbolic link. */
-static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, char *dst,
+/* Reads an external data file into *dst (malloc'd, want bytes): location
+ * relative to model_dir, optional offset and length. Paths that climb out
+ * of the model's directory are refused, and so is a location that gets out
+ * through a symbolic link. The buffer is allocated only once the file is
+ * known to hold offset + want bytes, so that a model's dims cannot make
+ * graft allocate for data that is not there. */
+static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, char **dst,
                           size_t want, graft_error *err)
 {
+    *dst = NULL;
     const char *location = NULL;
     long long offset = 0, length = -1;
     for (size_t i = 0; i < tp->n_external_data; i++) {
@@ -198,11 +202,28 @@ static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, ch
         return false;
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", model_dir && *model_dir ? model_dir : ".", location);
-    bool ok = fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(dst, 1, want, f) == want;
+    struct stat st;
+    if (fstat(fileno(f), &st) == 0 && ((uint64_t)offset > (uint64_t)st.st_size ||
+                                       want > (uint64_t)st.st_size - (uint64_t)offset)) {
+        fclose(f);
+        return error_set(err, "tensor '%s': external data %s holds %lld bytes, fewer than offset "
+                              "%lld + %zu",
+                         tp->name ? tp->name : "", path, (long long)st.st_size, offset, want);
+    }
+    bool ok = true;
+    if (!(*dst = malloc(want ? want : 1))) {
+        fclose(f);
+        return error_set(err, "tensor '%s': out of memory for %zu bytes", tp->name ? tp->name : "",
+                         want);
+    }
+    ok = ok && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*dst, 1, want, f) == want;
     fclose(f);
-    if (!ok)
+    if (!ok) {
+        free(*dst);
+        *dst = NULL;
         return error_set(err, "tensor '%s': external data %s is shorter than offset %lld + %zu bytes",
                          tp->name ? tp->name : "", path, offset, want);
+    }
     return true;
 }
 
@@ -282,13 +303,19 @@ static bool tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir
         *borrowed = true;
         return true;
     }
-    char *data = malloc(bytes ? bytes : 1);
+    char *data = NULL;
+    if (external) {
+        if (!read_external(tp, model_dir, &data, bytes, err))
+            return false;
+        out->sh = shape_standard(t, rank, lens);
+        out->data = data;
+        return true;
+    }
+    data = malloc(bytes ? bytes : 1);
     if (!data)
         return error_set(err, "tensor '%s': out of memory for %zu bytes", name, bytes);
     bool ok = true;
-    if (external && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL) {
-        ok = read_external(tp, model_dir, data, bytes, err);
-    } else if (tp->has_raw_data) {
+    if (tp->has_raw_data) {
         if (tp->raw_data.len != bytes)
             ok = error_set(err, "tensor '%s': raw_data holds %zu bytes, but dims need %zu", name,
                            tp->raw_data.len, bytes);

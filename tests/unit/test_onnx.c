@@ -894,6 +894,41 @@ static void test_external_data(void)
     CHECK_CONTAINS(err.message, "leaves the model's directory");
 }
 
+/* External data that dims say is 16 GB, in a file of 16 bytes: refused by
+ * the file's size, before anything is allocated for it (the fuzz target
+ * met such a tensor file, tests/fuzz/regress_onnx/external_dims_16gb.pb). */
+static void test_external_data_larger_than_file(void)
+{
+    model_builder b;
+    builder_init(&b, 13);
+    int64_t xl[1] = {3}, vl[1] = {(int64_t)1 << 32};
+    char path[512];
+    snprintf(path, sizeof path, "%s/small.bin", tmpdir);
+    char blob[16] = {0};
+    write_bytes(path, blob, sizeof blob);
+    add_input(&b, "x", 1, xl);
+    Onnx__TensorProto *t = add_float_init(&b, "v", 1, vl, NULL, 0);
+    Onnx__StringStringEntryProto kv = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
+    kv.key = "location";
+    kv.value = "small.bin";
+    Onnx__StringStringEntryProto *kvp[1] = {&kv};
+    t->n_external_data = 1;
+    t->external_data = kvp;
+    t->has_data_location = true;
+    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    add_node(&b, "Mul", "mul", "x", "v", NULL, "y");
+    add_output(&b, "y");
+    size_t len;
+    unsigned char *bytes = pack_model(&b, &len);
+    snprintf(path, sizeof path, "%s/big_model.onnx", tmpdir);
+    write_bytes(path, bytes, len);
+    free(bytes);
+    graft_error err = {0};
+    CHECK(onnx_import_file(path, NULL, &err) == NULL);
+    CHECK_CONTAINS(err.message, "tensor 'v': external data ");
+    CHECK_CONTAINS(err.message, "small.bin holds 16 bytes, fewer than offset 0 + 17179869184");
+}
+
 /* Softmax before opset 13 flattens to 2-D at axis. */
 /* A model at dir/model.onnx whose initializer v [3] lives in external data
  * at `location` (12 bytes at offset 4). */
@@ -1177,9 +1212,10 @@ static int write_model(const char *name, const char *path)
 
 /* ---- fuzz corpus and regressions ---- */
 
-/* The importer fuzz target's contract for one model: it imports (and is
- * verified) or fails with a message. Read through the file, as graft does,
- * so that external data beside it would resolve. */
+/* The importer fuzz target's contract for one input: as a model it imports
+ * (and is verified) or fails with a message, and so does it as a tensor
+ * file. Read through the file, as graft does, so that external data beside
+ * it would resolve. */
 static void check_onnx_input(const char *path, const char *bytes, size_t len)
 {
     (void)bytes;
@@ -1192,6 +1228,13 @@ static void check_onnx_input(const char *path, const char *bytes, size_t len)
     } else {
         CHECK(err.message[0] != 0);
     }
+    /* the same bytes as a tensor file, as the fuzz target reads them too */
+    tensor t;
+    memset(&err, 0, sizeof err);
+    if (onnx_read_tensor_file(path, &t, NULL, &err))
+        free(t.data);
+    else
+        CHECK(err.message[0] != 0);
 }
 
 static void test_fuzz_corpus_replay(void)
@@ -1235,6 +1278,7 @@ int main(int argc, char **argv)
     RUN(test_rnn_bidirectional_lengths);
     RUN(test_external_data);
     RUN(test_external_data_symlink);
+    RUN(test_external_data_larger_than_file);
     RUN(test_softmax_old_opset);
     RUN(test_op_coverage);
     if (!corpus_dir)
