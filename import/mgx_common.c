@@ -135,7 +135,9 @@ bool mgx_make_shape(graft_type t, int rank, const int64_t *lens, const int64_t *
         snprintf(why, whylen, "rank %d is over graft's limit of %d", rank, SHAPE_MAX_RANK);
         return false;
     }
-    int64_t total = 1, space = 1;
+    /* extent: the product of the lengths other than 0, which standard
+     * strides reach even when a 0 leaves the shape empty */
+    int64_t extent = 1, space = 1;
     for (int k = 0; k < rank; k++) {
         if (lens[k] < 0 || lens[k] > MGX_DIM_MAX) {
             snprintf(why, whylen, "length %lld is out of range", (long long)lens[k]);
@@ -145,11 +147,11 @@ bool mgx_make_shape(graft_type t, int rank, const int64_t *lens, const int64_t *
             snprintf(why, whylen, "stride %lld is out of range", (long long)strides[k]);
             return false;
         }
-        if (lens[k] && total > MGX_SIZE_MAX / lens[k]) {
+        if (lens[k] && extent > MGX_SIZE_MAX / lens[k]) {
             snprintf(why, whylen, "the shape holds too many elements");
             return false;
         }
-        total *= lens[k];
+        extent *= lens[k] ? lens[k] : 1;
         if (strides && lens[k]) {
             int64_t reach = (lens[k] - 1) * strides[k];
             if (reach > MGX_SIZE_MAX - space) {

@@ -245,15 +245,18 @@ static bool tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir
                          SHAPE_MAX_RANK);
     int64_t lens[SHAPE_MAX_RANK];
     int rank = (int)tp->n_dims;
-    uint64_t count = 1;
+    /* count: the elements; extent: the product of the lengths other than 0,
+     * which the strides of an empty tensor reach too */
+    uint64_t count = 1, extent = 1;
     for (int i = 0; i < rank; i++) {
         if (tp->dims[i] < 0)
             return error_set(err, "tensor '%s': negative dimension %lld", name,
                              (long long)tp->dims[i]);
         lens[i] = tp->dims[i];
-        if (lens[i] && count > ((uint64_t)1 << 40) / (uint64_t)lens[i])
+        if (lens[i] && extent > ((uint64_t)1 << 40) / (uint64_t)lens[i])
             return error_set(err, "tensor '%s': too many elements", name);
         count *= (uint64_t)lens[i];
+        extent *= lens[i] ? (uint64_t)lens[i] : 1;
     }
     if (rank == 0) {
         rank = 1;

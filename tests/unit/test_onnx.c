@@ -20,6 +20,7 @@
 #include "onnx.pb-c.h"
 #include "onnx_model_head.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -894,49 +895,16 @@ static void test_external_data(void)
     CHECK_CONTAINS(err.message, "leaves the model's directory");
 }
 
-/* External data that dims say is 16 GB, in a file of 16 bytes: refused by
- * the file's size, before anything is allocated for it (the fuzz target
- * met such a tensor file, tests/fuzz/regress_onnx/external_dims_16gb.pb). */
-static void test_external_data_larger_than_file(void)
-{
-    model_builder b;
-    builder_init(&b, 13);
-    int64_t xl[1] = {3}, vl[1] = {(int64_t)1 << 32};
-    char path[512];
-    snprintf(path, sizeof path, "%s/small.bin", tmpdir);
-    char blob[16] = {0};
-    write_bytes(path, blob, sizeof blob);
-    add_input(&b, "x", 1, xl);
-    Onnx__TensorProto *t = add_float_init(&b, "v", 1, vl, NULL, 0);
-    Onnx__StringStringEntryProto kv = ONNX__STRING_STRING_ENTRY_PROTO__INIT;
-    kv.key = "location";
-    kv.value = "small.bin";
-    Onnx__StringStringEntryProto *kvp[1] = {&kv};
-    t->n_external_data = 1;
-    t->external_data = kvp;
-    t->has_data_location = true;
-    t->data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-    add_node(&b, "Mul", "mul", "x", "v", NULL, "y");
-    add_output(&b, "y");
-    size_t len;
-    unsigned char *bytes = pack_model(&b, &len);
-    snprintf(path, sizeof path, "%s/big_model.onnx", tmpdir);
-    write_bytes(path, bytes, len);
-    free(bytes);
-    graft_error err = {0};
-    CHECK(onnx_import_file(path, NULL, &err) == NULL);
-    CHECK_CONTAINS(err.message, "tensor 'v': external data ");
-    CHECK_CONTAINS(err.message, "small.bin holds 16 bytes, fewer than offset 0 + 17179869184");
-}
-
 /* Softmax before opset 13 flattens to 2-D at axis. */
-/* A model at dir/model.onnx whose initializer v [3] lives in external data
- * at `location` (12 bytes at offset 4). */
-static bool write_external_model(const char *dir, const char *location)
+/* A model at dir/model.onnx whose initializer v [count] lives in external
+ * data at `location` (count floats at offset 4). */
+static bool write_external_model(const char *dir, const char *location, int64_t count)
 {
     model_builder b;
     builder_init(&b, 13);
-    int64_t xl[1] = {3}, vl[1] = {3};
+    int64_t xl[1] = {3}, vl[1] = {count};
+    static char length[32];
+    snprintf(length, sizeof length, "%lld", (long long)count * 4);
     add_input(&b, "x", 1, xl);
     Onnx__TensorProto *t = add_float_init(&b, "v", 1, vl, NULL, 0);
     static Onnx__StringStringEntryProto kv[3] = {ONNX__STRING_STRING_ENTRY_PROTO__INIT,
@@ -948,7 +916,7 @@ static bool write_external_model(const char *dir, const char *location)
     kv[1].key = "offset";
     kv[1].value = "4";
     kv[2].key = "length";
-    kv[2].value = "12";
+    kv[2].value = length;
     t->n_external_data = 3;
     t->external_data = kvp;
     t->has_data_location = true;
@@ -989,26 +957,45 @@ static void test_external_data_symlink(void)
     snprintf(path, sizeof path, "%s/model.onnx", dir);
 
     graft_error err = {0};
-    write_external_model(dir, "ok.bin");
+    write_external_model(dir, "ok.bin", 3);
     graph *g = onnx_import_file(path, NULL, &err);
     CHECK(g != NULL);
     if (!g)
         printf("# %s\n", err.message);
     graph_free(g);
 
-    write_external_model(dir, "escape.bin");
+    write_external_model(dir, "escape.bin", 3);
     CHECK(onnx_import_file(path, NULL, &err) == NULL);
     CHECK_CONTAINS(err.message, "tensor 'v': external data location 'escape.bin' resolves to ");
     CHECK_CONTAINS(err.message, "/outside/secret.bin, outside the model's directory ");
     CHECK_CONTAINS(err.message, "/linked_model");
 
-    write_external_model(dir, "linkdir/secret.bin");
+    write_external_model(dir, "linkdir/secret.bin", 3);
     CHECK(onnx_import_file(path, NULL, &err) == NULL);
     CHECK_CONTAINS(err.message, "tensor 'v': external data location 'linkdir/secret.bin' resolves to ");
 
-    write_external_model(dir, "fifo.bin");
+    write_external_model(dir, "fifo.bin", 3);
     CHECK(onnx_import_file(path, NULL, &err) == NULL);
     CHECK_CONTAINS(err.message, "is not a regular file");
+}
+
+/* External data that dims say is 16 GB, in a file of 16 bytes: refused by
+ * the file's size, before anything is allocated for it (the fuzz target
+ * met such a tensor file, tests/fuzz/regress_onnx/external_dims_16gb.pb). */
+static void test_external_data_larger_than_file(void)
+{
+    char dir[600], path[700];
+    snprintf(dir, sizeof dir, "%s/big_model", tmpdir);
+    CHECK(mkdir(dir, 0700) == 0 || errno == EEXIST);
+    snprintf(path, sizeof path, "%s/small.bin", dir);
+    char blob[16] = {0};
+    write_bytes(path, blob, sizeof blob);
+    write_external_model(dir, "small.bin", (int64_t)1 << 32);
+    snprintf(path, sizeof path, "%s/model.onnx", dir);
+    graft_error err = {0};
+    CHECK(onnx_import_file(path, NULL, &err) == NULL);
+    CHECK_CONTAINS(err.message, "tensor 'v': external data ");
+    CHECK_CONTAINS(err.message, "small.bin holds 16 bytes, fewer than offset 4 + 17179869184");
 }
 
 static void test_softmax_old_opset(void)
