@@ -5,7 +5,9 @@
  * values worked out by hand. Bad input (truncated bytes at every length,
  * unsupported ops, subgraphs, missing initializers, contradicting shapes)
  * must give one clear error and never crash. The fuzz corpus and the fuzz
- * regressions (tests/fuzz/corpus_onnx, tests/fuzz/regress_onnx) are replayed.
+ * regressions (tests/fuzz/corpus_onnx, tests/fuzz/regress_onnx) are replayed;
+ * both hold the fuzzer's byte strings (.seed, .crash), not models: the real
+ * models are read from ../shared by tests/cli/onnx_models.sh.
  * `test_onnx --write-corpus DIR` writes the models built here as fuzz seeds;
  * `test_onnx --write-model NAME PATH` writes one model (or, for
  * symbolic_test, a backend-test directory) for the shell tests
@@ -981,7 +983,7 @@ static void test_external_data_symlink(void)
 
 /* External data that dims say is 16 GB, in a file of 16 bytes: refused by
  * the file's size, before anything is allocated for it (the fuzz target
- * met such a tensor file, tests/fuzz/regress_onnx/external_dims_16gb.pb). */
+ * met such a tensor file, tests/fuzz/regress_onnx/external_dims_16gb.crash). */
 static void test_external_data_larger_than_file(void)
 {
     char dir[600], path[700];
