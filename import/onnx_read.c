@@ -210,13 +210,12 @@ static bool read_external(const Onnx__TensorProto *tp, const char *model_dir, ch
                               "%lld + %zu",
                          tp->name ? tp->name : "", path, (long long)st.st_size, offset, want);
     }
-    bool ok = true;
     if (!(*dst = malloc(want ? want : 1))) {
         fclose(f);
         return error_set(err, "tensor '%s': out of memory for %zu bytes", tp->name ? tp->name : "",
                          want);
     }
-    ok = ok && fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*dst, 1, want, f) == want;
+    bool ok = fseeko(f, (off_t)offset, SEEK_SET) == 0 && fread(*dst, 1, want, f) == want;
     fclose(f);
     if (!ok) {
         free(*dst);
@@ -306,19 +305,16 @@ static bool tensor_from_proto(const Onnx__TensorProto *tp, const char *model_dir
         *borrowed = true;
         return true;
     }
+    /* external data is allocated by read_external, once the file is known
+     * to hold it; the other fields are there, counted above */
     char *data = NULL;
+    bool ok = true;
     if (external) {
         if (!read_external(tp, model_dir, &data, bytes, err))
             return false;
-        out->sh = shape_standard(t, rank, lens);
-        out->data = data;
-        return true;
-    }
-    data = malloc(bytes ? bytes : 1);
-    if (!data)
+    } else if (!(data = malloc(bytes ? bytes : 1))) {
         return error_set(err, "tensor '%s': out of memory for %zu bytes", name, bytes);
-    bool ok = true;
-    if (tp->has_raw_data) {
+    } else if (tp->has_raw_data) {
         if (tp->raw_data.len != bytes)
             ok = error_set(err, "tensor '%s': raw_data holds %zu bytes, but dims need %zu", name,
                            tp->raw_data.len, bytes);
