@@ -441,8 +441,12 @@ bool onnx_const_ints(onnx_ctx *c, ins *x, const char *what, int64_t **vals, int 
     int64_t *v = arena_alloc(&c->scratch, (size_t)(count ? count : 1) * sizeof *v);
     if (!v)
         return onnx_fail(c, "out of memory");
-    for (int64_t i = 0; i < count; i++)
-        v[i] = type_is_float(t.sh.type) ? (int64_t)tensor_get_f64(&t, i) : tensor_get_i64(&t, i);
+    for (int64_t i = 0; i < count; i++) {
+        if (!type_is_float(t.sh.type))
+            v[i] = tensor_get_i64(&t, i);
+        else if (!double_to_int64(tensor_get_f64(&t, i), &v[i]))
+            return onnx_fail(c, "%s: value %g is not a 64-bit integer", what, tensor_get_f64(&t, i));
+    }
     *vals = v;
     *n = (int)count;
     return true;

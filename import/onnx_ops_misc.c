@@ -393,8 +393,9 @@ static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int n
     }
     if (!output_type(c, &t))
         return false;
-    int64_t mels = (int64_t)v[0][0], dft = (int64_t)v[1][0], rate = (int64_t)v[2][0];
-    if (mels < 1 || dft < 1 || rate < 1 || mels > 4096 || dft > (1 << 20))
+    int64_t mels, dft, rate;
+    if (!double_to_int64(v[0][0], &mels) || !double_to_int64(v[1][0], &dft) || !double_to_int64(v[2][0], &rate) ||
+        mels < 1 || dft < 1 || rate < 1 || mels > 4096 || dft > (1 << 20))
         return onnx_fail(c, "num_mel_bins, dft_length and sample_rate must be positive");
     int64_t bins = dft / 2 + 1;
     if (bins * mels > (1 << 24))
@@ -407,11 +408,11 @@ static bool h_mel_weight_matrix(onnx_ctx *c, ins **in, int nin, ins **out, int n
         free(m);
         return onnx_fail(c, "out of memory");
     }
-    for (int64_t i = 0; i < mels + 2; i++) {
-        double hz = 700 * (det_pow(10, ((double)i * step + lo) / 2595) - 1);
-        f[i] = (int64_t)floor((double)(dft + 1) * hz / (double)rate);
-    }
     bool ok = true;
+    for (int64_t i = 0; i < mels + 2 && ok; i++) {
+        double hz = 700 * (det_pow(10, ((double)i * step + lo) / 2595) - 1);
+        ok = double_to_int64(floor((double)(dft + 1) * hz / (double)rate), &f[i]);
+    }
     for (int64_t i = 0; i < mels && ok; i++) {
         int64_t left = f[i], center = f[i + 1], right = f[i + 2];
         ok = left >= 0 && right < bins && left <= center && center <= right;

@@ -99,7 +99,9 @@ static bool h_resize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
             if (!(scales_in[i] > 0))
                 return onnx_fail(c, "scale %g on axis %d must be positive", scales_in[i], a);
             scales[a] = scales_in[i];
-            sizes[a] = (int64_t)floor((double)x->sh.lens[a] * scales_in[i]);
+            if (!double_to_int64(floor((double)x->sh.lens[a] * scales_in[i]), &sizes[a]))
+                return onnx_fail(c, "scale %g on axis %d gives more elements than a 64-bit count holds",
+                                 scales_in[i], a);
         } else {
             if (sizes_in[i] < 1)
                 return onnx_unsupported(c, "an output size below 1 (axis %d)", a);
@@ -119,7 +121,8 @@ static bool h_resize(onnx_ctx *c, ins **in, int nin, ins **out, int nout)
         for (int i = 0; i < naxes; i++) {
             int a = (int)axes[i];
             scales[a] = s;
-            sizes[a] = (int64_t)floor(s * (double)x->sh.lens[a] + 0.5);
+            if (!double_to_int64(floor(s * (double)x->sh.lens[a] + 0.5), &sizes[a]))
+                return onnx_fail(c, "scale %g on axis %d gives more elements than a 64-bit count holds", s, a);
         }
     }
     for (int a = 0; a < r; a++)

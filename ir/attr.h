@@ -43,6 +43,10 @@ typedef struct attr {
 } attr;
 
 attr_value attr_int(int64_t i);
+/* v truncated toward zero into *out, where v is a number int64_t holds:
+ * false for NaN, the infinities and anything outside [-2^63, 2^63), whose
+ * conversion C leaves undefined. */
+bool double_to_int64(double v, int64_t *out);
 attr_value attr_float(double f);
 attr_value attr_bool(bool b);
 attr_value attr_type(graft_type t);

@@ -500,6 +500,7 @@ static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, cons
 {
     attr_value v = *vp;
     attr_value r = v;
+    int64_t whole;
     switch (spec->kind) {
     case ATTR_INT:
         if (v.kind == ATTR_STRING && spec->enum_names) {
@@ -509,8 +510,8 @@ static bool convert_attr(arena *a, const op_def *op, const attr_spec *spec, cons
             r = attr_int(e);
         } else if (v.kind == ATTR_BOOL || v.kind == ATTR_TYPE) {
             r = attr_int(v.u.i);
-        } else if (v.kind == ATTR_FLOAT && v.u.f == (double)(int64_t)v.u.f) {
-            r = attr_int((int64_t)v.u.f);
+        } else if (v.kind == ATTR_FLOAT && double_to_int64(v.u.f, &whole) && (double)whole == v.u.f) {
+            r = attr_int(whole);
         } else if (v.kind != ATTR_INT) {
             goto bad;
         }

@@ -185,7 +185,10 @@ int64_t op_attr_int(const op_call *call, const char *name)
     if (!v)
         return 0;
     switch (v->kind) {
-    case ATTR_FLOAT: return (int64_t)v->u.f;
+    case ATTR_FLOAT: {
+        int64_t whole;
+        return double_to_int64(v->u.f, &whole) ? whole : 0;
+    }
     case ATTR_INTS: return v->n > 0 ? v->u.ints[0] : 0;
     case ATTR_STRING:
     case ATTR_FLOATS: return 0;
