@@ -546,6 +546,8 @@ static const rule_helper helper_table[] = {
      "reshape_copies_at_output(m): m, a broadcast that stretches nothing, made a reshape would give a two-operand reader other strides, which reach an output"},
     {"broadcast_merge_copies", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_broadcast_merge_copies,
      "broadcast_merge_copies(b, m): b with broadcast m (and the other operand's broadcast or broadcast literal) merged below it would have other strides, which reach an output"},
+    {"copy_kept_beside", RV_BOOL, 1, {RV_INS}, false, helper_copy_kept_beside,
+     "copy_kept_beside(r): r is a shape op of a value that is not standard, and r has another reader or another shape op reads that value"},
     {"dot_reads", RV_BOOL, 1, {RV_INS}, false, helper_dot_reads,
      "dot_reads(r): a dot reads r"},
     {"shares_reshape", RV_BOOL, 1, {RV_INS}, false, helper_shares_reshape,

@@ -501,6 +501,24 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* copy_kept_beside(r): see helpers_views.h. */
+bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool yes = false;
+    if ((r->op->classes & OPC_SHAPE) && r->nargs == 1 && !shape_standard_p(&r->args[0]->sh)) {
+        const ins *x = r->args[0];
+        yes = r->nusers > 1;
+        for (int k = 0; k < x->nusers && !yes; k++) {
+            const ins *s = x->users[k];
+            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1;
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* dot_reads(r): see helpers_views.h. */
 bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
 {

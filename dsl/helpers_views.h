@@ -818,6 +818,17 @@ bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nar
  * output. */
 bool helper_split_strides_reach_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* copy_kept_beside(r): instruction -> bool: r is a shape op of a value x
+ * that is not standard (so r copies x), and r has another reader, or
+ * another shape op reads x too. A one-operand op u of r moved above it
+ * (unary_above_reshape) computes u(x) and reshapes that, while r, or x's
+ * other reshape, stays for the other readers: one reshape more, since the
+ * reshapes that stay are those the graph with u below them shares (CSE
+ * merges reshapes of x to one lens). Seeds 1023379 (sin(r) of r =
+ * reshape(mb(dot)) read by a dot too), 1043369 (sigmoid(r) of r =
+ * reshape(sigmoid(mb(s))), x reshaped again for a mul). */
+bool helper_copy_kept_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* dot_reads(r): instruction -> bool: a dot reads r. No rule moves a dot
  * into other lens, so r stays for it whatever its other readers do: a
  * reduction of r moved into the common dims of r and its operand needs a
