@@ -2017,7 +2017,14 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
     return false;
 }
 
-/* The reduction d (a leaf_takes_unit_reshape leaf) run in lens w by
+/* The reduction d reads a reshape and a chain of shape ops from d ends in
+ * lens to that only insert and remove 1s and keep the reduced axes:
+ * reshape_of_reduce_of_reshape takes that chain into the reduction, which
+ * then has lens to itself, so the chain is no reshape below d (seed 15401:
+ * a reduction to {1, 1, 4} squeezed to {1, 4} moved into common dims in the
+ * orders where the squeeze had not yet been taken in).
+ *
+ * A leaf_takes_unit_reshape leaf d run in lens w by
  * reshape_of_reduce_of_reshape costs its cluster nothing where the rule's
  * `let`, unit_reshape_lens(r.lens, d.lens, w, a), succeeds: only 1s move
  * and the reduced axes stay. (Where the reduction it builds keeps a
@@ -2026,15 +2033,21 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
  * not where the cluster's two-operand op below is held in w by its other
  * operand, which reshaped_below_free now asks of the operand as the move
  * leaves it, seed 1012900.) */
-static bool unit_leaf_free(const ins *d, const int64_t *w, int nw)
+static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
 {
-    const ins *r = d->args[0];
+    if (!(d->op->classes & OPC_REDUCE) || d->nargs != 1 || !is_op(d->args[0], "reshape"))
+        return false;
     const attr_value *ax = ins_attr(d, "axes");
-    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}}, {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
-                       {RV_INTS, nw, {.ints = w}}, {RV_INTS, ax->n, {.ints = ax->u.ints}}};
-    int64_t z2[SHAPE_MAX_RANK], a2[SHAPE_MAX_RANK];
-    int nz2, na2;
-    return unit_reshape_above_reduce(a, z2, &nz2, a2, &na2);
+    if (!ax)
+        return false;
+    const ins *r = d->args[0];
+    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
+                       {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
+                       {RV_INTS, nto, {.ints = to}},
+                       {RV_INTS, ax->n, {.ints = ax->u.ints}}};
+    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+    int nz2, naxes;
+    return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
 }
 
 /* Leaf d is a reduction, read once, of a reshape read once, where
@@ -2043,7 +2056,7 @@ static bool unit_leaf_free(const ins *d, const int64_t *w, int nw)
  * !reduce_moves_below || shares_reshape); the reshape of d is the
  * cluster's own, read by a cluster op and no reduction
  * (reshape_moves_below_reader says no), and the caller asks the rule's
- * `let` of each candidate lens (unit_leaf_free: only 1s move,
+ * `let` of each candidate lens (reduction_takes_chain: only 1s move,
  * the reduced axes stay). In such lens d costs nothing, as in its own: the
  * reshape the cluster puts on d goes into the reduction, which then runs
  * in those lens, in every order (seed 1021327, leaf_changes). */
@@ -2118,7 +2131,7 @@ static void leaf_costs(labelling *L, bool shared)
         bool unit = leaf_takes_unit_reshape(x) && !unit_reshape_taken_past_reader(x);
         for (int k = 0; k < L->ncand; k++) {
             if (cand_is(L, k, &x->sh) || copy ||
-                (unit && unit_leaf_free(x, L->cand[k], L->ncand_rank[k])) ||
+                (unit && reduction_takes_chain(x, L->cand[k], L->ncand_rank[k])) ||
                 (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
                 L->leaf_cost[l][k] = 0;
             else
@@ -4111,29 +4124,6 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
         *n = v->sh.rank;
         memcpy(lens, v->sh.lens, sizeof(int64_t) * (size_t)v->sh.rank);
     }
-}
-
-/* The reduction d reads a reshape and a chain of shape ops from d ends in
- * lens to that only insert and remove 1s and keep the reduced axes:
- * reshape_of_reduce_of_reshape takes that chain into the reduction, which
- * then has lens to itself, so the chain is no reshape below d (seed 15401:
- * a reduction to {1, 1, 4} squeezed to {1, 4} moved into common dims in the
- * orders where the squeeze had not yet been taken in). */
-static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
-{
-    if (!(d->op->classes & OPC_REDUCE) || d->nargs != 1 || !is_op(d->args[0], "reshape"))
-        return false;
-    const attr_value *ax = ins_attr(d, "axes");
-    if (!ax)
-        return false;
-    const ins *r = d->args[0];
-    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
-                       {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
-                       {RV_INTS, nto, {.ints = to}},
-                       {RV_INTS, ax->n, {.ints = ax->u.ints}}};
-    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
-    int nz2, naxes;
-    return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
 }
 
 /* pointwise_reshape_taken(d): see helpers_views.h. */
