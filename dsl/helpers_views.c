@@ -479,18 +479,22 @@ bool helper_unit_axes_only(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* A shape op of x other than r reads x. */
+static bool other_shape_op_reads(const ins *x, const ins *r)
+{
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *s = x->users[k];
+        if (s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0)
+            return true;
+    }
+    return false;
+}
+
 /* Shape op r of a standard value x: another shape op reads x too. */
 static bool shares_reshape(const ins *r)
 {
-    bool yes = false;
-    if ((r->op->classes & OPC_SHAPE) && r->nargs == 1 && shape_standard_p(&r->args[0]->sh)) {
-        const ins *x = r->args[0];
-        for (int k = 0; k < x->nusers && !yes; k++) {
-            const ins *s = x->users[k];
-            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1 && s->nmods == 0;
-        }
-    }
-    return yes;
+    return (r->op->classes & OPC_SHAPE) && r->nargs == 1 && shape_standard_p(&r->args[0]->sh) &&
+           other_shape_op_reads(r->args[0], r);
 }
 
 /* shares_reshape(r): see helpers_views.h. */
@@ -506,15 +510,8 @@ bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value 
 {
     (void)mem, (void)n;
     const ins *r = a[0].u.in;
-    bool yes = false;
-    if ((r->op->classes & OPC_SHAPE) && r->nargs == 1 && !shape_standard_p(&r->args[0]->sh)) {
-        const ins *x = r->args[0];
-        yes = r->nusers > 1;
-        for (int k = 0; k < x->nusers && !yes; k++) {
-            const ins *s = x->users[k];
-            yes = s != r && (s->op->classes & OPC_SHAPE) && s->nargs == 1;
-        }
-    }
+    bool yes = (r->op->classes & OPC_SHAPE) && r->nargs == 1 && !shape_standard_p(&r->args[0]->sh) &&
+               (r->nusers > 1 || other_shape_op_reads(r->args[0], r));
     *out = rule_bool(yes);
     return true;
 }
