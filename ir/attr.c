@@ -10,14 +10,6 @@
 #include <string.h>
 
 attr_value attr_int(int64_t i) { return (attr_value){.kind = ATTR_INT, .u.i = i}; }
-bool double_to_int64(double v, int64_t *out)
-{
-    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
-        return false;
-    *out = (int64_t)v;
-    return true;
-}
-
 attr_value attr_float(double f) { return (attr_value){.kind = ATTR_FLOAT, .u.f = f}; }
 attr_value attr_bool(bool b) { return (attr_value){.kind = ATTR_BOOL, .u.i = b ? 1 : 0}; }
 attr_value attr_type(graft_type t) { return (attr_value){.kind = ATTR_TYPE, .u.i = t}; }
@@ -187,4 +179,12 @@ const attr *attr_find(const attr *attrs, int n, const char *key)
         if (attrs[i].key == key || strcmp(attrs[i].key, key) == 0)
             return &attrs[i];
     return NULL;
+}
+
+bool double_to_int64(double v, int64_t *out)
+{
+    if (!(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+        return false;
+    *out = (int64_t)v;
+    return true;
 }

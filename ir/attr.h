@@ -43,10 +43,6 @@ typedef struct attr {
 } attr;
 
 attr_value attr_int(int64_t i);
-/* v truncated toward zero into *out, where v is a number int64_t holds:
- * false for NaN, the infinities and anything outside [-2^63, 2^63), whose
- * conversion C leaves undefined. */
-bool double_to_int64(double v, int64_t *out);
 attr_value attr_float(double f);
 attr_value attr_bool(bool b);
 attr_value attr_type(graft_type t);
@@ -65,5 +61,10 @@ int attr_value_print(attr_value v, char *buf, size_t size);
 
 /* Finds key in a list; NULL if absent. */
 const attr *attr_find(const attr *attrs, int n, const char *key);
+
+/* v truncated toward zero into *out, where v is a number int64_t holds:
+ * false for NaN, the infinities and anything outside [-2^63, 2^63), whose
+ * conversion C leaves undefined. */
+bool double_to_int64(double v, int64_t *out);
 
 #endif
