@@ -3,7 +3,9 @@
 #
 # tests/golden/NAME/ holds before.txt, after.txt and a one-line `pipeline`
 # (a name for -p) or `rules` (a rule file, relative to the repository, for
-# -r). NAME is a rule of rules/*.rules, and then that rule must fire; or
+# -r), and optionally `seed-order` (a number for --seed-order, for a guard
+# that matters only in the visiting orders where a rival rewrite has not
+# fired first). NAME is a rule of rules/*.rules, and then that rule must fire; or
 # RULE.not_WHY, a case where RULE must NOT fire (after.txt shows what the
 # rest of the pipeline makes of it, usually the canonical before.txt). Each
 # directory is checked three ways:
@@ -43,6 +45,9 @@ for d in "$dir"/*/; do
     else
         fail "$name" "needs a pipeline or a rules file"
         continue
+    fi
+    if [ -f "$d/seed-order" ]; then
+        set -- "$@" --seed-order "$(tr -d ' \n' < "$d/seed-order")"
     fi
     out="$tmp/$name.out"
     if ! "$GRAFT" opt "$d/before.txt" "$@" -o "$out" --stats json > "$tmp/$name.json" 2> "$tmp/err"; then
