@@ -3427,6 +3427,18 @@ static bool beside_full_values(const ins *r)
     return ok;
 }
 
+/* Every reader of r is a reduction of it alone (round s36B): a reduction
+ * reads any strides and its value is standard either way. */
+static bool reduced_below(const ins *r)
+{
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        ok = (w->op->classes & OPC_REDUCE) && w->nargs == 1 && w->nmods == 0;
+    }
+    return ok;
+}
+
 /* Every reader of r is a broadcast that stretches r's value. */
 static bool stretched_below(const ins *r)
 {
@@ -3653,10 +3665,18 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * had sunk, computed sub on one element and broadcast it once. Not
          * for a one-operand reader of the reshape (the clusters'; tuned seed
          * 1174: sin(reshape(add(max(..), sin(mb(p2))))) ended as
-         * mb(reshape[{1, 1}](tanh)) against the core's mb(tanh)). */
+         * mb(reshape[{1, 1}](tanh)) against the core's mb(tanh)). Also
+         * where only reductions read the reshape (reduced_below, round
+         * s36B): a reduction reads any strides and gives a standard value
+         * either way, and the reshape of the merged broadcast stays under
+         * it as in the core (seed 1069734: add(sin(mb[{48}](p0)),
+         * mb[{48}](max(literal, p1))) reshaped for a reduce_sum kept sin
+         * above its broadcast, where the core computed add on one element
+         * and broadcast it once). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v != u && dots && reads_one_element(u) &&
             one_element_source(v, 0, &(int){256})) {
-            ok = (stretched_below(r) || beside_full_values(r)) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
+            ok = (reduced_below(r) || ((stretched_below(r) || beside_full_values(r)) && readers_take_broadcast(r, r, depth + 1))) &&
+                 !dropped_below(r);
             continue;
         }
         ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1];
