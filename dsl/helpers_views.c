@@ -3541,6 +3541,52 @@ static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const
     return a && b && !(a & b);
 }
 
+/* v is a reshape of a value that computes one element
+ * (one_element_source), of more than one element and not of the
+ * every-stride-0 layout now: made a broadcast (reshape_of_multibroadcast
+ * and the like), it has every stride 0. */
+static bool becomes_unit_broadcast(const ins *v)
+{
+    if (!is_op(v, "reshape") || v->nargs != 1 || v->nmods != 0 || shape_elements(&v->sh) <= 1 || unit_stride_zero(v))
+        return false;
+    /* a length-1 axis keeps its operand's stride in the broadcast, and a
+     * pointwise op of it is standard (broadcast_view_computed) */
+    for (int k = 0; k < v->sh.rank; k++)
+        if (v->sh.lens[k] == 1)
+            return false;
+    return one_element_source(v->args[0], 0, &(int){256});
+}
+
+/* v is such a reshape, but of lens with a length-1 axis: made a broadcast,
+ * that axis keeps its operand's stride and a pointwise op of it is
+ * standard, the same layout as now; but a shape op that reads that op's
+ * value (through one-operand ops) then stays a view of its own, where with
+ * v kept, the op moves above v (unary_above_reshape) and the two shape ops
+ * compose into one reshape of the broadcast: one view fewer. */
+static bool shape_op_below(const ins *r, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if ((w->op->classes & OPC_SHAPE) && w->nargs == 1)
+            return true;
+        if ((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0 && shape_op_below(w, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+static bool becomes_unit_broadcast_with_unit_axes(const ins *v)
+{
+    if (!is_op(v, "reshape") || v->nargs != 1 || v->nmods != 0 || shape_elements(&v->sh) <= 1 || unit_stride_zero(v))
+        return false;
+    bool unit = false;
+    for (int k = 0; k < v->sh.rank; k++)
+        unit = unit || v->sh.lens[k] == 1;
+    return unit && one_element_source(v->args[0], 0, &(int){256});
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -3566,8 +3612,32 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
     for (int k = 0; k < v->nusers && ok; k++) {
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
-        if ((c & OPC_UNARY) && r->nargs == 1)
+        /* a one-operand op's value is standard where v is, and where v is a
+         * broadcast of some stride; but where v, a reshape that copies now,
+         * becomes a broadcast of one element (every stride 0), the op keeps
+         * that layout (ops_unary_layout), so its own readers decide (seed
+         * 1019643: the core's returned sin(reshape(mb(sigmoid(p0)))) of a
+         * one-element p0 made the reshape a broadcast and the output a
+         * contiguous, where the noisy graph, whose sin had moved above the
+         * reshape, kept the copying reshape) */
+        if ((c & OPC_UNARY) && r->nargs == 1) {
+            if (becomes_unit_broadcast(v) || (v != u && becomes_unit_broadcast(u)))
+                ok = r->nmods == 0 && readers_take_broadcast_d(r, becomes_unit_broadcast(v) ? v : u, depth + 1, dots);
+            else if (becomes_unit_broadcast_with_unit_axes(v))
+                ok = r->nmods == 0 && !shape_op_below(r, depth + 1);
             continue;
+        }
+        /* a transpose of a value that becomes a broadcast of one element
+         * with every stride 0 (u, becomes_unit_broadcast) has every stride
+         * 0 as well: its readers decide, as they do for a one-operand op
+         * (seed 1015272: reduce_max(t2(sin(t1(reshape(mb[{32}](p0)))))) of
+         * a {1} p0, whose transposes cancel, kept the copying reshape in
+         * the orders that moved sin above t1 first, and made it a
+         * broadcast in the others) */
+        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && becomes_unit_broadcast(u)) {
+            ok = readers_take_broadcast_d(r, u, depth + 1, dots);
+            continue;
+        }
         /* a dot reads any strides, and u of a broadcast of one value
          * (reads_one_element) is that value in any layout: the broadcast
          * sinks (seed 2018616: sigmoid(mb(squeeze(mb(x)))) of one element
