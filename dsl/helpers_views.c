@@ -3633,8 +3633,12 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * (seed 1015272: reduce_max(t2(sin(t1(reshape(mb[{32}](p0)))))) of
          * a {1} p0, whose transposes cancel, kept the copying reshape in
          * the orders that moved sin above t1 first, and made it a
-         * broadcast in the others) */
-        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && becomes_unit_broadcast(u)) {
+         * broadcast in the others). Only a transpose of an op's value read
+         * through the walk, not one reading the reshape itself: that one
+         * the transposes' own rules settle, and followed here it made ties
+         * of seeds 1080810 and 1093618 */
+        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && !is_op(v, "reshape")
+            && becomes_unit_broadcast(u)) {
             ok = readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
         }
