@@ -3543,26 +3543,42 @@ static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const
 
 /* v is a reshape of a value that computes one element
  * (one_element_source), of more than one element and not of the
- * every-stride-0 layout now: made a broadcast (reshape_of_multibroadcast
- * and the like), it has every stride 0. */
-static bool becomes_unit_broadcast(const ins *v)
+ * every-stride-0 layout now: the reshape that reshape_of_multibroadcast
+ * and the like make a broadcast of one element. */
+static bool reshape_becomes_unit_broadcast(const ins *v)
 {
-    if (!is_op(v, "reshape") || v->nargs != 1 || v->nmods != 0 || shape_elements(&v->sh) <= 1 || unit_stride_zero(v))
-        return false;
-    /* a length-1 axis keeps its operand's stride in the broadcast, and a
-     * pointwise op of it is standard (broadcast_view_computed) */
-    for (int k = 0; k < v->sh.rank; k++)
-        if (v->sh.lens[k] == 1)
-            return false;
-    return one_element_source(v->args[0], 0, &(int){256});
+    return is_op(v, "reshape") && v->nargs == 1 && v->nmods == 0 && shape_elements(&v->sh) > 1 &&
+           !unit_stride_zero(v) && one_element_source(v->args[0], 0, &(int){256});
 }
 
-/* v is such a reshape, but of lens with a length-1 axis: made a broadcast,
- * that axis keeps its operand's stride and a pointwise op of it is
- * standard, the same layout as now; but a shape op that reads that op's
- * value (through one-operand ops) then stays a view of its own, where with
- * v kept, the op moves above v (unary_above_reshape) and the two shape ops
- * compose into one reshape of the broadcast: one view fewer. */
+static bool has_length_one_axis(const ins *v)
+{
+    for (int k = 0; k < v->sh.rank; k++)
+        if (v->sh.lens[k] == 1)
+            return true;
+    return false;
+}
+
+/* Such a reshape of lens without a length-1 axis: made a broadcast, it has
+ * every stride 0. (A length-1 axis keeps its operand's stride in the
+ * broadcast, and a pointwise op of it is standard: broadcast_view_computed.) */
+static bool becomes_unit_broadcast(const ins *v)
+{
+    return reshape_becomes_unit_broadcast(v) && !has_length_one_axis(v);
+}
+
+/* Such a reshape of lens with a length-1 axis: made a broadcast, that axis
+ * keeps its operand's stride and a pointwise op of it is standard, the same
+ * layout as now; but a shape op that reads that op's value (through
+ * one-operand ops) then stays a view of its own, where with v kept, the op
+ * moves above v (unary_above_reshape) and the two shape ops compose into
+ * one reshape of the broadcast: one view fewer (shape_op_below). */
+static bool becomes_unit_broadcast_with_unit_axes(const ins *v)
+{
+    return reshape_becomes_unit_broadcast(v) && has_length_one_axis(v);
+}
+
+/* A shape op reads r's value, directly or through one-operand ops. */
 static bool shape_op_below(const ins *r, int depth)
 {
     if (depth > VIEW_CLUSTER_MAX)
@@ -3575,16 +3591,6 @@ static bool shape_op_below(const ins *r, int depth)
             return true;
     }
     return false;
-}
-
-static bool becomes_unit_broadcast_with_unit_axes(const ins *v)
-{
-    if (!is_op(v, "reshape") || v->nargs != 1 || v->nmods != 0 || shape_elements(&v->sh) <= 1 || unit_stride_zero(v))
-        return false;
-    bool unit = false;
-    for (int k = 0; k < v->sh.rank; k++)
-        unit = unit || v->sh.lens[k] == 1;
-    return unit && one_element_source(v->args[0], 0, &(int){256});
 }
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
