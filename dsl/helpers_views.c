@@ -3567,17 +3567,6 @@ static bool becomes_unit_broadcast(const ins *v)
     return reshape_becomes_unit_broadcast(v) && !has_length_one_axis(v);
 }
 
-/* Such a reshape of lens with a length-1 axis: made a broadcast, that axis
- * keeps its operand's stride and a pointwise op of it is standard, the same
- * layout as now; but a shape op that reads that op's value (through
- * one-operand ops) then stays a view of its own, where with v kept, the op
- * moves above v (unary_above_reshape) and the two shape ops compose into
- * one reshape of the broadcast: one view fewer (shape_op_below). */
-static bool becomes_unit_broadcast_with_unit_axes(const ins *v)
-{
-    return reshape_becomes_unit_broadcast(v) && has_length_one_axis(v);
-}
-
 /* A shape op reads r's value, directly or through one-operand ops. */
 static bool shape_op_below(const ins *r, int depth)
 {
@@ -3627,9 +3616,21 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * contiguous, where the noisy graph, whose sin had moved above the
          * reshape, kept the copying reshape) */
         if ((c & OPC_UNARY) && r->nargs == 1) {
-            if (becomes_unit_broadcast(v) || (v != u && becomes_unit_broadcast(u)))
-                ok = r->nmods == 0 && readers_take_broadcast_d(r, becomes_unit_broadcast(v) ? v : u, depth + 1, dots);
-            else if (becomes_unit_broadcast_with_unit_axes(v))
+            bool v_unit = reshape_becomes_unit_broadcast(v);
+            const ins *unit = NULL;
+            if (v_unit && !has_length_one_axis(v))
+                unit = v;
+            else if (v != u && becomes_unit_broadcast(u))
+                unit = u;
+            if (unit)
+                ok = r->nmods == 0 && readers_take_broadcast_d(r, unit, depth + 1, dots);
+            /* v of lens with a length-1 axis: made a broadcast, that axis
+             * keeps its operand's stride and the op's value is standard, as
+             * now; but a shape op reading the op's value (shape_op_below)
+             * then stays a view of its own, where with v kept the op moves
+             * above v (unary_above_reshape) and the two shape ops compose
+             * into one reshape of the broadcast: one view fewer */
+            else if (v_unit)
                 ok = r->nmods == 0 && !shape_op_below(r, depth + 1);
             continue;
         }

@@ -5,10 +5,10 @@
 # (a name for -p) or `rules` (a rule file, relative to the repository, for
 # -r), and optionally `seed-order` (a number for --seed-order, for a guard
 # that matters only in the visiting orders where a rival rewrite has not
-# fired first). NAME is a rule of rules/*.rules, and then that rule must fire; or
-# RULE.not_WHY, a case where RULE must NOT fire (after.txt shows what the
-# rest of the pipeline makes of it, usually the canonical before.txt). Each
-# directory is checked three ways:
+# fired first). NAME is a rule of rules/*.rules, and then that rule must
+# fire; or RULE.not_WHY, a case where RULE must NOT fire (after.txt shows
+# what the rest of the pipeline makes of it, usually the canonical
+# before.txt). Each directory is checked three ways:
 #   1. `graft opt before.txt <pipeline> -o OUT` gives exactly after.txt;
 #   2. the rule fired (or, for .not_ cases, did not): --stats json;
 #   3. `graft run before.txt --compare OUT` agrees numerically on the
