@@ -686,6 +686,8 @@ static const rule_helper helper_table[] = {
      "reduce_moves_below(x_lens, r_lens, axes): reduce_below_reshape moves a reshape from x_lens to r_lens below a reduction over axes"},
     {"in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_in_cluster_lens,
      "in_cluster_lens(x): x is no cluster op, or already runs in the lens cluster_lens gives it; and no binary op whose two reshapes binary_above_reshapes* moves above it"},
+    {"unit_drop_taken_into_reduction", RV_BOOL, 1, {RV_INS}, false, helper_unit_drop_taken_into_reduction,
+     "unit_drop_taken_into_reduction(q): q only drops 1s of a reduction of a reshape that reshape_of_reduce_of_reshape composes it into"},
     {"reshape_moves_below_reader", RV_BOOL, 1, {RV_INS}, false, helper_reshape_moves_below_reader,
      "reshape_moves_below_reader(q): q's only reader is a reduction that moves q below itself"},
     {"result_reshape_moves", RV_BOOL, 1, {RV_INS}, false, helper_result_reshape_moves,

@@ -2099,6 +2099,15 @@ static bool unit_reshape_taken_past_reader(const ins *d)
     return true;
 }
 
+/* Leaf x is a reshape of a transposed value, read once: it copies, and a
+ * reshape of it composes with it (reshape_of_reshape) into one copy to any
+ * lens, so the cluster reads it in any lens for free. */
+static bool leaf_is_copy(const ins *x)
+{
+    return is_op(x, "reshape") && x->nargs == 1 && !shape_standard_p(&x->args[0]->sh) &&
+           !shape_broadcasted_p(&x->args[0]->sh) && one_reader(x);
+}
+
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
  * for a reader outside the cluster, or where the leaf is a copying reshape
@@ -2123,8 +2132,7 @@ static void leaf_costs(labelling *L, bool shared)
          * 16610: relu(reshape(transpose(x))) ran in the lens the noise
          * gave the copy, and the reshape to the sink stayed below it; not
          * a reshape of a broadcast, which becomes one, seed 7350) */
-        bool copy = is_op(x, "reshape") && x->nargs == 1 && !shape_standard_p(&x->args[0]->sh) &&
-                    !shape_broadcasted_p(&x->args[0]->sh) && one_reader(x);
+        bool copy = leaf_is_copy(x);
         bool unit = leaf_takes_unit_reshape(x) && !unit_reshape_taken_past_reader(x);
         for (int k = 0; k < L->ncand; k++) {
             if (cand_is(L, k, &x->sh) || copy ||
@@ -2385,7 +2393,7 @@ static bool labelling_sink_leaf(const labelling *L)
     const cluster *c = L->c;
     bool sink_leaf = false;
     for (int q = 0; c->red && q < c->nleaves && !sink_leaf; q++)
-        sink_leaf = cand_is(L, 0, &c->leaves[q]->sh) ||
+        sink_leaf = cand_is(L, 0, &c->leaves[q]->sh) || leaf_is_copy(c->leaves[q]) ||
                     (shape_standard_p(&c->leaves[q]->sh) &&
                      reshaped_outside(c, c->leaves[q], L->cand[0], L->ncand_rank[0], L->shared, 0));
     return sink_leaf;
@@ -6387,6 +6395,58 @@ bool helper_result_reshape_moves(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+/* q is a reshape that only drops length-1 axes of the reduction d it reads
+ * (read once), d reads a reshape r of a computed value y (read once) that
+ * the reduction does not move below itself (or that shares r):
+ * reshape_of_reduce_of_reshape takes q into r, one view less, in every
+ * order, so q is not the reader's to move below itself, and a reduction
+ * reading q waits for that (seed 1074609: squeeze(reduce_sum(reshape(x)))
+ * of the 1 an unsqueeze put there, read by a reduce_mean that moved the
+ * squeeze below itself in some orders, where it stayed beside the
+ * reshape). */
+static bool unit_drop_taken_into_reduction(const ins *q)
+{
+    if (!is_op(q, "reshape") || q->nargs != 1 || q->nmods > 0)
+        return false;
+    const ins *d = q->args[0];
+    if (!is_reduction(d) || d->nargs != 1 || d->nusers != 1 || q->sh.rank >= d->sh.rank ||
+        !unit_lens_only(d->sh.lens, d->sh.rank, q->sh.lens, q->sh.rank))
+        return false;
+    const ins *r = d->args[0];
+    /* a squeeze or unsqueeze of a standard value becomes such a reshape
+     * (squeeze_to_reshape, unsqueeze_to_reshape), in some orders after q */
+    bool becomes_reshape = (is_op(r, "squeeze") || is_op(r, "unsqueeze")) && r->nargs == 1 &&
+                           shape_standard_p(&r->args[0]->sh);
+    if ((!is_op(r, "reshape") && !becomes_reshape) || r->nargs != 1 || r->nusers != 1 || view_is_constant(r->args[0]))
+        return false;
+    /* r composes with the reshapes below it first (reshape_of_reshape;
+     * reduce_below_reshape does not move r while it reads a shape op) */
+    const ins *y = r->args[0];
+    for (int k = 0; k <= VIEW_CLUSTER_MAX && y->nargs == 1 &&
+                    (is_op(y, "reshape") || ((is_op(y, "squeeze") || is_op(y, "unsqueeze")) &&
+                                             shape_standard_p(&y->args[0]->sh)));
+         k++)
+        y = y->args[0];
+    if (view_is_constant(y))
+        return false;
+    const ins *ax_d = d;
+    const attr_value *ax = ins_attr(ax_d, "axes");
+    if (!ax || ax->kind != ATTR_INTS)
+        return false;
+    int64_t b[SHAPE_MAX_RANK];
+    int nb = 0;
+    return !(reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) && nb > 0) ||
+           shares_reshape(r);
+}
+
+/* unit_drop_taken_into_reduction(q): see helpers_views.h. */
+bool helper_unit_drop_taken_into_reduction(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(unit_drop_taken_into_reduction(a[0].u.in));
+    return true;
+}
+
 /* reshape_moves_below_reader(q): see helpers_views.h. */
 bool helper_reshape_moves_below_reader(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -6399,7 +6459,8 @@ bool helper_reshape_moves_below_reader(arena *mem, const rule_value *a, int n, r
         int64_t r[SHAPE_MAX_RANK];
         int nr = 0;
         yes = is_reduction(d) && d->nargs == 1 && ax && ax->kind == ATTR_INTS && !shares_reshape(q) &&
-              reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) && nr > 0;
+              reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) && nr > 0 &&
+              !unit_drop_taken_into_reduction(q);
     }
     *out = rule_bool(yes);
     return true;

@@ -873,6 +873,12 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_
  * (that op's move may take the reshape, changing what d's cluster sees). */
 bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unit_drop_taken_into_reduction(q): instruction -> bool: reshape q only
+ * drops length-1 axes of a reduction read once of a reshape read once that
+ * reshape_of_reduce_of_reshape composes q into (the reduction does not
+ * move that reshape below itself); a reduction reading q waits for it. */
+bool helper_unit_drop_taken_into_reduction(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* reshape_moves_below_reader(q): instruction -> bool: reshape q of a
  * standard value is read only by a reduction that moves it below itself
  * (reduce_below_reshape: its axes map through q, and no other shape op
