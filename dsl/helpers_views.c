@@ -6429,8 +6429,7 @@ static bool unit_drop_taken_into_reduction(const ins *q)
         y = y->args[0];
     if (view_is_constant(y))
         return false;
-    const ins *ax_d = d;
-    const attr_value *ax = ins_attr(ax_d, "axes");
+    const attr_value *ax = ins_attr(d, "axes");
     if (!ax || ax->kind != ATTR_INTS)
         return false;
     int64_t b[SHAPE_MAX_RANK];
