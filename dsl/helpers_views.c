@@ -6415,17 +6415,12 @@ static bool unit_drop_taken_into_reduction(const ins *q)
     const ins *r = d->args[0];
     /* a squeeze or unsqueeze of a standard value becomes such a reshape
      * (squeeze_to_reshape, unsqueeze_to_reshape), in some orders after q */
-    bool becomes_reshape = (is_op(r, "squeeze") || is_op(r, "unsqueeze")) && r->nargs == 1 &&
-                           shape_standard_p(&r->args[0]->sh);
-    if ((!is_op(r, "reshape") && !becomes_reshape) || r->nargs != 1 || r->nusers != 1 || view_is_constant(r->args[0]))
+    if (!becomes_reshape(r) || r->nusers != 1 || view_is_constant(r->args[0]))
         return false;
     /* r composes with the reshapes below it first (reshape_of_reshape;
      * reduce_below_reshape does not move r while it reads a shape op) */
     const ins *y = r->args[0];
-    for (int k = 0; k <= VIEW_CLUSTER_MAX && y->nargs == 1 &&
-                    (is_op(y, "reshape") || ((is_op(y, "squeeze") || is_op(y, "unsqueeze")) &&
-                                             shape_standard_p(&y->args[0]->sh)));
-         k++)
+    for (int k = 0; k <= VIEW_CLUSTER_MAX && becomes_reshape(y); k++)
         y = y->args[0];
     if (view_is_constant(y))
         return false;
