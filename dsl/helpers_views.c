@@ -3590,6 +3590,75 @@ static bool shape_op_below(const ins *r, int depth)
     return false;
 }
 
+/* v's value is computed by pointwise ops (one- and two-operand) from
+ * (multi)broadcasts of computed values, each of which permutation p maps
+ * to its own shape: p only swaps axes of equal length and stride (stride-0
+ * axes the broadcast stretches). Once those broadcasts sink below the ops
+ * and merge, v is one broadcast that p maps to itself as well (an axis
+ * stretched by every operand's broadcast is stretched by the merged one),
+ * and transpose[p] of it goes (transpose_to_same_shape). Bounded by depth
+ * and a budget of visits. */
+static bool swaps_stretched_axes_only(const ins *v, const int64_t *p, int n, int depth, int *budget)
+{
+    if (depth > VIEW_CLUSTER_MAX || --*budget < 0 || v->nmods != 0 || v->sh.rank != n)
+        return false;
+    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1) {
+        if (view_is_constant(v->args[0]))
+            return false;
+        for (int i = 0; i < n; i++)
+            if (v->sh.lens[p[i]] != v->sh.lens[i] || v->sh.strides[p[i]] != v->sh.strides[i])
+                return false;
+        return true;
+    }
+    unsigned c = v->op->classes;
+    if (c & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION))
+        return false;
+    if ((c & OPC_UNARY) && v->nargs == 1)
+        return swaps_stretched_axes_only(v->args[0], p, n, depth + 1, budget);
+    if ((c & OPC_BINARY) && v->nargs == 2)
+        return swaps_stretched_axes_only(v->args[0], p, n, depth + 1, budget) &&
+               (v->args[1] == v->args[0] || swaps_stretched_axes_only(v->args[1], p, n, depth + 1, budget));
+    return false;
+}
+
+/* A transpose or a reduction reads r's value, directly or through
+ * one-operand pointwise ops and b(w, w): a transpose composes with one
+ * above r (transpose_of_transpose) or moves with it, a reduction takes r
+ * below itself (reduce_below_transpose) where it may meet another
+ * transpose, and the permutation that settles then depends on whether r
+ * went first (seeds 1004753, 1011047, 1027999, 1002084, tuned 4472). */
+static bool transpose_below(const ins *r, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if (is_op(w, "transpose") || (w->op->classes & OPC_REDUCE))
+            return true;
+        bool pass = ((w->op->classes & OPC_UNARY) && w->nargs == 1) ||
+                    ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] == w->args[1]);
+        if (pass && w->nmods == 0 && transpose_below(w, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* Transpose t (not the identity) of v goes once the broadcasts under v
+ * sink and merge (swaps_stretched_axes_only). */
+static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
+{
+    const attr_value *p = ins_attr(t, "permutation");
+    if (!p || p->kind != ATTR_INTS || p->n != v->sh.rank || p->n != t->sh.rank || p->n > SHAPE_MAX_RANK)
+        return false;
+    bool identity = true;
+    for (int i = 0; i < p->n; i++) {
+        if (p->u.ints[i] < 0 || p->u.ints[i] >= p->n)
+            return false;
+        identity = identity && p->u.ints[i] == i;
+    }
+    return !identity && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -3727,6 +3796,20 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
              * is_constant did not see through, the twice rule and this one
              * disagreed, seed 18463) */
             ok = readers_take_broadcast_d(r, u, depth + 1, dots) || flows_into_dots(r, u, depth + 1);
+            continue;
+        }
+        /* a transpose of u that, once u's broadcast sinks below u, reads
+         * that broadcast and only swaps axes of equal length and stride
+         * (stride-0 axes it stretches): transpose_to_same_shape then drops
+         * it, and its readers read the broadcast as u's readers do, so they
+         * decide. Seeds 1039793 (t(tanh(broadcast[axis=3](p1))) read by
+         * abs and mul), 1006880 (t(neg(mb[{3, 3, 2}](p0))) read by a dot
+         * and a sub) and 1032716 (dot(p0, t(abs(mb(p1)))) of a {1, 1, 1}
+         * p1): the core's t(mb(u(x))) lost its transpose, the noisy graph
+         * kept u above its broadcast and the transpose. */
+        if (is_op(r, "transpose") && r->nargs == 1 && r->nmods == 0 && transpose_vanishes_on_broadcasts(r, v)) {
+            ok = !layout_reaches_output_unary(r, depth + 1) && !transpose_below(r, depth + 1) &&
+                 readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
         }
         /* a reshape of u, where u's operand broadcasts one element: once
