@@ -4228,6 +4228,36 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
+/* unary_chain_rejoins(m, u): see helpers_views.h. m is read by u and by
+ * one two-operand op r, whose other operand is reached from u through
+ * one-operand ops read once (at least one besides u: b(m, u(m)) is
+ * binary_above_multibroadcast_and_unary's), each of which takes a
+ * broadcast's layout (so unary_above_multibroadcast sinks the copy along
+ * the whole chain), and r merges the two broadcasts it then reads. */
+bool helper_unary_chain_rejoins(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *u = a[1].u.in, *r = NULL;
+    bool ok = is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0 && m->nusers == 2 && u->nargs == 1 &&
+              u->args[0] == m && (u->op->classes & OPC_UNARY) && u->nmods == 0 && one_reader(u);
+    if (ok)
+        r = m->users[0] == u ? m->users[1] : m->users[0];
+    ok = ok && r != u && (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1] &&
+         shape_same_lens(&r->sh, &m->sh) && !copies_at_output(r, m->args[0], m->args[0]) && readers_take_broadcast(r, r, 0);
+    if (ok) {
+        const ins *w = other_operand(r, m);
+        ok = w != u && reached_through_unary(w, u);
+        for (int d = 0; ok && d <= VIEW_CLUSTER_MAX; d++) {
+            ok = readers_take_broadcast(w, w, 0);
+            if (w == u)
+                break;
+            w = w->args[0];
+        }
+    }
+    *out = rule_bool(ok);
+    return true;
+}
+
 /* composes_into_reshape(r): see helpers_views.h. */
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -339,6 +339,14 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int narg
  * closes below b, so a copy of m below b merges there with m. */
 bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unary_chain_rejoins(m, u): instruction, instruction -> bool:
+ * multibroadcast m is read by one-operand op u and by one two-operand op
+ * r, whose other operand is reached from u through one or more further
+ * one-operand ops read once, each taking a broadcast's layout, and r
+ * takes a broadcast's layout and merges its two broadcasts: a diamond
+ * b(m, v(..u(m))) that closes once u's copy of m has sunk to r. */
+bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */

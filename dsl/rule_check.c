@@ -1102,7 +1102,13 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 }
                 if (!y)
                     y = make_leaf(&c, &l, LEAF_ANY);
-                ins *xy[2] = {root, y};
+                /* the root read through a one-operand op before it meets
+                 * that value: a diamond over the captured broadcast that
+                 * closes through a chain (unary_chain_rejoins) */
+                ins *top = root;
+                if (itself && root->nargs == 1 && chance(&c, 50))
+                    top = module_add_op(c.m, "neg", NULL, 0, &root, 1, &err);
+                ins *xy[2] = {top ? top : root, y};
                 u = y ? module_add_op(c.m, pick(&c, 2) ? "add" : "mul", NULL, 0, xy, 2, &err) : NULL;
                 if (u && itself && chance(&c, 50))
                     u = module_add_op(c.m, "neg", NULL, 0, &u, 1, &err);
