@@ -16,6 +16,7 @@
 
 #include "ir.h"
 #include "lazy_shapes.h"
+#include "ops_util.h"
 #include "shape.h"
 
 #include <math.h>
@@ -51,10 +52,7 @@ static bool is_permutation(const int64_t *p, int n)
 static bool helper_is_identity(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    bool id = true;
-    for (int i = 0; i < a[0].n; i++)
-        id = id && a[0].u.ints[i] == i;
-    *out = rule_bool(id);
+    *out = rule_bool(ops_is_identity_permutation(a[0].u.ints, a[0].n));
     return true;
 }
 

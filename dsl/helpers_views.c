@@ -3,6 +3,7 @@
 #include "helpers_reshape.h"
 
 #include "lazy_shapes.h"
+#include "ops_util.h"
 #include "shape.h"
 
 #include <stdint.h>
@@ -1498,10 +1499,7 @@ static bool transpose_folds(const ins *t)
     const attr_value *p = ins_attr(t, "permutation");
     if (!p || p->kind != ATTR_INTS || p->n != x->sh.rank || p->n != t->sh.rank)
         return false;
-    bool identity = true;
-    for (int i = 0; i < p->n; i++)
-        identity = identity && p->u.ints[i] == i;
-    return identity || shape_equal(&t->sh, &x->sh) ||
+    return ops_is_identity_permutation(p->u.ints, p->n) || shape_equal(&t->sh, &x->sh) ||
            (lens_equal(t->sh.lens, t->sh.rank, x->sh.lens, x->sh.rank) && moves_unit_axes_only(p->u.ints, p->n, x->sh.lens));
 }
 
@@ -1766,10 +1764,7 @@ static bool transpose_goes_away(const ins *t)
      * 5850: the composed transpose of sub's value waited for
      * identity_transpose when binary_into_cluster_lens judged sub) */
     const attr_value *p = ins_attr(t, "permutation");
-    bool identity = p && p->n == t->sh.rank;
-    for (int i = 0; identity && i < p->n; i++)
-        identity = p->u.ints[i] == i;
-    if (identity || shape_equal(&t->sh, &t->args[0]->sh))
+    if ((p && p->n == t->sh.rank && ops_is_identity_permutation(p->u.ints, p->n)) || shape_equal(&t->sh, &t->args[0]->sh))
         return true;
     for (int k = 0; k < t->nusers; k++)
         if (is_op(t->users[k], "transpose"))
@@ -3650,13 +3645,10 @@ static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
     const attr_value *p = ins_attr(t, "permutation");
     if (!p || p->kind != ATTR_INTS || p->n != v->sh.rank || p->n != t->sh.rank || p->n > SHAPE_MAX_RANK)
         return false;
-    bool identity = true;
-    for (int i = 0; i < p->n; i++) {
+    for (int i = 0; i < p->n; i++)
         if (p->u.ints[i] < 0 || p->u.ints[i] >= p->n)
             return false;
-        identity = identity && p->u.ints[i] == i;
-    }
-    return !identity && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
+    return !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
 }
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
@@ -4182,10 +4174,15 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
 
 /* w is b, or reached from b through one-operand pointwise ops, b and each
  * of them read once: once b's value is a broadcast, it sinks below them
- * (unary_above_multibroadcast) and w is a broadcast of b's small value. */
-static bool reached_through_unary(const ins *w, const ins *b)
+ * (unary_above_multibroadcast) and w is a broadcast of b's small value.
+ * With each_takes_broadcast, also every op on the way, w and b included,
+ * takes a broadcast's layout (readers_take_broadcast), so the copy sinks
+ * along the whole chain. */
+static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (each_takes_broadcast && !readers_take_broadcast(w, w, 0))
+            return false;
         if (w == b)
             return true;
         if (!((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0))
@@ -4221,7 +4218,7 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *a, int n, rul
              shape_same_lens(&r->sh, &m->sh);
         if (ok) {
             const ins *w = other_operand(r, m);
-            ok = reached_through_unary(w, b) && !copies_at_output(r, m->args[0], m->args[0]);
+            ok = reached_through_unary(w, b, false) && !copies_at_output(r, m->args[0], m->args[0]);
         }
     }
     *out = rule_bool(ok && other);
@@ -4246,13 +4243,7 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *a, int n, rule_val
          shape_same_lens(&r->sh, &m->sh) && !copies_at_output(r, m->args[0], m->args[0]) && readers_take_broadcast(r, r, 0);
     if (ok) {
         const ins *w = other_operand(r, m);
-        ok = w != u && reached_through_unary(w, u);
-        for (int d = 0; ok && d <= VIEW_CLUSTER_MAX; d++) {
-            ok = readers_take_broadcast(w, w, 0);
-            if (w == u)
-                break;
-            w = w->args[0];
-        }
+        ok = w != u && reached_through_unary(w, u, true);
     }
     *out = rule_bool(ok);
     return true;

@@ -121,6 +121,14 @@ bool ops_is_permutation(const int64_t *perm, int n, int rank)
     return true;
 }
 
+bool ops_is_identity_permutation(const int64_t *perm, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (perm[i] != i)
+            return false;
+    return true;
+}
+
 shape ops_unary_layout(const shape *s)
 {
     if (shape_scalar_p(s))

@@ -62,6 +62,8 @@ int ops_param_operand(const char *name);
 
 /* A permutation of rank axes: every value in [0, rank) exactly once. */
 bool ops_is_permutation(const int64_t *perm, int n, int rank);
+/* perm is {0, 1, ..., n-1}: a transpose by it does nothing. */
+bool ops_is_identity_permutation(const int64_t *perm, int n);
 
 /* ---- layout of pointwise results (MIGraphX's rules) ---- */
 /* One operand: a scalar keeps its shape, a broadcast operand gives a standard
