@@ -882,6 +882,25 @@ bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *ou
     return true;
 }
 
+/* unary_read_back(x, p): see helpers_views.h. */
+bool helper_unary_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *u = x->users[k];
+        if (!pointwise_unary(u) || !one_reader(u) || !is_op(u->users[0], "transpose"))
+            continue;
+        const attr_value *v = ins_attr(u->users[0], "permutation");
+        yes = v && v->n == a[1].n;
+        for (int i = 0; yes && i < v->n; i++)
+            yes = v->u.ints[i] == a[1].u.ints[i];
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* canonical_unit_permutation(p, lens): see helpers_views.h. */
 bool helper_canonical_unit_permutation(arena *mem, const rule_value *a, int n, rule_value *out)
 {

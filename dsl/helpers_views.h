@@ -207,6 +207,12 @@ bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, ru
  * rewrite reuses it). */
 bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unary_read_back(x, p): instruction, ints -> bool: x is read by a
+ * one-operand pointwise op read only by a transpose with permutation p
+ * (has_transpose one op further down: t[p](u(x)) is u(x') for x' the
+ * transpose of x by p, which a shared permuted dot gives for free). */
+bool helper_unary_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
  * has a one-operand pointwise reader other than u, read only by one
  * transpose with permutation p: t(u(x)) and t(v(x)) share one transpose

@@ -1156,6 +1156,34 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                     rets[nrets++] = extra;
             }
         }
+        /* now and then the root read back by the transpose that undoes a
+         * captured dot's output_permutation q, directly or through a
+         * one-operand op: the root's value is then wanted in the dot's
+         * plain layout as well (guards has_transpose(d, invert(q)) and
+         * unary_read_back: dot_permutation_out_of_shared and its _unary
+         * twin, the read-back guards on transpose_into_dot) */
+        if (!shape_is_tuple(&root->sh) && root->sh.rank >= 2 && nrets < 2 + CHECK_MAX_EXTRA && chance(&c, 25)) {
+            const attr_value *q = NULL;
+            for (int k = 0; k < r->ncaptures && !q; k++) {
+                ins *i = c.caps[k];
+                const attr_value *v = i && r->captures[k].kind == SYM_INS && strcmp(i->op->name, "dot") == 0
+                                          ? ins_attr(i, "output_permutation") : NULL;
+                if (v && v->n == root->sh.rank)
+                    q = v;
+            }
+            if (q) {
+                int64_t inv[SHAPE_MAX_RANK];
+                for (int i = 0; i < q->n; i++)
+                    inv[q->u.ints[i]] = i;
+                ins *x = root;
+                if (chance(&c, 50))
+                    x = module_add_op(c.m, "neg", NULL, 0, &root, 1, &err);
+                attr a = {"permutation", attr_ints(inv, q->n)};
+                ins *back = x ? module_add_op(c.m, "transpose", &a, 1, &x, 1, &err) : NULL;
+                if (back)
+                    rets[nrets++] = back;
+            }
+        }
         if (shape_is_tuple(&root->sh) || !module_add_return(c.m, rets, nrets)) {
             snprintf(c.why, sizeof c.why, "the root's value is a tuple");
             root = NULL;
