@@ -594,6 +594,8 @@ static const rule_helper helper_table[] = {
      "has_transpose(x, p): x is already read by a transpose with permutation p"},
     {"unary_read_back", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_unary_read_back,
      "unary_read_back(x, p): x is read by a one-operand op read only by transpose[p]"},
+    {"chain_read_back", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_chain_read_back,
+     "chain_read_back(x, p): x's single one-operand readers lead to a value read more than once, one reader transpose[p]"},
     {"transposed_sibling", RV_BOOL, 3, {RV_INS, RV_INS, RV_INTS}, false, helper_transposed_sibling,
      "transposed_sibling(x, u, p): x has a one-operand reader other than u, read only by one transpose with permutation p"},
     {"canonical_unit_permutation", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_canonical_unit_permutation,

@@ -882,6 +882,21 @@ bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *ou
     return true;
 }
 
+/* chain_read_back(x, p): see helpers_views.h. */
+bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    rule_value b[2] = {a[0], a[1]};
+    const ins *x = a[0].u.in;
+    for (int depth = 0; one_reader(x) && pointwise_unary(x->users[0]) && depth < 64; depth++)
+        x = x->users[0];
+    if (x->nusers < 2) {
+        *out = rule_bool(false);
+        return true;
+    }
+    b[0].u.in = (ins *)x;
+    return helper_has_transpose(mem, b, n, out);
+}
+
 /* unary_read_back(x, p): see helpers_views.h. */
 bool helper_unary_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -213,6 +213,13 @@ bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_va
  * transpose of x by p, which a shared permuted dot gives for free). */
 bool helper_unary_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* chain_read_back(x, p): instruction, ints -> bool: following x's single
+ * readers while they are one-operand pointwise ops, the value reached is
+ * read more than once and one of its readers is transpose[p] (for x read
+ * more than once: uses(x) > 1 && has_transpose(x, p)). A permuted dot under
+ * such a chain is wanted in both layouts (round s39A, seed 1094974). */
+bool helper_chain_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
  * has a one-operand pointwise reader other than u, read only by one
  * transpose with permutation p: t(u(x)) and t(v(x)) share one transpose
