@@ -626,6 +626,8 @@ static const rule_helper helper_table[] = {
      "unary_chain_rejoins(m, u): m's other reader is a two-operand op reading m beside u's value through one-operand ops"},
     {"twin_of", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_of,
      "twin_of(x, m): x has a reader other than m of m's op and attributes"},
+    {"twin_below", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_below,
+     "twin_below(x, m): x is a one-operand op, or a two-operand op of one value twice, read once, over a value broadcast as m elsewhere"},
     {"readers_in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_readers_in_cluster_lens,
      "readers_in_cluster_lens(r): r's readers keep a broadcast as it is, or are pointwise ops in r's lens that their cluster runs there"},
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,

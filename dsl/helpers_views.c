@@ -3913,6 +3913,46 @@ static bool same_view(const ins *j, const ins *m)
 
 static bool standard_readers(const ins *m);
 
+/* x is a one-operand op u(y), or a two-operand op b(y, y) reading one
+ * value twice, read by one instruction (m's operand's op, or m), and y
+ * has a reader other than x of m's op and attributes, or is such an op
+ * itself, read by x alone (a few levels deep): x is a pointwise function of a value the graph already
+ * broadcasts as m does, so the *_to_twin hoists take m above x and then
+ * above each op below it (each then reads the hoisted broadcast alone)
+ * until it meets that twin, which CSE merges with it. */
+/* j and m broadcast values of one lens to one out_lens alike: one view
+ * (same_view), or a multibroadcast and a broadcast[axis] whose axes are
+ * the last ones, which aligned_broadcast_to_multibroadcast makes that
+ * multibroadcast (seed 2016570: relu sank below the broadcast[axis] twin
+ * of mb(s) in the orders that met it before that rule) */
+static bool same_broadcast(const ins *j, const ins *m)
+{
+    if (same_view(j, m))
+        return true;
+    const ins *b = is_op(j, "broadcast") ? j : is_op(m, "broadcast") ? m : NULL;
+    const ins *mb = b == j ? m : j;
+    if (!b || !is_op(mb, "multibroadcast") || b->nargs != 1 || mb->nargs != 1 || b->nmods || mb->nmods)
+        return false;
+    const attr_value *ax = ins_attr(b, "axis");
+    return ax && shape_same_lens(&b->sh, &mb->sh) && shape_same_lens(&b->args[0]->sh, &mb->args[0]->sh) &&
+           ax->u.i + b->args[0]->sh.rank == b->sh.rank;
+}
+
+static bool twin_below(const ins *x, const ins *m, int depth)
+{
+    if (depth > 4 || x->nmods != 0 || !one_reader(x) || view_is_constant(x))
+        return false;
+    bool pointwise = ((x->op->classes & OPC_UNARY) && x->nargs == 1) ||
+                     ((x->op->classes & OPC_BINARY) && x->nargs == 2 && x->args[0] == x->args[1]);
+    if (!pointwise || !shape_same_lens(&x->args[0]->sh, &x->sh))
+        return false;
+    const ins *y = x->args[0];
+    for (int k = 0; k < y->nusers; k++)
+        if (y->users[k] != x && same_broadcast(y->users[k], m))
+            return true;
+    return twin_below(y, m, depth + 1);
+}
+
 /* twin_of(x, m): see helpers_views.h. */
 bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -3931,7 +3971,17 @@ bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
             yes = w != m && same_view(w, m) && standard_readers(w);
         }
     }
+    if (!yes)
+        yes = twin_below(x, m, 0);
     *out = rule_bool(yes);
+    return true;
+}
+
+/* twin_below(x, m): see helpers_views.h. */
+bool helper_twin_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(twin_below(a[0].u.in, a[1].u.in, 0));
     return true;
 }
 
@@ -3954,6 +4004,13 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
     bool ok = m->nusers > 0;
     for (int k = 0; k < m->nusers && ok; k++) {
         const ins *r = m->users[k];
+        /* a one-operand op of standard value (not one of every stride 0,
+         * as u of a one-element broadcast): u of a broadcast and u of a
+         * full value are both standard, so it and everything below it
+         * keep their layout either way (standard_readers only) */
+        if (!apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
+            continue;
         /* a dot reads any strides, and its value is standard either way
          * (seed 19308: the core's broadcast(sigmoid(m)), read by a dot and
          * by max(p4, .), kept its own broadcast beside broadcast(m), where

@@ -364,6 +364,12 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, r
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* twin_below(x, m): instruction, instruction -> bool: x is a one-operand
+ * op, or a two-operand op reading one value twice, read by one
+ * instruction, of a value that has a reader of m's op and attributes, or
+ * of such an op (a few levels deep): the *_to_twin hoists take a
+ * broadcast of x above x's ops to that twin. twin_of(x, m) asks this too. */
+bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* readers_in_cluster_lens(r): instruction -> bool: every reader of r is a
  * dot, an output or another reader that keeps a broadcast as it is, or a
  * pointwise op in r's lens whose cluster runs it in those lens
@@ -372,7 +378,8 @@ bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *o
  * broadcast below yet or not: r is the reshape the cluster leaves on that
  * edge (round s29A, reshape_of_unary_of_*unit*). */
 bool helper_readers_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* standard_readers(m): instruction -> bool: every reader of m is a dot or
+/* standard_readers(m): instruction -> bool: every reader of m is a dot, a
+ * one-operand op of standard multi-element value (round s39B), or
  * a two-operand op reading it once whose other operand is standard, not
  * constant (but for a @literal, which is what it is), and cannot become a
  * broadcast (broadcast_bound): its value is standard whether m is a
