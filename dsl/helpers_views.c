@@ -887,7 +887,7 @@ bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *
 {
     rule_value b[2] = {a[0], a[1]};
     const ins *x = a[0].u.in;
-    for (int depth = 0; one_reader(x) && pointwise_unary(x->users[0]) && depth < 64; depth++)
+    for (int depth = 0; one_reader(x) && pointwise_unary(x->users[0]) && depth < VIEW_CLUSTER_MAX; depth++)
         x = x->users[0];
     if (x->nusers < 2) {
         *out = rule_bool(false);
@@ -3913,13 +3913,6 @@ static bool same_view(const ins *j, const ins *m)
 
 static bool standard_readers(const ins *m);
 
-/* x is a one-operand op u(y), or a two-operand op b(y, y) reading one
- * value twice, read by one instruction (m's operand's op, or m), and y
- * has a reader other than x of m's op and attributes, or is such an op
- * itself, read by x alone (a few levels deep): x is a pointwise function of a value the graph already
- * broadcasts as m does, so the *_to_twin hoists take m above x and then
- * above each op below it (each then reads the hoisted broadcast alone)
- * until it meets that twin, which CSE merges with it. */
 /* j and m broadcast values of one lens to one out_lens alike: one view
  * (same_view), or a multibroadcast and a broadcast[axis] whose axes are
  * the last ones, which aligned_broadcast_to_multibroadcast makes that
@@ -3938,6 +3931,14 @@ static bool same_broadcast(const ins *j, const ins *m)
            ax->u.i + b->args[0]->sh.rank == b->sh.rank;
 }
 
+/* x is a one-operand op u(y), or a two-operand op b(y, y) reading one
+ * value twice, read by one instruction (m's operand's op, or m), and y
+ * has a reader other than x of m's op and attributes, or is such an op
+ * itself, read by x alone (up to four levels deep): x is a pointwise
+ * function of a value the graph already broadcasts as m does, so the
+ * *_to_twin hoists take m above x and then above each op below it (each
+ * then reads the hoisted broadcast alone) until it meets that twin, which
+ * CSE merges with it. */
 static bool twin_below(const ins *x, const ins *m, int depth)
 {
     if (depth > 4 || x->nmods != 0 || !one_reader(x) || view_is_constant(x))
