@@ -863,21 +863,26 @@ bool helper_moves_unit_axes_only(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+/* t is a transpose by the permutation p of n axes. */
+static bool transpose_by(const ins *t, const int64_t *p, int n)
+{
+    if (!is_op(t, "transpose"))
+        return false;
+    const attr_value *v = ins_attr(t, "permutation");
+    bool yes = v && v->n == n;
+    for (int i = 0; yes && i < n; i++)
+        yes = v->u.ints[i] == p[i];
+    return yes;
+}
+
 /* has_transpose(x, p): see helpers_views.h. */
 bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *x = a[0].u.in;
     bool yes = false;
-    for (int k = 0; k < x->nusers && !yes; k++) {
-        const ins *t = x->users[k];
-        if (!is_op(t, "transpose"))
-            continue;
-        const attr_value *v = ins_attr(t, "permutation");
-        yes = v && v->n == a[1].n;
-        for (int i = 0; yes && i < v->n; i++)
-            yes = v->u.ints[i] == a[1].u.ints[i];
-    }
+    for (int k = 0; k < x->nusers && !yes; k++)
+        yes = transpose_by(x->users[k], a[1].u.ints, a[1].n);
     *out = rule_bool(yes);
     return true;
 }
@@ -905,12 +910,7 @@ bool helper_unary_read_back(arena *mem, const rule_value *a, int n, rule_value *
     bool yes = false;
     for (int k = 0; k < x->nusers && !yes; k++) {
         const ins *u = x->users[k];
-        if (!pointwise_unary(u) || !one_reader(u) || !is_op(u->users[0], "transpose"))
-            continue;
-        const attr_value *v = ins_attr(u->users[0], "permutation");
-        yes = v && v->n == a[1].n;
-        for (int i = 0; yes && i < v->n; i++)
-            yes = v->u.ints[i] == a[1].u.ints[i];
+        yes = pointwise_unary(u) && one_reader(u) && transpose_by(u->users[0], a[1].u.ints, a[1].n);
     }
     *out = rule_bool(yes);
     return true;
