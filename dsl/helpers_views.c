@@ -297,6 +297,14 @@ static bool pointwise_unary(const ins *v)
            !(v->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION));
 }
 
+/* v computes pointwise from one value: a one-operand op u(y), or a
+ * two-operand op b(y, y) reading that value twice. */
+static bool pointwise_of_one_value(const ins *v)
+{
+    unsigned c = v->op->classes;
+    return ((c & OPC_UNARY) && v->nargs == 1) || ((c & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1]);
+}
+
 /* x is a reshape, squeeze or unsqueeze over a chain of such ops and of
  * one-operand pointwise ops, each read once, down to a value z (no shape
  * op) read once, with x's shape: reshape_of_reshape and
@@ -3664,9 +3672,7 @@ static bool transpose_below(const ins *r, int depth)
         const ins *w = r->users[k];
         if (is_op(w, "transpose") || (w->op->classes & OPC_REDUCE))
             return true;
-        bool pass = ((w->op->classes & OPC_UNARY) && w->nargs == 1) ||
-                    ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] == w->args[1]);
-        if (pass && w->nmods == 0 && transpose_below(w, depth + 1))
+        if (pointwise_of_one_value(w) && w->nmods == 0 && transpose_below(w, depth + 1))
             return true;
     }
     return false;
@@ -3679,10 +3685,7 @@ static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
     const attr_value *p = ins_attr(t, "permutation");
     if (!p || p->kind != ATTR_INTS || p->n != v->sh.rank || p->n != t->sh.rank || p->n > SHAPE_MAX_RANK)
         return false;
-    for (int i = 0; i < p->n; i++)
-        if (p->u.ints[i] < 0 || p->u.ints[i] >= p->n)
-            return false;
-    return !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
+    return ops_is_permutation(p->u.ints, p->n, p->n) && !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
 }
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
@@ -3943,9 +3946,7 @@ static bool twin_below(const ins *x, const ins *m, int depth)
 {
     if (depth > 4 || x->nmods != 0 || !one_reader(x) || view_is_constant(x))
         return false;
-    bool pointwise = ((x->op->classes & OPC_UNARY) && x->nargs == 1) ||
-                     ((x->op->classes & OPC_BINARY) && x->nargs == 2 && x->args[0] == x->args[1]);
-    if (!pointwise || !shape_same_lens(&x->args[0]->sh, &x->sh))
+    if (!pointwise_of_one_value(x) || !shape_same_lens(&x->args[0]->sh, &x->sh))
         return false;
     const ins *y = x->args[0];
     for (int k = 0; k < y->nusers; k++)
