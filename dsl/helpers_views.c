@@ -3934,8 +3934,19 @@ static bool same_broadcast(const ins *j, const ins *m)
            ax->u.i + b->args[0]->sh.rank == b->sh.rank;
 }
 
-/* x is a one-operand op u(y), or a two-operand op b(y, y) reading one
- * value twice, read by one instruction (m's operand's op, or m), and y
+/* j is a two-operand pointwise op of x and a constant, in either order
+ * (the literal twin hoists take a broadcast above it, round s40C) */
+static bool binary_of_value_and_constant(const ins *j, const ins *x)
+{
+    if (!(j->op->classes & OPC_BINARY) || j->nargs != 2)
+        return false;
+    const ins *k = j->args[0] == x ? j->args[1] : j->args[1] == x ? j->args[0] : NULL;
+    return k && k != x && view_is_constant(k);
+}
+
+/* x is a one-operand op u(y), a two-operand op b(y, y) reading one
+ * value twice, or b(y, k) of y and a constant k (round s40C), read by
+ * one instruction (m's operand's op, or m), and y
  * has a reader other than x of m's op and attributes, or is such an op
  * itself, read by x alone (up to four levels deep): x is a pointwise
  * function of a value the graph already broadcasts as m does, so the
@@ -3946,9 +3957,11 @@ static bool twin_below(const ins *x, const ins *m, int depth)
 {
     if (depth > 4 || x->nmods != 0 || !one_reader(x) || view_is_constant(x))
         return false;
-    if (!pointwise_of_one_value(x) || !shape_same_lens(&x->args[0]->sh, &x->sh))
+    const ins *y = x->nargs > 0 ? x->args[0] : NULL;
+    if (x->nargs == 2 && binary_of_value_and_constant(x, x->args[1]) && !view_is_constant(x->args[1]))
+        y = x->args[1];
+    if (!(pointwise_of_one_value(x) || binary_of_value_and_constant(x, y)) || !shape_same_lens(&y->sh, &x->sh))
         return false;
-    const ins *y = x->args[0];
     for (int k = 0; k < y->nusers; k++)
         if (y->users[k] != x && same_broadcast(y->users[k], m))
             return true;
@@ -3966,9 +3979,9 @@ bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
         if (j == m)
             continue;
         yes = same_view(j, m);
-        /* v(x) broadcast the same way, with readers that make the rules
-         * hoist that broadcast above v too */
-        if (!yes && (j->op->classes & OPC_UNARY) && j->nargs == 1 && j->nmods == 0 && one_reader(j)) {
+        /* v(x) or b(x, k) of a constant k broadcast the same way, with
+         * readers that make the rules hoist that broadcast above it too */
+        if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x)) && j->nmods == 0 && one_reader(j)) {
             const ins *w = j->users[0];
             yes = w != m && same_view(w, m) && standard_readers(w);
         }
@@ -4018,6 +4031,11 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
          * by max(p4, .), kept its own broadcast beside broadcast(m), where
          * the noisy graph computed sigmoid on the shared broadcast) */
         if (is_op(r, "dot") && r->nmods == 0)
+            continue;
+        /* a reduction likewise reads any strides into a standard value
+         * (round s40C: the core's mb(sub(literal, mb(x))) read by a
+         * reduce_sum kept two views, the noisy graph one) */
+        if ((r->op->classes & OPC_REDUCE) && r->nargs == 1 && r->nmods == 0 && shape_standard_p(&r->sh))
             continue;
         ok = (r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1];
         if (ok) {

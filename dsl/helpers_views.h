@@ -362,11 +362,13 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, r
 
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
- * makes the two one when the driver run ends). */
+ * makes the two one when the driver run ends), or a reader v(x) or
+ * b(x, k) of a constant k, read once by such a broadcast whose readers
+ * let it be hoisted too (round s40C: b(x, k)). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* twin_below(x, m): instruction, instruction -> bool: x is a one-operand
- * op, or a two-operand op reading one value twice, read by one
- * instruction, of a value that has a reader of m's op and attributes, or
+ * op, a two-operand op reading one value twice, or a two-operand op of a
+ * value and a constant (round s40C), read by one instruction, of a value that has a reader of m's op and attributes, or
  * of such an op (a few levels deep): the *_to_twin hoists take a
  * broadcast of x above x's ops to that twin. twin_of(x, m) asks this too. */
 bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
@@ -379,7 +381,8 @@ bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value
  * edge (round s29A, reshape_of_unary_of_*unit*). */
 bool helper_readers_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* standard_readers(m): instruction -> bool: every reader of m is a dot, a
- * one-operand op of standard multi-element value (round s39B), or
+ * reduction of standard value (round s40C), a one-operand op of standard
+ * multi-element value (round s39B), or
  * a two-operand op reading it once whose other operand is standard, not
  * constant (but for a @literal, which is what it is), and cannot become a
  * broadcast (broadcast_bound): its value is standard whether m is a
