@@ -3213,14 +3213,83 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* The axes of v longer than 1, as a mask. */
+static uint64_t long_axes_of(const ins *v)
+{
+    uint64_t mask = 0;
+    for (int k = 0; k < v->sh.rank && k < 64; k++)
+        if (v->sh.lens[k] > 1)
+            mask |= (uint64_t)1 << k;
+    return mask;
+}
+
+/* The axes of v that may have stride 0 once every broadcast below it has
+ * sunk and merged, as a mask (every axis where it cannot tell): a
+ * broadcast's stride-0 axes and those its operand may still gain, a
+ * pointwise op's operand's, and for a two-operand op only the axes both
+ * operands may stretch (a merged broadcast stretches an axis only where
+ * both did). A settled value stretches none. The answer does not change
+ * when a broadcast moves within v. */
+static uint64_t stretchable_axes(const ins *v, const ins *u, int depth)
+{
+    uint64_t all = ~(uint64_t)0;
+    if (depth > VIEW_CLUSTER_MAX || v == u || v->sh.rank > 64)
+        return all;
+    if (view_is_constant(v))
+        return all;
+    unsigned c = v->op->classes;
+    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0) {
+        const ins *y = v->args[0];
+        uint64_t mask = 0;
+        for (int k = 0; k < v->sh.rank; k++)
+            if (v->sh.strides[k] == 0)
+                mask |= (uint64_t)1 << k;
+        if (!broadcast_bound(y, u, depth + 1))
+            return mask;
+        int off;
+        if (is_op(v, "multibroadcast"))
+            off = v->sh.rank - y->sh.rank;
+        else {
+            const attr_value *ax = ins_attr(v, "axis");
+            if (!ax)
+                return all;
+            off = (int)ax->u.i;
+        }
+        if (off < 0 || off + y->sh.rank > v->sh.rank)
+            return all;
+        uint64_t inner = stretchable_axes(y, u, depth + 1);
+        for (int k = 0; k < y->sh.rank; k++)
+            if (inner & ((uint64_t)1 << k))
+                mask |= (uint64_t)1 << (k + off);
+        return mask;
+    }
+    if (v->nmods > 0)
+        return all;
+    if ((c & OPC_UNARY) && v->nargs == 1 && shape_same_lens(&v->args[0]->sh, &v->sh))
+        return stretchable_axes(v->args[0], u, depth + 1);
+    if ((c & OPC_BINARY) && v->nargs == 2 && shape_same_lens(&v->args[0]->sh, &v->sh) &&
+        shape_same_lens(&v->args[1]->sh, &v->sh))
+        return stretchable_axes(v->args[0], u, depth + 1) & stretchable_axes(v->args[1], u, depth + 1);
+    if (!(c & OPC_BINARY) && !broadcast_bound(v, u, depth))
+        return 0;
+    return all;
+}
+
 /* A value that is, or may still become, a broadcast when the broadcasts
  * below it sink: a broadcast shape now; u itself (the op whose broadcast
  * is about to sink, seen from a value that reads it); a transpose or shape
  * op of such a value; a pointwise op whose operands all are (a broadcast
  * below a unary op may sink through it, two below a binary op may merge;
- * constant operands count, since a folded broadcast literal merges too).
+ * constant operands count, since a folded broadcast literal merges too),
+ * but not a two-operand op whose operands can never stretch a common axis
+ * longer than 1 (stretchable_axes: their merge would be no broadcast;
+ * round s40B, seed 1041900: relu(sub(mb(sin(p0)), broadcast[axis=0](sin(p1))))
+ * beside a chain kept tanh above its broadcast, where the core merged).
  * The answer does not change when a broadcast moves within such a value,
  * so a guard asking it gives the same answer in every visiting order. */
+static uint64_t stretchable_axes(const ins *v, const ins *u, int depth);
+static uint64_t long_axes_of(const ins *v);
+
 static bool broadcast_bound(const ins *v, const ins *u, int depth)
 {
     /* a broadcast that stretches nothing becomes a reshape of its operand
@@ -3256,7 +3325,8 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
         return broadcast_bound(v->args[0], u, depth + 1) &&
-               (v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1));
+               (v->args[1] == v->args[0] || broadcast_bound(v->args[1], u, depth + 1)) &&
+               (stretchable_axes(v, u, depth) & long_axes_of(v)) != 0;
     }
     return false;
 }
@@ -4009,6 +4079,7 @@ bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value 
 }
 
 static bool apart_broadcast(const ins *n, const ins *v);
+static bool held_shared_broadcast(const ins *o, const ins *r);
 
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
@@ -4052,10 +4123,36 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
              * sin on the shared broadcast. */
             ok = (shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
                   (!view_is_constant(other) || is_op(other, "@literal"))) ||
-                 (apart_of && apart_broadcast(other, apart_of));
+                 (apart_of && apart_broadcast(other, apart_of)) ||
+                 (!apart_of && held_shared_broadcast(other, r));
         }
     }
     return ok;
+}
+
+static bool shares_split(const ins *m, const ins *b);
+
+/* o, r's other operand, is a multibroadcast of a computed value that r
+ * cannot merge with m's broadcast: o has readers besides r, one of which
+ * keeps it (shared_broadcast_splits fails, so no *_of_shared merge takes
+ * a copy of o at r), and no reader of r reads o too (the diamond merges
+ * binary_above_multibroadcasts_shared_* take c(b(o, m), o)); the plain
+ * merges want o read once. So o stays a broadcast beside r whatever m is,
+ * r is computed in full either way (no merge makes it a broadcast; its
+ * strides are the broadcast layout beside m and standard beside the
+ * hoisted twin, and no view below r depends on which), and the hoist
+ * saves the twin's view (round s40B: the core's mb(sin(x)) read by mul(mb(sigmoid(p)), .) with
+ * mb(sigmoid(p)) read by a second add, where the noisy graph computed
+ * sin on the shared mb(x)). */
+static bool held_shared_broadcast(const ins *o, const ins *r)
+{
+    if (!is_op(o, "multibroadcast") || o->nargs != 1 || o->nmods != 0 || o->nusers < 2 || view_is_constant(o))
+        return false;
+    for (int k = 0; k < r->nusers; k++)
+        for (int j = 0; j < r->users[k]->nargs; j++)
+            if (r->users[k]->args[j] == o)
+                return false;
+    return !shares_split(o, r);
 }
 
 static bool standard_readers(const ins *m)
@@ -4265,7 +4362,13 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
 bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *m = a[0].u.in, *b = a[1].u.in;
+    *out = rule_bool(shares_split(a[0].u.in, a[1].u.in));
+    return true;
+}
+
+/* shared_broadcast_splits(m, b), as a C test. */
+static bool shares_split(const ins *m, const ins *b)
+{
     bool ok = m->nusers > 1;
     for (int k = 0; k < m->nusers && ok; k++) {
         const ins *r = m->users[k];
@@ -4279,8 +4382,30 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
         else
             ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
     }
-    *out = rule_bool(ok);
-    return true;
+    return ok;
+}
+
+/* w is a two-operand op of the value v it returns and of a multibroadcast
+ * o, read once, of a computed value of x's lens that is no broadcast, to
+ * w's own lens: once v is a broadcast of a value of x's lens too,
+ * binary_above_multibroadcasts merges the two below w (unless w's strides
+ * would change at an output), so w is then a broadcast of a small value
+ * as a one-operand op above the broadcast is once it sinks. */
+static const ins *merging_step(const ins *w, const ins *x)
+{
+    if (!((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1]))
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        const ins *o = w->args[1 - k];
+        if (!is_op(o, "multibroadcast") || o->nargs != 1 || o->nmods != 0 || !one_reader(o))
+            continue;
+        const ins *y = o->args[0];
+        if (!is_op(y, "multibroadcast") && !view_is_constant(y) && shape_same_lens(&y->sh, &x->sh) &&
+            shape_same_lens(&o->sh, &w->sh) && shape_elements(&o->sh) > shape_elements(&y->sh) &&
+            !copies_at_output(w, x, y))
+            return w->args[k];
+    }
+    return NULL;
 }
 
 /* w is b, or reached from b through one-operand pointwise ops, b and each
@@ -4289,16 +4414,19 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
  * With each_takes_broadcast, also every op on the way, w and b included,
  * takes a broadcast's layout (readers_take_broadcast), so the copy sinks
  * along the whole chain. */
-static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast)
+static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
-        if (each_takes_broadcast && !readers_take_broadcast(w, w, 0))
-            return false;
         if (w == b)
-            return true;
-        if (!((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0))
+            return !each_takes_broadcast || readers_take_broadcast(w, w, 0);
+        const ins *v = x ? merging_step(w, x) : NULL;
+        if (v)
+            w = v;
+        else if (!(each_takes_broadcast && !readers_take_broadcast(w, w, 0)) &&
+                 (w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0)
+            w = w->args[0];
+        else
             return false;
-        w = w->args[0];
         if (!one_reader(w))
             return false;
     }
@@ -4329,7 +4457,7 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *a, int n, rul
              shape_same_lens(&r->sh, &m->sh);
         if (ok) {
             const ins *w = other_operand(r, m);
-            ok = reached_through_unary(w, b, false) && !copies_at_output(r, m->args[0], m->args[0]);
+            ok = reached_through_unary(w, b, false, NULL) && !copies_at_output(r, m->args[0], m->args[0]);
         }
     }
     *out = rule_bool(ok && other);
@@ -4354,7 +4482,7 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *a, int n, rule_val
          shape_same_lens(&r->sh, &m->sh) && !copies_at_output(r, m->args[0], m->args[0]) && readers_take_broadcast(r, r, 0);
     if (ok) {
         const ins *w = other_operand(r, m);
-        ok = w != u && reached_through_unary(w, u, true);
+        ok = w != u && reached_through_unary(w, u, true, m->args[0]);
     }
     *out = rule_bool(ok);
     return true;

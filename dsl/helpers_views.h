@@ -355,9 +355,12 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nar
 /* unary_chain_rejoins(m, u): instruction, instruction -> bool:
  * multibroadcast m is read by one-operand op u and by one two-operand op
  * r, whose other operand is reached from u through one or more further
- * one-operand ops read once, each taking a broadcast's layout, and r
- * takes a broadcast's layout and merges its two broadcasts: a diamond
- * b(m, v(..u(m))) that closes once u's copy of m has sunk to r. */
+ * one-operand ops read once, each taking a broadcast's layout, or
+ * two-operand ops read once beside a multibroadcast read once of a value
+ * of m's operand's lens, which merge with the copy once it reaches them
+ * (round s40B), and r takes a broadcast's layout and merges its two
+ * broadcasts: a diamond b(m, v(..u(m))) that closes once u's copy of m
+ * has sunk to r. */
 bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
@@ -386,7 +389,10 @@ bool helper_readers_in_cluster_lens(arena *mem, const rule_value *args, int narg
  * a two-operand op reading it once whose other operand is standard, not
  * constant (but for a @literal, which is what it is), and cannot become a
  * broadcast (broadcast_bound): its value is standard whether m is a
- * broadcast or not, and nothing merges with m. */
+ * broadcast or not, and nothing merges with m; or whose other operand is
+ * a multibroadcast read elsewhere too that no merge takes at that reader
+ * (round s40B: a reader keeps it, and no reader of the op reads it; the
+ * op is then computed in full whatever m is). */
 bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* hoist_readers(m): instruction -> bool: standard_readers(m), or every
