@@ -4014,6 +4014,38 @@ static bool binary_of_value_and_constant(const ins *j, const ins *x)
     return k && k != x && view_is_constant(k);
 }
 
+static bool copies_at_output(const ins *b, const ins *x, const ins *y);
+static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x);
+
+/* Does m's chain of one-operand readers rejoin a reader of its twin j? m
+ * is read once, by a one-operand op u, and j has a two-operand reader r
+ * whose other operand is reached from u through one-operand ops read once,
+ * each taking a broadcast's layout, and r takes one too: the diamond
+ * b(j, v(..u(j))) that unary_above_multibroadcast_rejoined opens by giving
+ * u a copy of j, which is m. The copy then sinks along the chain and r
+ * merges it with j (binary_above_multibroadcasts), so the twin hoists must
+ * not take it back: hoisted, m is j again and the rejoined rule copies it
+ * once more (round s40A: seeds 2027930, 2052384 looped between the two
+ * (8 fires each) until the driver's bound on such fires stopped them). */
+static bool chain_rejoins_twin(const ins *m, const ins *j)
+{
+    if (!one_reader(m) || shape_elements(&m->sh) <= shape_elements(&m->args[0]->sh))
+        return false;
+    const ins *u = m->users[0];
+    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0))
+        return false;
+    for (int k = 0; k < j->nusers; k++) {
+        const ins *r = j->users[k];
+        if (!((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1]))
+            continue;
+        const ins *w = other_operand(r, j);
+        if (shape_same_lens(&r->sh, &j->sh) && w != m && reached_through_unary(w, u, true, j->args[0]) &&
+            readers_take_broadcast(r, r, 0) && !copies_at_output(r, j->args[0], j->args[0]))
+            return true;
+    }
+    return false;
+}
+
 /* x is a one-operand op u(y), a two-operand op b(y, y) reading one
  * value twice, or b(y, k) of y and a constant k (round s40C), read by
  * one instruction (m's operand's op, or m), and y
@@ -4033,7 +4065,7 @@ static bool twin_below(const ins *x, const ins *m, int depth)
     if (!(pointwise_of_one_value(x) || binary_of_value_and_constant(x, y)) || !shape_same_lens(&y->sh, &x->sh))
         return false;
     for (int k = 0; k < y->nusers; k++)
-        if (y->users[k] != x && same_broadcast(y->users[k], m))
+        if (y->users[k] != x && same_broadcast(y->users[k], m) && !chain_rejoins_twin(m, y->users[k]))
             return true;
     return twin_below(y, m, depth + 1);
 }
@@ -4048,7 +4080,7 @@ bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
         const ins *j = x->users[k];
         if (j == m)
             continue;
-        yes = same_view(j, m);
+        yes = same_view(j, m) && !chain_rejoins_twin(m, j);
         /* v(x) or b(x, k) of a constant k broadcast the same way, with
          * readers that make the rules hoist that broadcast above it too */
         if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x)) && j->nmods == 0 && one_reader(j)) {
@@ -4204,7 +4236,6 @@ bool helper_hoist_readers(arena *mem, const rule_value *a, int n, rule_value *ou
  * a binary op: a broadcast below a unary op sinks only where the op's
  * readers take its layout (takes_broadcast_layout), which depends on the
  * cluster the op would join. */
-static bool copies_at_output(const ins *b, const ins *x, const ins *y);
 static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *outer);
 
 /* lens a broadcast to lens b (multibroadcast's alignment to the last axes) */
