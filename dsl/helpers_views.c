@@ -3287,9 +3287,6 @@ static uint64_t stretchable_axes(const ins *v, const ins *u, int depth)
  * beside a chain kept tanh above its broadcast, where the core merged).
  * The answer does not change when a broadcast moves within such a value,
  * so a guard asking it gives the same answer in every visiting order. */
-static uint64_t stretchable_axes(const ins *v, const ins *u, int depth);
-static uint64_t long_axes_of(const ins *v);
-
 static bool broadcast_bound(const ins *v, const ins *u, int depth)
 {
     /* a broadcast that stretches nothing becomes a reshape of its operand

@@ -371,8 +371,9 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, r
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* twin_below(x, m): instruction, instruction -> bool: x is a one-operand
  * op, a two-operand op reading one value twice, or a two-operand op of a
- * value and a constant (round s40C), read by one instruction, of a value that has a reader of m's op and attributes, or
- * of such an op (a few levels deep): the *_to_twin hoists take a
+ * value and a constant (round s40C), read by one instruction, of a value
+ * that has a reader of m's op and attributes, or of such an op (a few
+ * levels deep): the *_to_twin hoists take a
  * broadcast of x above x's ops to that twin. twin_of(x, m) asks this too. */
 bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* readers_in_cluster_lens(r): instruction -> bool: every reader of r is a
