@@ -670,6 +670,8 @@ static const rule_helper helper_table[] = {
      "reduced_canonical_permutation(q, lens, axes): q with the sources of the positions of length 1 after the reduction (reduced or of length-1 axes) in increasing order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,
      "composes_at_reader(t): t moves axes longer than 1 and its only reader is a transpose (transpose_of_transpose composes them)"},
+    {"cancels_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_cancels_at_reader,
+     "cancels_at_reader(t): t's only reader is its inverse transpose (the two go)"},
     {"risen_into", RV_BOOL, 1, {RV_INS}, false, helper_risen_into,
      "risen_into(t): t's only reader is a pointwise op read once by a transpose that rises back through it"},
     {"transposed_readers", RV_BOOL, 1, {RV_INS}, false, helper_transposed_readers,

@@ -4878,7 +4878,14 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
     bool binary = (b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] && one_reader(b) &&
                   b->nmods == 0 && np == b->sh.rank && np <= SHAPE_MAX_RANK;
     bool unit = binary && moves_unit_axes_only(p, np, b->sh.lens);
-    if (binary && (unit || (top && layout_settles_below(top)))) {
+    /* operands of one packed layout: b's value has it, and b(t(x), y) has
+     * it permuted by p, the layout t(b(x, t'(y))) has, so no reader and no
+     * output sees the move (seeds 1050668, 1036441: the orders that raised
+     * t through b while x was still a transpose that cancelled it ended
+     * with b(t(x), y), the others kept t above b and t' under it) */
+    bool alike = binary && shape_packed_p(&b->args[0]->sh) && !shape_broadcasted_p(&b->args[0]->sh) &&
+                 shape_same_layout(&b->args[0]->sh, &b->args[1]->sh);
+    if (binary && (unit || alike || (top && layout_settles_below(top)))) {
         int64_t tl[SHAPE_MAX_RANK];
         for (int i = 0; i < np; i++)
             tl[i] = b->sh.lens[p[i]];
@@ -5092,6 +5099,24 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
 {
     (void)mem, (void)n;
     *out = rule_bool(composes_at_reader(a[0].u.in));
+    return true;
+}
+
+/* cancels_at_reader(t): see helpers_views.h. */
+bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    bool yes = is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
+               t->users[0]->nargs == 1;
+    if (yes) {
+        const attr_value *p = ins_attr(t, "permutation"), *q = ins_attr(t->users[0], "permutation");
+        yes = p && q && p->kind == ATTR_INTS && q->kind == ATTR_INTS && p->n == q->n;
+        /* q after p is the identity: axis i of the reader is axis p[q[i]] */
+        for (int i = 0; yes && i < q->n; i++)
+            yes = q->u.ints[i] >= 0 && q->u.ints[i] < p->n && p->u.ints[q->u.ints[i]] == i;
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -610,6 +610,15 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nar
  * spell it canonically or drop it (unit_axes_transpose*). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* cancels_at_reader(t): instruction -> bool: t is a transpose whose only
+ * reader is its inverse: transpose_of_transpose and identity_transpose
+ * take both away whatever else fires, so transpose_above_unary waits for
+ * them. Risen first through u(s) of a transpose s it cancels, t left the
+ * inverse on u's value, which then reached an output as a layout copy
+ * (seed 1085259: t'(t(tanh(t(mb(x))))) returned ended as
+ * contiguous(t(tanh(mb(x)))) or tanh(t(mb(x))) by order). */
+bool helper_cancels_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* risen_into(t): instruction -> bool: t is a transpose read once, by a
  * one- or two-operand pointwise op w read once by a transpose that rises
  * back through w (every operand of w, t among them, absorbs it): that
