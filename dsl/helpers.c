@@ -727,7 +727,7 @@ static const rule_helper helper_table[] = {
     {"is_constant", RV_BOOL, 1, {RV_INS}, false, helper_is_constant,
      "is_constant(x): x is a literal or an op of at most 4096 elements computed from literals only (constant folding turns it into one literal)"},
     {"broadcast_axes", RV_INTS, 3, {RV_INS, RV_INTS, RV_INT}, true, helper_broadcast_axes,
-     "broadcast_axes(k, lens, axis): the axes of k holding stride-0 copies of a value of lens placed at axis (-1: aligned last); fails unless there are some and all have stride 0"},
+     "broadcast_axes(k, lens, axis): the axes of k holding stride-0 copies of a value of lens placed at axis (-1: aligned last); fails unless there are some and k holds one value along each (stride 0, or a literal's repeated elements)"},
 };
 
 const rule_helper *rule_helpers(int *count)

@@ -418,6 +418,73 @@ bool helper_is_constant(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* Does literal k hold the same value at every index along axis ax (its
+ * elements equal, byte for byte, to those at index 0 of ax)? A stride-0
+ * axis does by its layout; a standard literal that constant folding made
+ * from an op of a broadcast literal (neg(mb(k)) folds to a full literal of
+ * repeated values) does by its values, and is the same broadcast value. */
+static bool literal_repeats_along(const ins *k, int ax)
+{
+    if (k->sh.strides[ax] == 0)
+        return true;
+    if (!k->data || strcmp(k->op->name, "@literal") != 0)
+        return false;
+    size_t size = type_size(k->sh.type);
+    if (!size)
+        return false;
+    int64_t inner = 1, count = shape_elements(&k->sh), len = k->sh.lens[ax];
+    for (int i = ax + 1; i < k->sh.rank; i++)
+        inner *= k->sh.lens[i];
+    const unsigned char *d = k->data;
+    for (int64_t j = 0; j < count; j++) {
+        int64_t at = (j / inner) % len;
+        if (at == 0)
+            continue;
+        int64_t j0 = j - at * inner;
+        if (memcmp(d + (size_t)shape_index_of_linear(&k->sh, j) * size,
+                   d + (size_t)shape_index_of_linear(&k->sh, j0) * size, size) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* Does literal k hold a value of lens small (ns of them) broadcast at axis
+ * (-1: aligned last), each axis that holds copies repeating the value
+ * (literal_repeats_along)? The test of broadcast_axes, without the list. */
+static bool literal_holds_broadcast(const ins *k, const int64_t *small, int ns, int64_t axis)
+{
+    int rank = k->sh.rank, copies = 0;
+    if (axis < 0)
+        axis = rank - ns;
+    if (ns > rank || axis < 0 || axis + ns > rank)
+        return false;
+    for (int i = 0; i < rank; i++) {
+        bool inside = i >= axis && i < axis + ns;
+        int64_t want = inside ? small[i - axis] : 1;
+        if (want == k->sh.lens[i])
+            continue;
+        if (want != 1 || !literal_repeats_along(k, i))
+            return false;
+        copies++;
+    }
+    return copies > 0;
+}
+
+/* Would the literal merge (binary_above_*broadcast_literal_*) take the
+ * literal k beside m, a multibroadcast or broadcast[axis] of one value? */
+static bool literal_merges_with(const ins *k, const ins *m)
+{
+    if (!is_op(k, "@literal") || m->nargs != 1 || m->nmods != 0 || !shape_same_lens(&k->sh, &m->sh))
+        return false;
+    const ins *x = m->args[0];
+    if (is_op(m, "multibroadcast"))
+        return literal_holds_broadcast(k, x->sh.lens, x->sh.rank, -1);
+    const attr_value *ax = ins_attr(m, "axis");
+    if (is_op(m, "broadcast") && ax)
+        return literal_holds_broadcast(k, x->sh.lens, x->sh.rank, ax->u.i);
+    return false;
+}
+
 /* broadcast_axes(k, lens, axis): see helpers_views.h. */
 bool helper_broadcast_axes(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -439,7 +506,7 @@ bool helper_broadcast_axes(arena *mem, const rule_value *a, int n, rule_value *o
         int64_t want = inside ? small[i - axis] : 1;
         if (want == k->sh.lens[i])
             continue;
-        if (want != 1 || k->sh.strides[i] != 0)
+        if (want != 1 || !literal_repeats_along(k, i))
             return false;
         r[nr++] = i;
     }
@@ -4141,17 +4208,19 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
         if (ok) {
             const ins *other = other_operand(r, m);
             /* A @literal of standard layout is a full value that no merge
-             * takes in: the literal rules (binary_above_*broadcast_literal_*)
-             * fold only a literal that is constant along the axes the
-             * broadcast stretches (broadcast_axes asks stride 0 there, which
-             * a standard literal has on no axis longer than 1). Other
+             * takes in, unless it repeats its values along every axis m
+             * stretches (literal_merges_with: a literal folded from an op
+             * of a broadcast literal): the literal rules
+             * (binary_above_*broadcast_literal_*) fold only a literal that
+             * is constant along the axes the broadcast stretches
+             * (broadcast_axes asks stride 0 or repeated values there). Other
              * constants may still fold into a broadcast literal (a pending
              * fold, a constant op of a broadcast). Seed 1023557: the core's
              * broadcast(sin(x)) read by add(., literal{2, 1}) kept its own
              * broadcast beside broadcast(x), where the noisy graph computed
              * sin on the shared broadcast. */
             ok = (shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) &&
-                  (!view_is_constant(other) || is_op(other, "@literal"))) ||
+                  (!view_is_constant(other) || (is_op(other, "@literal") && !literal_merges_with(other, m)))) ||
                  (apart_of && apart_broadcast(other, apart_of)) ||
                  (!apart_of && held_shared_broadcast(other, r));
         }
@@ -4298,7 +4367,8 @@ static void broadcast_strides(const shape *s, const int64_t *lens, int rank, int
  * once, not itself a broadcast) and a constant of broadcast layout: a
  * literal, or a multibroadcast of a constant that constant folding makes
  * one (stride 0 where the constant's lens are 1). Where the constant has
- * stride 0 on every axis m stretches, binary_above_multibroadcast_literal_*
+ * stride 0 on every axis m stretches (or, a literal, repeats its values
+ * along it: literal_repeats_along), binary_above_multibroadcast_literal_*
  * merge the two below v once it has folded (broadcast_axes), so v's value
  * is a broadcast in every order (round s28G: seed 1027361's
  * mul(mb(t(s)), mb(squeeze(reduce_mean(literal)))) under unsqueeze and tanh
@@ -4330,7 +4400,7 @@ static bool merges_with_constant_broadcast_x(const ins *v, const ins **xo)
         int at = v->sh.rank - x->sh.rank;
         for (int i = 0; i < v->sh.rank && ok; i++)
             if (v->sh.lens[i] > 1 && (i < at || x->sh.lens[i - at] == 1))
-                ok = ost[i] == 0;
+                ok = ost[i] == 0 || (is_op(o, "@literal") && literal_repeats_along(o, i));
         if (!ok)
             continue;
         rule_value args[2] = {rule_ins((ins *)v), rule_ins((ins *)m)}, copies;
@@ -4394,6 +4464,21 @@ bool helper_shared_broadcast_splits(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* r, a two-operand op of m and a literal, is m's only reader besides the
+ * one that takes a copy of m: once that copy is taken, m is read once, and
+ * the literal merges (binary_above_*broadcast_literal_*, their guards: m's
+ * value not constant, no copy at an output, m no broadcast that composes
+ * with one below it) take m below r where the literal holds m's value's
+ * broadcast (literal_merges_with). */
+static bool literal_merge_once_split(const ins *r, const ins *m)
+{
+    if (m->nusers != 2 || m->nargs != 1 || view_is_constant(m->args[0]) || is_op(m->args[0], "multibroadcast") ||
+        is_op(m->args[0], "broadcast") || !literal_merges_with(other_operand(r, m), m))
+        return false;
+    rule_value args[2] = {rule_ins((ins *)r), rule_ins((ins *)m)}, copies;
+    return helper_broadcast_merge_copies(NULL, args, 2, &copies) && !copies.u.i;
+}
+
 /* shared_broadcast_splits(m, b), as a C test. */
 static bool shares_split(const ins *m, const ins *b)
 {
@@ -4407,6 +4492,14 @@ static bool shares_split(const ins *m, const ins *b)
             ok = readers_take_broadcast(r, r, 0);
         else if (is_op(r, "multibroadcast") && r->nargs == 1 && r->nmods == 0)
             ok = shape_elements(&r->sh) > shape_elements(&m->sh);
+        /* a two-operand op of m and a literal that holds m's value's
+         * broadcast: the literal merge takes m once b has its copy
+         * (round s41B, seed 1049566: mb(mul(p1, p2)) read by
+         * sub(literal, .) and by add(mb(dot), .) kept both on the large
+         * values, where the core merged each and computed one broadcast) */
+        else if ((c & OPC_BINARY) && r->nargs == 2 && r->nmods == 0 && r->args[0] != r->args[1] &&
+                 is_op(other_operand(r, m), "@literal"))
+            ok = literal_merge_once_split(r, m);
         else
             ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
     }
@@ -6120,6 +6213,28 @@ static bool strides_change_at_output(const ins *b, const int64_t *outer)
     return long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0);
 }
 
+/* v's strides reach an output (the @return, an opaque op or a region)
+ * as layout_reaches_output follows them, and also through shape ops and
+ * pending shape changes: a reshape of a broadcast is no view of it, so
+ * the output then asks for a copy of what v's layout gave for free. */
+static bool value_reaches_output(const ins *v, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < v->nusers; k++) {
+        const ins *r = v->users[k];
+        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+            return true;
+        if (r->nargs == 1 && ((r->op->classes & (OPC_VIEW | OPC_SHAPE)) || ins_is_pending(r)) &&
+            value_reaches_output(r, depth + 1))
+            return true;
+        if ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
+            value_reaches_output(r, depth + 1))
+            return true;
+    }
+    return false;
+}
+
 /* b(x, y) rebuilt as m(b(x, y)) by the multibroadcast merges changes
  * strides that reach an output. false where b cannot be so rebuilt. */
 static bool copies_at_output(const ins *b, const ins *x, const ins *y)
@@ -6334,9 +6449,21 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *a, int n, rule_
             return false;
         at = axv->u.i;
     }
+    bool repeats = false;
     for (int i = 0; i < b->sh.rank; i++) {
         int64_t j = i - at;
         outer[i] = j >= 0 && j < inner.rank && inner.lens[j] == b->sh.lens[i] ? inner.strides[j] : 0;
+        repeats = repeats || (outer[i] == 0 && b->sh.lens[i] > 1 && is_op(o, "@literal") && o->sh.rank == b->sh.rank && o->sh.strides[i] != 0);
+    }
+    /* A literal that holds a broadcast by its values, not by stride 0
+     * (literal_repeats_along), gives b its own full layout, which the merge
+     * makes a broadcast's: that copies wherever b's value reaches an output,
+     * through shape ops too (a reshape of the merged broadcast is no view
+     * of it; seed 4355: add(broadcast(sigmoid(p)), literal) unsqueezed,
+     * squeezed and returned gained a contiguous in some orders). */
+    if (repeats && long_axes_strides_differ(&b->sh, b->sh.strides, outer) && value_reaches_output(b, 0)) {
+        *out = rule_bool(true);
+        return true;
     }
     *out = rule_bool(strides_change_at_output(b, outer));
     return true;

@@ -66,8 +66,10 @@ bool helper_is_constant(arena *mem, const rule_value *args, int nargs, rule_valu
  * broadcast[axis] places them) or, with axis -1, aligned to the last axes (as
  * multibroadcast does). The result is the axes of k that hold broadcast
  * copies: those where lens (so placed) has no axis or a length-1 axis and k
- * is longer. Fails unless k has stride 0 on each of them (it holds the same
- * value along them), or when there are none. reduce_max over them, then a
+ * is longer. Fails unless k holds the same value along each of them (stride
+ * 0 there, or, for a literal, the same elements at every index of the axis:
+ * constant folding gives an op of a broadcast literal a full literal of
+ * repeated values), or when there are none. reduce_max over them, then a
  * reshape to lens, gives back the value that was broadcast; for a literal
  * that constant folding made from a broadcast, that folds to the small
  * literal. */
@@ -341,8 +343,10 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
  * multibroadcast m, read by two-operand op b whose broadcasts merge, has
  * other readers, and each of them takes m away on its own (a one-operand
  * op whose readers take the broadcast's layout, another two-operand op
- * whose broadcasts merge, or a multibroadcast that stretches m and
- * composes with it): a copy of m for b costs no view. */
+ * whose broadcasts merge, a two-operand op of m and a literal holding
+ * m's value's broadcast that reads m once b has its copy, or a
+ * multibroadcast that stretches m and composes with it): a copy of m for
+ * b costs no view. */
 bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* shared_broadcast_rejoins(m, b): instruction, instruction -> bool:
