@@ -436,6 +436,18 @@ static bool literal_repeats_along(const ins *k, int ax)
     for (int i = ax + 1; i < k->sh.rank; i++)
         inner *= k->sh.lens[i];
     const unsigned char *d = k->data;
+    if (shape_standard_p(&k->sh) && inner > 0 && len > 0) {
+        /* rows of inner elements, len of them per outer index: each row
+         * equals the first of its group */
+        size_t row = (size_t)inner * size;
+        for (int64_t o = 0; o < count / (inner * len); o++) {
+            const unsigned char *first = d + (size_t)(o * len) * row;
+            for (int64_t at = 1; at < len; at++)
+                if (memcmp(first + (size_t)at * row, first, row) != 0)
+                    return false;
+        }
+        return true;
+    }
     for (int64_t j = 0; j < count; j++) {
         int64_t at = (j / inner) % len;
         if (at == 0)
