@@ -3407,11 +3407,10 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     return false;
 }
 
-/* v's strides reach an output (the @return, an opaque op or a region)
- * through views, which take their operand's strides along. (A reshape of a
- * broadcast copies, or becomes a broadcast only where its readers take a
- * broadcast's layout: it is no way there.) */
-static bool layout_reaches_output(const ins *v, int depth)
+/* v reaches an output (the @return, an opaque op or a region) through
+ * views, b(v, v) (which has v's layout, whatever it is) and, with
+ * through_shapes, shape ops and pending shape changes too. */
+static bool output_reached(const ins *v, bool through_shapes, int depth)
 {
     if (depth > VIEW_CLUSTER_MAX)
         return true;
@@ -3419,14 +3418,23 @@ static bool layout_reaches_output(const ins *v, int depth)
         const ins *r = v->users[k];
         if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
             return true;
-        if ((r->op->classes & OPC_VIEW) && r->nargs == 1 && layout_reaches_output(r, depth + 1))
+        bool passes = (r->op->classes & OPC_VIEW) ||
+                      (through_shapes && ((r->op->classes & OPC_SHAPE) || ins_is_pending(r)));
+        if (r->nargs == 1 && passes && output_reached(r, through_shapes, depth + 1))
             return true;
-        /* b(v, v) has v's layout, whatever it is */
         if ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
-            layout_reaches_output(r, depth + 1))
+            output_reached(r, through_shapes, depth + 1))
             return true;
     }
     return false;
+}
+
+/* v's strides reach an output through views, which take their operand's
+ * strides along. (A reshape of a broadcast copies, or becomes a broadcast
+ * only where its readers take a broadcast's layout: it is no way there.) */
+static bool layout_reaches_output(const ins *v, int depth)
+{
+    return output_reached(v, false, depth);
 }
 
 /* The operand of two-operand op b that is not x (x itself where b is
@@ -6231,20 +6239,7 @@ static bool strides_change_at_output(const ins *b, const int64_t *outer)
  * the output then asks for a copy of what v's layout gave for free. */
 static bool value_reaches_output(const ins *v, int depth)
 {
-    if (depth > VIEW_CLUSTER_MAX)
-        return true;
-    for (int k = 0; k < v->nusers; k++) {
-        const ins *r = v->users[k];
-        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
-            return true;
-        if (r->nargs == 1 && ((r->op->classes & (OPC_VIEW | OPC_SHAPE)) || ins_is_pending(r)) &&
-            value_reaches_output(r, depth + 1))
-            return true;
-        if ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v &&
-            value_reaches_output(r, depth + 1))
-            return true;
-    }
-    return false;
+    return output_reached(v, true, depth);
 }
 
 /* b(x, y) rebuilt as m(b(x, y)) by the multibroadcast merges changes
