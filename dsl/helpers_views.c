@@ -460,26 +460,36 @@ static bool literal_repeats_along(const ins *k, int ax)
     return true;
 }
 
-/* Does literal k hold a value of lens small (ns of them) broadcast at axis
- * (-1: aligned last), each axis that holds copies repeating the value
- * (literal_repeats_along)? The test of broadcast_axes, without the list. */
-static bool literal_holds_broadcast(const ins *k, const int64_t *small, int ns, int64_t axis)
+/* The axes of k that hold copies of a value of lens small (ns of them)
+ * placed at axis (-1: aligned last), written to axes (k's rank of them at
+ * most): those where small, so placed, has no axis or a length-1 axis and k
+ * is longer. Their count, or -1 where small does not fit k or k does not
+ * hold one value along each of them (literal_repeats_along). */
+static int copy_axes_of(const ins *k, const int64_t *small, int ns, int64_t axis, int64_t *axes)
 {
-    int rank = k->sh.rank, copies = 0;
+    int rank = k->sh.rank, count = 0;
     if (axis < 0)
         axis = rank - ns;
     if (ns > rank || axis < 0 || axis + ns > rank)
-        return false;
+        return -1;
     for (int i = 0; i < rank; i++) {
         bool inside = i >= axis && i < axis + ns;
         int64_t want = inside ? small[i - axis] : 1;
         if (want == k->sh.lens[i])
             continue;
         if (want != 1 || !literal_repeats_along(k, i))
-            return false;
-        copies++;
+            return -1;
+        axes[count++] = i;
     }
-    return copies > 0;
+    return count;
+}
+
+/* Does literal k hold a value of lens small broadcast at axis, along at
+ * least one axis? The test of broadcast_axes, without the list. */
+static bool literal_holds_broadcast(const ins *k, const int64_t *small, int ns, int64_t axis)
+{
+    int64_t axes[SHAPE_MAX_RANK];
+    return k->sh.rank <= SHAPE_MAX_RANK && copy_axes_of(k, small, ns, axis, axes) > 0;
 }
 
 /* Would the literal merge (binary_above_*broadcast_literal_*) take the
@@ -502,27 +512,12 @@ bool helper_broadcast_axes(arena *mem, const rule_value *a, int n, rule_value *o
 {
     (void)n;
     const ins *k = a[0].u.in;
-    const int64_t *small = a[1].u.ints;
-    int ns = a[1].n, rank = k->sh.rank;
-    int64_t axis = a[2].u.i;
-    if (axis < 0)
-        axis = rank - ns;
-    if (ns > rank || axis < 0 || axis + ns > rank)
-        return false;
+    int rank = k->sh.rank;
     int64_t *r = arena_alloc(mem, sizeof(int64_t) * (size_t)(rank > 0 ? rank : 1));
     if (!r)
         return false;
-    int nr = 0;
-    for (int i = 0; i < rank; i++) {
-        bool inside = i >= axis && i < axis + ns;
-        int64_t want = inside ? small[i - axis] : 1;
-        if (want == k->sh.lens[i])
-            continue;
-        if (want != 1 || !literal_repeats_along(k, i))
-            return false;
-        r[nr++] = i;
-    }
-    if (nr == 0)
+    int nr = copy_axes_of(k, a[1].u.ints, a[1].n, a[2].u.i, r);
+    if (nr <= 0)
         return false;
     rule_value v = {RV_INTS, nr, {.ints = r}};
     *out = v;
