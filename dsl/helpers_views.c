@@ -5210,19 +5210,40 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
-/* cancels_at_reader(t): see helpers_views.h. */
+/* cancels_at_reader(t): see helpers_views.h. The chain is walked while
+ * each value is read once, by a transpose or by a one-operand pointwise op
+ * (which the transposes above it rise through: its operand, a transpose,
+ * absorbs them); r is t's permutation composed with the transposes met so
+ * far (axis i of the last one is axis r[i] of t's operand). */
 bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *t = a[0].u.in;
-    bool yes = is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
-               t->users[0]->nargs == 1;
-    if (yes) {
-        const attr_value *p = ins_attr(t, "permutation"), *q = ins_attr(t->users[0], "permutation");
-        yes = p && q && p->kind == ATTR_INTS && q->kind == ATTR_INTS && p->n == q->n;
-        /* q after p is the identity: axis i of the reader is axis p[q[i]] */
-        for (int i = 0; yes && i < q->n; i++)
-            yes = q->u.ints[i] >= 0 && q->u.ints[i] < p->n && p->u.ints[q->u.ints[i]] == i;
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    bool yes = false;
+    if (p && p->kind == ATTR_INTS && p->n <= SHAPE_MAX_RANK && p->n == t->sh.rank) {
+        int64_t r[SHAPE_MAX_RANK], next[SHAPE_MAX_RANK];
+        memcpy(r, p->u.ints, (size_t)p->n * sizeof *r);
+        for (const ins *s = t; !yes && one_reader(s); s = s->users[0]) {
+            const ins *w = s->users[0];
+            if (pointwise_unary(w) && w->sh.rank == p->n)
+                continue;
+            const attr_value *q = is_op(w, "transpose") && w->nargs == 1 ? ins_attr(w, "permutation") : NULL;
+            if (!q || q->kind != ATTR_INTS || q->n != p->n)
+                break;
+            bool ok = true;
+            yes = true;
+            for (int i = 0; ok && i < q->n; i++) {
+                ok = q->u.ints[i] >= 0 && q->u.ints[i] < p->n;
+                next[i] = ok ? r[q->u.ints[i]] : 0;
+                yes = yes && ok && next[i] == i;
+            }
+            if (!ok) {
+                yes = false;
+                break;
+            }
+            memcpy(r, next, (size_t)p->n * sizeof *r);
+        }
     }
     *out = rule_bool(yes);
     return true;
@@ -5256,6 +5277,17 @@ bool helper_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     *out = rule_bool(risen_into(a[0].u.in));
+    return true;
+}
+
+/* reader_risen_into(u): see helpers_views.h. One op higher than
+ * risen_into: u's only reader is a transpose that a transpose further down
+ * rises back into. */
+bool helper_reader_risen_into(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in;
+    *out = rule_bool(one_reader(u) && risen_into(u->users[0]));
     return true;
 }
 

@@ -615,9 +615,15 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nar
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* cancels_at_reader(t): instruction -> bool: t is a transpose whose only
- * reader is its inverse: transpose_of_transpose and identity_transpose
- * take both away whatever else fires, so transpose_above_unary waits for
- * them. Risen first through u(s) of a transpose s it cancels, t left the
+ * reader is its inverse, or the first of a chain of transposes, each read
+ * once by the next (or by one-operand pointwise ops read once between
+ * them, which the transposes above come down through), that composes into
+ * the identity somewhere along it:
+ * transpose_of_transpose and identity_transpose take them away whatever
+ * else fires (composing two of the chain leaves the answer unchanged), so
+ * transpose_above_unary waits for them (round s41D: the chain; seed
+ * 1073399, t5(t4(t3(t2(abs(t1(bc)))))) with t5 t4 t3 t2 the identity).
+ * Risen first through u(s) of a transpose s it cancels, t left the
  * inverse on u's value, which then reached an output as a layout copy
  * (seed 1085259: t'(t(tanh(t(mb(x))))) returned ended as
  * contiguous(t(tanh(mb(x)))) or tanh(t(mb(x))) by order). */
@@ -633,6 +639,17 @@ bool helper_cancels_at_reader(arena *mem, const rule_value *args, int nargs, rul
  * would have to compose with the permutation, which some orders left
  * below the op). */
 bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reader_risen_into(u): instruction -> bool: u is read once, by a
+ * transpose s for which risen_into(s) holds: a transpose further down
+ * rises through s's reader and composes with s in any order. The
+ * transpose unary_above_transpose would sink below u would meet s there
+ * and cancel it in the orders that sink first, leaving the transpose
+ * further down with nothing to compose with (seeds 1045212, 1063176:
+ * t(add(t(abs(t(mb(x)))), t(p))) returned ended as
+ * contiguous(t(add(abs(mb(x)), t(p)))) or add(abs(t(mb(x))), p) by
+ * order), so unary_above_transpose waits for it. */
+bool helper_reader_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposed_readers(u): instruction -> bool: u has several readers and
  * every one is a transpose. transpose_above_unary_of_transpose moves each
