@@ -5213,8 +5213,10 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
 /* cancels_at_reader(t): see helpers_views.h. The chain is walked while
  * each value is read once, by a transpose or by a one-operand pointwise op
  * (which the transposes above it rise through: its operand, a transpose,
- * absorbs them); r is t's permutation composed with the transposes met so
- * far (axis i of the last one is axis r[i] of t's operand). */
+ * absorbs them), for VIEW_CLUSTER_MAX ops at most, as the other walks (a
+ * long chain of them answers no: the rule does not wait); r is t's
+ * permutation composed with the transposes met so far (axis i of the last
+ * one is axis r[i] of t's operand). */
 bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -5224,7 +5226,8 @@ bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value
     if (p && p->kind == ATTR_INTS && p->n <= SHAPE_MAX_RANK && p->n == t->sh.rank) {
         int64_t r[SHAPE_MAX_RANK], next[SHAPE_MAX_RANK];
         memcpy(r, p->u.ints, (size_t)p->n * sizeof *r);
-        for (const ins *s = t; !yes && one_reader(s); s = s->users[0]) {
+        int steps = 0;
+        for (const ins *s = t; !yes && one_reader(s) && steps++ < VIEW_CLUSTER_MAX; s = s->users[0]) {
             const ins *w = s->users[0];
             if (pointwise_unary(w) && w->sh.rank == p->n)
                 continue;
