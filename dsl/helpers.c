@@ -688,6 +688,8 @@ static const rule_helper helper_table[] = {
      "reader_reads(u, t): u's only reader reads t too"},
     {"meets_transpose_past_operand", RV_BOOL, 1, {RV_INS}, false, helper_meets_transpose_past_operand,
      "meets_transpose_past_operand(t): t transposes a one-operand op read by t alone, and either the op reads a transpose read once that unary_above_transpose sinks below it (the two compose), or transpose_above_unary_shared raises t above it to a transpose the graph already has"},
+    {"shared_by_rising", RV_BOOL, 1, {RV_INS}, false, helper_shared_by_rising,
+     "shared_by_rising(t): a sibling reduction's transpose of t's permutation rises to t's transpose"},
     {"duplicated_transpose", RV_BOOL, 1, {RV_INS}, false, helper_duplicated_transpose,
      "duplicated_transpose(t): t's operand has another transpose reader with t's permutation"},
     {"broadcast_axis_after", RV_INT, 2, {RV_INS, RV_INTS}, true, helper_broadcast_axis_after,

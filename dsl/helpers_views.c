@@ -1619,6 +1619,8 @@ static bool transpose_folds(const ins *t)
            (lens_equal(t->sh.lens, t->sh.rank, x->sh.lens, x->sh.rank) && moves_unit_axes_only(p->u.ints, p->n, x->sh.lens));
 }
 
+static bool shared_by_rising(const ins *t);
+
 /* reduce_below_transpose's guard, asked of reduction d: it takes the
  * transpose d reads (read once, of no transpose) below d. The rule's own
  * helpers, in the rule's own combination (rules/reshape.rules). */
@@ -1651,6 +1653,8 @@ static bool reduce_sinks_transpose(const ins *d)
         return false;
     if (!helper_meets_transpose_past_operand(NULL, &a_t, 1, &r) || r.u.i)
         return false;
+    if (shared_by_rising(t))
+        return false;
     bool absorbs = view_absorbs_transpose(x, p->u.ints, p->n);
     bool pending = helper_broadcast_past_pending(NULL, &a_x, 1, &r) && r.u.i;
     bool settles = helper_transposes_settle_below(NULL, &a_d, 1, &r) && r.u.i;
@@ -1662,7 +1666,13 @@ static bool reduce_sinks_transpose(const ins *d)
 /* transpose_above_reduce's or transpose_above_reduce_shared's guard,
  * asked of transpose t of a reduction read once: it rises above the
  * reduction. The rules' own helpers, in their own combination. */
-static bool transpose_rises_above_reduce(const ins *t)
+static bool transpose_rises_above_reduce_if(const ins *t, bool shared);
+
+static bool transpose_rises_above_reduce(const ins *t) { return transpose_rises_above_reduce_if(t, false); }
+
+/* The same, with shared: as if the reduction's operand already had a
+ * transpose of t's permutation (has_transpose). */
+static bool transpose_rises_above_reduce_if(const ins *t, bool shared)
 {
     if (!is_op(t, "transpose") || t->nargs != 1)
         return false;
@@ -1681,7 +1691,51 @@ static bool transpose_rises_above_reduce(const ins *t)
         return false;
     if (view_absorbs_transpose(x, p->u.ints, p->n))
         return helper_vanishes_composed_below(NULL, &a_t, 1, &r) && !r.u.i;
-    return helper_has_transpose(NULL, a_x_p, 2, &r) && r.u.i && helper_vanishes_below(NULL, &a_t, 1, &r) && !r.u.i;
+    return (shared || (helper_has_transpose(NULL, a_x_p, 2, &r) && r.u.i)) && helper_vanishes_below(NULL, &a_t, 1, &r) &&
+           !r.u.i;
+}
+
+/* shared_by_rising(t): see helpers_views.h. */
+static bool rises_to_share(const ins *v, const int64_t *p, int np, bool shared)
+{
+    return is_reduction(v) && v->nargs == 1 && one_reader(v) && transpose_by(v->users[0], p, np) &&
+           transpose_rises_above_reduce_if(v->users[0], shared);
+}
+
+static bool shared_by_rising(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1)
+        return false;
+    const ins *x = t->args[0];
+    const attr_value *p = ins_attr(t, "permutation");
+    if (!p || p->kind != ATTR_INTS)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *v = x->users[k];
+        if (v == t)
+            continue;
+        if (rises_to_share(v, p->u.ints, p->n, false))
+            return true;
+        /* a transpose that goes in every order, its readers then reading x
+         * (identity_transpose, transpose_to_same_shape) */
+        const attr_value *q = ins_attr(v, "permutation");
+        if (!is_op(v, "transpose") || v->nargs != 1 || !q || q->kind != ATTR_INTS || q->n != x->sh.rank ||
+            !(ops_is_identity_permutation(q->u.ints, q->n) || shape_equal(&v->sh, &x->sh)))
+            continue;
+        /* the reduction then reads x, which has t: asked as the shared
+         * rule asks it */
+        for (int j = 0; j < v->nusers; j++)
+            if (rises_to_share(v->users[j], p->u.ints, p->n, true))
+                return true;
+    }
+    return false;
+}
+
+bool helper_shared_by_rising(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shared_by_rising(a[0].u.in));
+    return true;
 }
 
 /* Leaf x of a cluster becomes, in every order and before the cluster's ops

@@ -696,6 +696,18 @@ bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_val
  * transpose every order reaches (round s31B; seed 1018128). */
 bool helper_meets_transpose_past_operand(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* shared_by_rising(t): instruction -> bool: t = transpose[p](x) and x has
+ * another reader, a reduction read once by a transpose of p that
+ * transpose_above_reduce or transpose_above_reduce_shared raises (their
+ * guards; the reduction may read x through a transpose that goes in every
+ * order, identity_transpose or transpose_to_same_shape): it rises to
+ * transpose[p](x), which CSE makes one with t, so t is then shared and
+ * stays above its reader. reduce_below_transpose waits
+ * for it: sunk first, t went below its reduction and the other transpose
+ * found no transpose of x to share and stayed below its own (seed 1048392:
+ * reduce_sum(t(s)) beside t(reduce_mean(s)), one view or two by order). */
+bool helper_shared_by_rising(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* duplicated_transpose(t): instruction -> bool: t is a transpose and its
  * operand has another transpose reader with the same permutation (CSE
  * merges the two). */
