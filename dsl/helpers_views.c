@@ -248,9 +248,35 @@ static bool vanishes(const int64_t *r, int n, const int64_t *lens)
  * rose into a diamond stayed on a shared transposed dot, seed 10173), and
  * a reduction to the rules that vanish transposes below reductions (seed
  * 8328: the dot kept a permutation in some orders). The walk is bounded:
- * it answers no past VIEW_CONE_READERS_MAX steps. */
+ * it answers no past VIEW_CONE_READERS_MAX steps. The walk passes a
+ * broadcast to its operand's shape (it folds in every order) and a
+ * reduction read once by a transpose of p that transpose_above_reduce
+ * raises (round s41F, seeds 1049361 and 1064932: the orders that met the
+ * shared dot before the fold, or before the transpose above the reduction
+ * rose, merged the transposes below the diamond and kept one). */
 enum { VIEW_CONE_READERS_MAX = 32 };
 static bool transpose_vanishes_below(const ins *t);
+static bool broadcast_to_same_shape(const ins *v);
+static bool is_reduction(const ins *x);
+static bool moves_unit_axes_only(const int64_t *p, int n, const int64_t *lens);
+static bool transpose_vanishes_composed_below(const ins *t);
+/* u, the reader of reduction r, is a transpose of permutation p that
+ * transpose_above_reduce would raise through r (its own guards but the
+ * operand's): not one of length-1 axes of r's lens, not vanishing below */
+static bool reduced_transpose_rises(const ins *u, const ins *r, const int64_t *p, int n)
+{
+    if (!is_op(u, "transpose") || u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
+        return false;
+    const attr_value *q = ins_attr(u, "permutation");
+    if (!q || q->n != n)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (q->u.ints[i] != p[i])
+            return false;
+    if (memcmp(u->sh.lens, r->sh.lens, sizeof(int64_t) * (size_t)n) == 0 && moves_unit_axes_only(p, n, r->sh.lens))
+        return false;
+    return !transpose_vanishes_composed_below(u);
+}
 static bool reader_rises_to(const ins *r, const int64_t *p, int n, int *budget)
 {
     if (--*budget < 0 || r->nmods > 0 || r->sh.rank != n)
@@ -264,9 +290,16 @@ static bool reader_rises_to(const ins *r, const int64_t *p, int n, int *budget)
                 return false;
         return !transpose_vanishes_below(r);
     }
+    /* a reduction (it keeps the rank) read once by a transpose of p that
+     * transpose_above_reduce raises through it: that transpose reaches
+     * the reduction's operand with the same permutation (round s41F) */
+    if (r->nargs == 1 && is_reduction(r) && one_reader(r))
+        return reduced_transpose_rises(r->users[0], r, p, n);
     unsigned c = r->op->classes;
-    bool moves = ((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2);
-    if (!moves || r->nusers < 1 || (c & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)))
+    /* a broadcast to its operand's shape folds away in every order
+     * (broadcast_to_same_shape): its readers are the value's */
+    bool moves = ((c & OPC_UNARY) && r->nargs == 1) || ((c & OPC_BINARY) && r->nargs == 2) || broadcast_to_same_shape(r);
+    if (!moves || r->nusers < 1 || (!broadcast_to_same_shape(r) && (c & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION))))
         return false;
     for (int k = 0; k < r->nusers; k++)
         if ((k == 0 || r->users[k] != r->users[k - 1]) && !reader_rises_to(r->users[k], p, n, budget))
@@ -305,24 +338,39 @@ static bool pointwise_of_one_value(const ins *v)
     return ((c & OPC_UNARY) && v->nargs == 1) || ((c & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1]);
 }
 
-/* x is a reshape, squeeze or unsqueeze over a chain of such ops and of
- * one-operand pointwise ops, each read once, down to a value z (no shape
- * op) read once, with x's shape: reshape_of_reshape and
- * reshape_to_same_shape fold the chain away in every order (a pointwise
- * op inside it runs in z's lens, the lens at both ends of its cluster:
- * unary_into_cluster_lens, seed 1027194's squeeze(sigmoid(unsqueeze(d)))),
- * and x's readers then read z (or the pointwise ops of z). z, or NULL. */
+/* v is a broadcast or multibroadcast with its operand's shape:
+ * broadcast_to_same_shape and multibroadcast_to_same_shape take it away in
+ * every order, so it is a link of a folding shape chain as a reshape to
+ * the same shape is (proposed by round s41D, kept by round s41F: seed
+ * 1049361's add(t(d), t(broadcast(sub(d, d')))) merged the transposes
+ * below add in the orders that met it before the broadcast folded). */
+static bool broadcast_to_same_shape(const ins *v)
+{
+    return (is_op(v, "broadcast") || is_op(v, "multibroadcast")) && v->nargs == 1 && v->nmods == 0 &&
+           shape_equal(&v->sh, &v->args[0]->sh);
+}
+
+static bool folding_shape_link(const ins *v) { return is_shape_op(v) || broadcast_to_same_shape(v); }
+
+/* x is a reshape, squeeze or unsqueeze (or a broadcast to its operand's
+ * shape) over a chain of such ops and of one-operand pointwise ops, each
+ * read once, down to a value z (no shape op) read once, with x's shape:
+ * reshape_of_reshape, reshape_to_same_shape and the broadcasts' same-shape
+ * folds take the chain away in every order (a pointwise op inside it runs
+ * in z's lens, the lens at both ends of its cluster: unary_into_cluster_lens,
+ * seed 1027194's squeeze(sigmoid(unsqueeze(d)))), and x's readers then read
+ * z (or the pointwise ops of z). z, or NULL. */
 static const ins *folding_shape_chain(const ins *x)
 {
-    if (!is_shape_op(x))
+    if (!folding_shape_link(x))
         return NULL;
     const ins *z = x->args[0];
-    for (int k = 0; (is_shape_op(z) || pointwise_unary(z)) && k < 8; k++) {
+    for (int k = 0; (folding_shape_link(z) || pointwise_unary(z)) && k < 8; k++) {
         if (!one_reader(z))
             return NULL;
         z = z->args[0];
     }
-    return !is_shape_op(z) && one_reader(z) && shape_equal(&z->sh, &x->sh) ? z : NULL;
+    return !folding_shape_link(z) && one_reader(z) && shape_equal(&z->sh, &x->sh) ? z : NULL;
 }
 
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
@@ -6923,16 +6971,18 @@ bool helper_settles_past_reader(arena *mem, const rule_value *a, int n, rule_val
 }
 
 /* vanishes_composed_below(t): see helpers_views.h. */
+static bool transpose_vanishes_composed_below(const ins *t)
+{
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    int rank = t->sh.rank;
+    return p && p->n == rank && t->args[0]->sh.rank == rank &&
+           permutation_settles_below_at(t, p->u.ints, rank, t->args[0]->sh.lens, false, true);
+}
+
 bool helper_vanishes_composed_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *t = a[0].u.in;
-    bool yes = false;
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
-    int rank = t->sh.rank;
-    if (p && p->n == rank && t->args[0]->sh.rank == rank)
-        yes = permutation_settles_below_at(t, p->u.ints, rank, t->args[0]->sh.lens, false, true);
-    *out = rule_bool(yes);
+    *out = rule_bool(transpose_vanishes_composed_below(a[0].u.in));
     return true;
 }
 
