@@ -260,6 +260,7 @@ static bool broadcast_to_same_shape(const ins *v);
 static bool is_reduction(const ins *x);
 static bool moves_unit_axes_only(const int64_t *p, int n, const int64_t *lens);
 static bool transpose_vanishes_composed_below(const ins *t);
+static bool transpose_by(const ins *t, const int64_t *p, int n);
 /* u, the reader of reduction r, is a transpose of permutation p that
  * transpose_above_reduce would raise through r (its own guards but the
  * operand's): not one of length-1 axes of r's lens, not vanishing below */
@@ -267,12 +268,8 @@ static bool reduced_transpose_rises(const ins *u, const ins *r, const int64_t *p
 {
     if (!is_op(u, "transpose") || u->nargs != 1 || u->nmods > 0 || u->sh.rank != n)
         return false;
-    const attr_value *q = ins_attr(u, "permutation");
-    if (!q || q->n != n)
+    if (!transpose_by(u, p, n))
         return false;
-    for (int i = 0; i < n; i++)
-        if (q->u.ints[i] != p[i])
-            return false;
     if (memcmp(u->sh.lens, r->sh.lens, sizeof(int64_t) * (size_t)n) == 0 && moves_unit_axes_only(p, n, r->sh.lens))
         return false;
     return !transpose_vanishes_composed_below(u);
@@ -281,15 +278,8 @@ static bool reader_rises_to(const ins *r, const int64_t *p, int n, int *budget)
 {
     if (--*budget < 0 || r->nmods > 0 || r->sh.rank != n)
         return false;
-    if (is_op(r, "transpose")) {
-        const attr_value *q = ins_attr(r, "permutation");
-        if (!q || q->n != n)
-            return false;
-        for (int i = 0; i < n; i++)
-            if (q->u.ints[i] != p[i])
-                return false;
-        return !transpose_vanishes_below(r);
-    }
+    if (is_op(r, "transpose"))
+        return transpose_by(r, p, n) && !transpose_vanishes_below(r);
     /* a reduction (it keeps the rank) read once by a transpose of p that
      * transpose_above_reduce raises through it: that transpose reaches
      * the reduction's operand with the same permutation (round s41F) */
