@@ -1703,14 +1703,10 @@ static bool reduce_sinks_transpose(const ins *d)
 
 /* transpose_above_reduce's or transpose_above_reduce_shared's guard,
  * asked of transpose t of a reduction read once: it rises above the
- * reduction. The rules' own helpers, in their own combination. */
-static bool transpose_rises_above_reduce_if(const ins *t, bool shared);
-
-static bool transpose_rises_above_reduce(const ins *t) { return transpose_rises_above_reduce_if(t, false); }
-
-/* The same, with shared: as if the reduction's operand already had a
- * transpose of t's permutation (has_transpose). */
-static bool transpose_rises_above_reduce_if(const ins *t, bool shared)
+ * reduction. The rules' own helpers, in their own combination. With
+ * shared, as if the reduction's operand already had a transpose of t's
+ * permutation (has_transpose). */
+static bool transpose_rises_above_reduce(const ins *t, bool shared)
 {
     if (!is_op(t, "transpose") || t->nargs != 1)
         return false;
@@ -1737,7 +1733,7 @@ static bool transpose_rises_above_reduce_if(const ins *t, bool shared)
 static bool rises_to_share(const ins *v, const int64_t *p, int np, bool shared)
 {
     return is_reduction(v) && v->nargs == 1 && one_reader(v) && transpose_by(v->users[0], p, np) &&
-           transpose_rises_above_reduce_if(v->users[0], shared);
+           transpose_rises_above_reduce(v->users[0], shared);
 }
 
 static bool shared_by_rising(const ins *t)
@@ -1809,7 +1805,7 @@ static bool leaf_changes(const ins *x)
     if (is_op(x, "transpose") && x->nargs == 1 && is_reduction(x->args[0]) && x->args[0]->nargs == 1 &&
         one_reader(x->args[0]) && is_op(x->args[0]->args[0], "transpose") && one_reader(x->args[0]->args[0]) &&
         reshape_read_once(x->args[0]->args[0]->args[0]) &&
-        (transpose_rises_above_reduce(x) || reduce_sinks_transpose(x->args[0])))
+        (transpose_rises_above_reduce(x, false) || reduce_sinks_transpose(x->args[0])))
         return true;
     return is_reduction(x) && x->nargs == 1 && transpose_folds(x->args[0]) && reshape_read_once(x->args[0]->args[0]);
 }
