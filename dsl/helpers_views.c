@@ -1007,6 +1007,27 @@ bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *ou
     return true;
 }
 
+/* same_layout(a, b): see helpers_views.h. */
+bool helper_same_layout(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_same_layout(&a[0].u.in->sh, &a[1].u.in->sh));
+    return true;
+}
+
+/* has_other_transpose(x, t): see helpers_views.h. */
+bool helper_has_other_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *t = a[1].u.in;
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    bool yes = false;
+    for (int k = 0; p && k < x->nusers && !yes; k++)
+        yes = x->users[k] != t && transpose_by(x->users[k], p->u.ints, p->n);
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* chain_read_back(x, p): see helpers_views.h. */
 bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -5492,6 +5513,55 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* transposed_at_output(u, p): see helpers_views.h. The chain below u of
+ * one-operand pointwise ops (a transpose sunk below u sinks below them
+ * too: their operand is then no broadcast), then layout-only pending
+ * shape changes and contiguous ops of u's lens, each read once, ends at
+ * the @return, and the strides it asks for (those of
+ * the chain's last value, as strides_change_at_output reads them) are,
+ * length-1 axes aside, the standard strides of u's operand's operand
+ * permuted by p: what t(u(x)) has where u(x) is standard, as a one-operand
+ * op of a broadcast is. u(t(x)) of such an x is standard, and the output
+ * takes a layout copy of it (round s42A, seed 1089530: tanh(t(mb(x)))
+ * returned, where the orders that sank t below tanh before the broadcast
+ * rose above mul returned t(tanh(mb(x))) with no copy). */
+bool helper_transposed_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in, *v = u;
+    const int64_t *p = a[1].u.ints;
+    int rank = u->sh.rank;
+    bool pending = false, yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if ((layout_pending(r) || is_op(r, "contiguous")) && r->nargs == 1 && shape_same_lens(&r->sh, &u->sh))
+            pending = true;
+        else if (!pointwise_unary(r) || pending)
+            break;
+        v = r;
+    }
+    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN) && u->nargs == 1 &&
+        a[1].n == rank && rank <= SHAPE_MAX_RANK) {
+        shape std = shape_standard(u->sh.type, rank, u->sh.lens);
+        int64_t lens[SHAPE_MAX_RANK], want[SHAPE_MAX_RANK];
+        bool ok = true;
+        /* x's lens: u's permuted back by p */
+        for (int i = 0; i < rank && ok; i++) {
+            ok = p[i] >= 0 && p[i] < rank;
+            if (ok)
+                lens[p[i]] = u->sh.lens[i];
+        }
+        if (ok) {
+            shape base = shape_standard(u->sh.type, rank, lens);
+            for (int i = 0; i < rank; i++)
+                want[i] = base.strides[p[i]];
+            yes = !long_axes_strides_differ(&std, v->sh.strides, want);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* transposed_readers(u): see helpers_views.h. */
 static bool transposed_readers(const ins *u)
 {
@@ -5709,7 +5779,8 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
     bool yes = false;
     const attr_value *p = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
     const ins *u = p ? t2->args[0] : NULL;
-    if (u && pointwise_op(u, t2->sh.rank) && u->nargs == 1) {
+    /* u(x), or b(x, x) reading x twice (round s42A): one function of x */
+    if (u && pointwise_op(u, t2->sh.rank) && pointwise_of_one_value(u)) {
         const ins *x = u->args[0];
         for (int k = 0; k < x->nusers && !yes; k++) {
             const ins *t = x->users[k];

@@ -209,6 +209,26 @@ bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, ru
  * rewrite reuses it). */
 bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* same_layout(a, b): instruction, instruction -> bool: a and b have the
+ * same type, lens and strides on every axis longer than 1 (a length-1
+ * axis is only indexed at 0: its stride addresses nothing, and the
+ * canonical form does not show it). */
+bool helper_same_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* transposed_at_output(u, p): instruction, ints -> bool: u = u(t(x)), t a
+ * transpose of p, reaches the @return through one-operand pointwise ops
+ * and then layout-only pending shape changes (or contiguous ops) that ask
+ * for the strides of t of a standard
+ * value: t(u(x)), with u(x) standard, is what the output takes without a
+ * copy. */
+bool helper_transposed_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* has_other_transpose(x, t): instruction, instruction -> bool: x is read by
+ * a transpose of t's permutation other than t (a view of x that stays where
+ * t moves: transpose_above_binary_of_one_value_shared reuses it, and
+ * binary_above_transpose_twice does not merge t back beside it). */
+bool helper_has_other_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unary_read_back(x, p): instruction, ints -> bool: x is read by a
  * one-operand pointwise op read only by a transpose with permutation p
  * (has_transpose one op further down: t[p](u(x)) is u(x') for x' the
