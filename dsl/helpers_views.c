@@ -872,12 +872,48 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
 static bool is_cluster_op(const ins *x);
 static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 
-/* reshaped_back_outside(b, lens): see helpers_views.h. */
+static bool becomes_reshape(const ins *r);
+static bool unit_drop_taken_into_reduction(const ins *q);
+
+/* Shape op q, the whole run from a pointwise op x, is read once by a
+ * reduction d that reduce_below_reshape moves it below once q is a
+ * reshape (a squeeze or unsqueeze of a standard value becomes one,
+ * *_to_reshape, with no guard): that rule's guards (x in its cluster's
+ * lens, q shared with no other shape op, d's result reshape not moving, q
+ * no drop of 1s taken into a reduction below) and its `let` (d's axes map
+ * through q onto x's). */
+static bool reduction_takes_run(const ins *q)
+{
+    if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
+        return false;
+    const ins *d = q->users[0], *x = q->args[0];
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
+        view_is_constant(x) || shares_reshape(q) || unit_drop_taken_into_reduction(q))
+        return false;
+    int64_t r[SHAPE_MAX_RANK];
+    int nr = 0;
+    if (!reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) || nr == 0)
+        return false;
+    rule_value v, a_x = rule_ins((ins *)x), a_d = rule_ins((ins *)d);
+    if (!helper_in_cluster_lens(NULL, &a_x, 1, &v) || !v.u.i)
+        return false;
+    return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
+}
+
+/* reshaped_back_outside(b, lens): see helpers_views.h. Not where the run
+ * is one shape op read by a reduction that reduce_below_reshape moves it
+ * below (reduction_takes_run): b's value then reaches the reduction in
+ * its own lens, and the reduction, not b, meets the reshape (seed 1098772:
+ * max(squeeze(s), mb(k)) unsqueezed for reduce_sum ran in s's lens with
+ * the reduction between two reshapes in the orders that met max first,
+ * and in the squeeze's, the reshape below the reduction, in the others). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *last = reshaped_to_run(a[0].u.in);
-    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
+    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
+               !(last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
@@ -4753,6 +4789,44 @@ bool helper_drops_to_shape(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* Two-operand op v (merges_into_broadcast) becomes a broadcast of an op on
+ * the small values in every order, not only a value of broadcast layout
+ * that stays computed in full. It does not where an operand is a
+ * multibroadcast held by a reader that keeps it (held_shared_broadcast: no
+ * merge takes a copy of it at v), nor where both operands are stretching
+ * broadcasts of computed values that no merge takes together: not two
+ * multibroadcast spellings (binary_above_multibroadcasts*) and not two
+ * broadcast[axis] of one axis and one operand lens
+ * (binary_above_broadcasts), such as a multibroadcast beside a
+ * broadcast[axis] that puts its axes first. There v's broadcast layout
+ * comes from its operands' strides (binary_through_pending_*) and no rule
+ * makes v a broadcast op, so a reshape of v stays a reshape (seed 1078021:
+ * relu(reshape(add(mb(p0), mb(abs(s))))) of an mb(p0) also read by a
+ * dot, reshaped back, kept both reshapes in the orders that asked after
+ * the pending op had gone; 1027977: sigmoid(reshape(sub(mb(k),
+ * broadcast[axis=0](abs(p1))))). Operands that are still one-operand ops
+ * over their broadcasts, or pending ops, are judged as
+ * merges_into_broadcast judges them. */
+static bool broadcasts_merge_below(const ins *v)
+{
+    if (!merges_into_broadcast(v) || held_shared_broadcast(v->args[0], v) || held_shared_broadcast(v->args[1], v))
+        return false;
+    const ins *m = v->args[0], *n = v->args[1];
+    if (layout_pending(m) && m->nusers == 1)
+        m = m->args[0];
+    if (layout_pending(n) && n->nusers == 1)
+        n = n->args[0];
+    bool bm = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && shape_broadcasted_p(&m->sh) &&
+              !view_is_constant(m->args[0]);
+    bool bn = (is_op(n, "multibroadcast") || is_op(n, "broadcast")) && n->nargs == 1 && shape_broadcasted_p(&n->sh) &&
+              !view_is_constant(n->args[0]);
+    if (!bm || !bn || (multibroadcast_spelling(m) && multibroadcast_spelling(n)))
+        return true;
+    const attr_value *a = ins_attr(m, "axis"), *b = ins_attr(n, "axis");
+    return is_op(m, "broadcast") && is_op(n, "broadcast") && a && b && a->u.i == b->u.i &&
+           lens_equal(m->args[0]->sh.lens, m->args[0]->sh.rank, n->args[0]->sh.lens, n->args[0]->sh.rank);
+}
+
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -4775,7 +4849,7 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
-            yes = merges_into_broadcast(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
+            yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
                   readers_take_broadcast(r, r, 0);
     }
     *out = rule_bool(yes);

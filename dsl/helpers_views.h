@@ -169,7 +169,9 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * labelling the cluster has, which stays (seed 1013098: sigmoid(reshape(
  * sub(mb[{32}](s), reshape[{32}](p2)))) of a {1} s, sigmoid in p2's lens,
  * kept sub in {32} in the orders that made the broadcast a multibroadcast
- * before sub's two reshapes merged; the core ran sub in p2's lens). */
+ * before sub's two reshapes merged; the core ran sub in p2's lens).
+ * Not where the run is one shape op read by a reduction that
+ * reduce_below_reshape moves it below (reduction_takes_run). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
@@ -413,8 +415,11 @@ bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_va
  * value that is not constant, r is a view of it
  * (broadcast_view_lens succeeds) and r's readers take a broadcast's layout:
  * reshape_of_multibroadcast or reshape_of_broadcast turns r into a
- * broadcast. The rules that would move an op above r wait for that, so
- * that the op meets the broadcast whichever rule the driver tries first. */
+ * broadcast. Also a reshape of a two-operand op whose broadcasts merge
+ * below it in every order (broadcasts_merge_below), not of one whose
+ * broadcast layout only comes from its operands' strides. The rules that
+ * would move an op above r wait for that, so that the op meets the
+ * broadcast whichever rule the driver tries first. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_into_reshape(r): instruction -> bool: r is a reshape of a
