@@ -608,6 +608,8 @@ static const rule_helper helper_table[] = {
      "in_reshape_cluster(v): v is a pointwise op of a cluster with a lens (cluster_lens), or of one that reads a pending op (not known yet)"},
     {"broadcast_past_pending", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_past_pending,
      "broadcast_past_pending(x): x is a broadcast, or a layout-only pending shape change read once of one (view_through_pending takes it away), or a two-operand op whose multibroadcasts merge into one"},
+    {"standard_between_pending", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_standard_between_pending,
+     "standard_between_pending(x, r): r, a view of x read by a layout-only pending op, is standard only until x, a pending op over a value that is not standard or a two-operand op whose multibroadcasts merge, goes"},
     {"transpose_read_once", RV_BOOL, 1, {RV_INS}, false, helper_transpose_read_once,
      "transpose_read_once(x): x is a transpose with one reader (a transpose moved onto it composes with it)"},
     {"transposes_settle_below", RV_BOOL, 1, {RV_INS}, false, helper_transposes_settle_below,

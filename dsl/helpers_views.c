@@ -5423,6 +5423,28 @@ bool helper_broadcast_past_pending(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* standard_between_pending(x, r): see helpers_views.h. The squeeze r of
+ * x is standard only between two layout-only pending ops that
+ * view_through_pending and pending_of_pending take away in every order:
+ * x over a value that is not standard, and r read by one (seed 1074046:
+ * squeeze(pending(mb(mul))) under a pending op back to the broadcast's
+ * layout, returned: folded into a reshape first, the broadcast copied at
+ * the output in the orders that met the squeeze before the pending op
+ * went, where the others kept the squeeze of the broadcast). */
+bool helper_standard_between_pending(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *r = a[1].u.in, *v = past_layout_pending(x);
+    /* x over a value that is not standard, or a two-operand op whose
+     * multibroadcasts merge, which the merge leaves so (seed 1074046
+     * again, --seed-order 23757: the squeeze folded before the merge) */
+    bool x_transient = v != x ? !shape_standard_p(&v->sh)
+                              : is_cluster_op(x) && x->nargs == 2 &&
+                                    (multibroadcasts_merge(x) || merges_with_constant_broadcast(x));
+    *out = rule_bool(x_transient && one_reader(r) && layout_pending(r->users[0]));
+    return true;
+}
+
 /* transpose_read_once(x): see helpers_views.h. transpose_beside_binary_*
  * wait while the transpose vanishes below (vanishes_below): moving it
  * sideways onto x leaves t(x) and takes the inverse away, two views where
@@ -6114,6 +6136,22 @@ static bool unit_reshape_below_of(const ins *m, bool aligned)
     if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && m->nargs == 1 && m->args[0]->nargs == 1 &&
         (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
         const ins *r = m->args[0], *x = r->args[0];
+        /* reshapes below r (and shape ops of standard values, which
+         * become reshapes) compose with it in every order
+         * (reshape_of_reshape): r is then a reshape of the first value
+         * below them, and asked as such (seed 1071471: add(mb(reshape[{2}](
+         * reshape[{2, 1}](abs(mb[{1, 2}](p1))))), mb(p3)) merged into {2}
+         * in the orders that met add before the two reshapes composed into
+         * one that drops a leading 1, and kept add(mb(abs(p1)), mb(p3)),
+         * one view fewer, in those that composed them first) */
+        const attr_value *dims = ins_attr(r, "dims");
+        bool composes = true;
+        for (int k = 0; dims && k < dims->n; k++)
+            composes = composes && dims->u.ints[k] != 0;
+        for (int depth = 0; composes && depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                            (is_op(x, "reshape") || ((x->op->classes & OPC_SHAPE) && shape_standard_p(&x->args[0]->sh)));
+             depth++)
+            x = x->args[0];
         /* a reshape that only adds or drops leading 1s goes into the
          * multibroadcast even above a reduction itself: the leading 1s of a
          * reduction a multibroadcast reads are its own
@@ -6314,6 +6352,36 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
     return true;
 }
 
+/* b's value goes, through a chain of shape ops and pending shape changes
+ * each read once, to one of b's own lens whose layout reaches an output:
+ * the chain composes into a reshape to b's shape, which goes
+ * (reshape_of_reshape, reshape_to_same_shape), so the output reads that
+ * value's strides in every order, as it does once the chain has composed
+ * (seed 1031353: mul(broadcast(p5), mb(sub)) under unsqueeze, squeeze and
+ * two reshapes that end at its lens, returned, merged into a broadcast and
+ * a copy in the orders that met mul before the chain composed). Like the
+ * pending branch of strides_change_at_output, the merge copies only where
+ * those strides are b's now and the rebuilt ones differ: a pending op at
+ * the end asks for the strides the graph returned before, which may be
+ * the merged ones (round s42C; tuned seed 5693: mul standard under a
+ * pending op back to the broadcast layout, under a squeeze, returned;
+ * compared with mul's own strides the merge was refused there, and the
+ * squeeze met the merged broadcast through a pending op and copied). */
+static bool returned_through_shapes(const ins *b, const int64_t *outer)
+{
+    const ins *v = b;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if (!(((r->op->classes & OPC_SHAPE) || ins_is_pending(r)) && r->nargs == 1 && r->nmods == 0))
+            break;
+        v = r;
+        if (shape_same_lens(&v->sh, &b->sh) && layout_reaches_output(v, 0))
+            return long_axes_strides_differ(&b->sh, v->sh.strides, outer) &&
+                   !long_axes_strides_differ(&b->sh, v->sh.strides, b->sh.strides);
+    }
+    return false;
+}
+
 /* b rebuilt with strides `outer` (of b's rank) has other strides than
  * now, length-1 axes aside, and they reach an output: it would need a
  * copy there. */
@@ -6348,7 +6416,8 @@ static bool strides_change_at_output(const ins *b, const int64_t *outer)
     if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN))
         return long_axes_strides_differ(&b->sh, v->sh.strides, outer) &&
                !long_axes_strides_differ(&b->sh, v->sh.strides, b->sh.strides);
-    return long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0);
+    return (long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0)) ||
+           returned_through_shapes(b, outer);
 }
 
 /* v's strides reach an output (the @return, an opaque op or a region)

@@ -308,6 +308,13 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
  * merge makes a broadcast. */
 bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* standard_between_pending(x, r): instruction, instruction -> bool: r (a
+ * view of x) is standard only for a while: r's one reader is a layout-only
+ * pending op, and x is one read once (not over another) of a value that is
+ * not standard, or a two-operand op whose multibroadcasts merge
+ * (multibroadcasts_merge, merges_with_constant_broadcast). */
+bool helper_standard_between_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transpose_read_once(x): instruction -> bool: x is a transpose with one
  * reader (a transpose moved onto x composes with it). */
 bool helper_transpose_read_once(arena *mem, const rule_value *args, int nargs, rule_value *out);
