@@ -872,12 +872,48 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
 static bool is_cluster_op(const ins *x);
 static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 
-/* reshaped_back_outside(b, lens): see helpers_views.h. */
+static bool becomes_reshape(const ins *r);
+static bool unit_drop_taken_into_reduction(const ins *q);
+
+/* Shape op q, the whole run from a pointwise op x, is read once by a
+ * reduction d that reduce_below_reshape moves it below once q is a
+ * reshape (a squeeze or unsqueeze of a standard value becomes one,
+ * *_to_reshape, with no guard): that rule's guards (x in its cluster's
+ * lens, q shared with no other shape op, d's result reshape not moving, q
+ * no drop of 1s taken into a reduction below) and its `let` (d's axes map
+ * through q onto x's). */
+static bool reduction_takes_run(const ins *q)
+{
+    if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
+        return false;
+    const ins *d = q->users[0], *x = q->args[0];
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
+        view_is_constant(x) || shares_reshape(q) || unit_drop_taken_into_reduction(q))
+        return false;
+    int64_t r[SHAPE_MAX_RANK];
+    int nr = 0;
+    if (!reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) || nr == 0)
+        return false;
+    rule_value v, a_x = rule_ins((ins *)x), a_d = rule_ins((ins *)d);
+    if (!helper_in_cluster_lens(NULL, &a_x, 1, &v) || !v.u.i)
+        return false;
+    return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
+}
+
+/* reshaped_back_outside(b, lens): see helpers_views.h. Not where the run
+ * is one shape op read by a reduction that reduce_below_reshape moves it
+ * below (reduction_takes_run): b's value then reaches the reduction in
+ * its own lens, and the reduction, not b, meets the reshape (seed 1098772:
+ * max(squeeze(s), mb(k)) unsqueezed for reduce_sum ran in s's lens with
+ * the reduction between two reshapes in the orders that met max first,
+ * and in the squeeze's, the reshape below the reduction, in the others). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *last = reshaped_to_run(a[0].u.in);
-    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
+    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
+               !(last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
@@ -1003,6 +1039,27 @@ bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *ou
     bool yes = false;
     for (int k = 0; k < x->nusers && !yes; k++)
         yes = transpose_by(x->users[k], a[1].u.ints, a[1].n);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* same_layout(a, b): see helpers_views.h. */
+bool helper_same_layout(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(shape_same_layout(&a[0].u.in->sh, &a[1].u.in->sh));
+    return true;
+}
+
+/* has_other_transpose(x, t): see helpers_views.h. */
+bool helper_has_other_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *t = a[1].u.in;
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    bool yes = false;
+    for (int k = 0; p && k < x->nusers && !yes; k++)
+        yes = x->users[k] != t && transpose_by(x->users[k], p->u.ints, p->n);
     *out = rule_bool(yes);
     return true;
 }
@@ -4753,6 +4810,44 @@ bool helper_drops_to_shape(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* Two-operand op v (merges_into_broadcast) becomes a broadcast of an op on
+ * the small values in every order, not only a value of broadcast layout
+ * that stays computed in full. It does not where an operand is a
+ * multibroadcast held by a reader that keeps it (held_shared_broadcast: no
+ * merge takes a copy of it at v), nor where both operands are stretching
+ * broadcasts of computed values that no merge takes together: not two
+ * multibroadcast spellings (binary_above_multibroadcasts*) and not two
+ * broadcast[axis] of one axis and one operand lens
+ * (binary_above_broadcasts), such as a multibroadcast beside a
+ * broadcast[axis] that puts its axes first. There v's broadcast layout
+ * comes from its operands' strides (binary_through_pending_*) and no rule
+ * makes v a broadcast op, so a reshape of v stays a reshape (seed 1078021:
+ * relu(reshape(add(mb(p0), mb(abs(s))))) of an mb(p0) also read by a
+ * dot, reshaped back, kept both reshapes in the orders that asked after
+ * the pending op had gone; 1027977: sigmoid(reshape(sub(mb(k),
+ * broadcast[axis=0](abs(p1))))). Operands that are still one-operand ops
+ * over their broadcasts, or pending ops, are judged as
+ * merges_into_broadcast judges them. */
+static bool broadcasts_merge_below(const ins *v)
+{
+    if (!merges_into_broadcast(v) || held_shared_broadcast(v->args[0], v) || held_shared_broadcast(v->args[1], v))
+        return false;
+    const ins *m = v->args[0], *n = v->args[1];
+    if (layout_pending(m) && m->nusers == 1)
+        m = m->args[0];
+    if (layout_pending(n) && n->nusers == 1)
+        n = n->args[0];
+    bool bm = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && shape_broadcasted_p(&m->sh) &&
+              !view_is_constant(m->args[0]);
+    bool bn = (is_op(n, "multibroadcast") || is_op(n, "broadcast")) && n->nargs == 1 && shape_broadcasted_p(&n->sh) &&
+              !view_is_constant(n->args[0]);
+    if (!bm || !bn || (multibroadcast_spelling(m) && multibroadcast_spelling(n)))
+        return true;
+    const attr_value *a = ins_attr(m, "axis"), *b = ins_attr(n, "axis");
+    return is_op(m, "broadcast") && is_op(n, "broadcast") && a && b && a->u.i == b->u.i &&
+           lens_equal(m->args[0]->sh.lens, m->args[0]->sh.rank, n->args[0]->sh.lens, n->args[0]->sh.rank);
+}
+
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -4775,7 +4870,7 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
-            yes = merges_into_broadcast(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
+            yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
                   readers_take_broadcast(r, r, 0);
     }
     *out = rule_bool(yes);
@@ -5423,6 +5518,28 @@ bool helper_broadcast_past_pending(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* standard_between_pending(x, r): see helpers_views.h. The squeeze r of
+ * x is standard only between two layout-only pending ops that
+ * view_through_pending and pending_of_pending take away in every order:
+ * x over a value that is not standard, and r read by one (seed 1074046:
+ * squeeze(pending(mb(mul))) under a pending op back to the broadcast's
+ * layout, returned: folded into a reshape first, the broadcast copied at
+ * the output in the orders that met the squeeze before the pending op
+ * went, where the others kept the squeeze of the broadcast). */
+bool helper_standard_between_pending(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *r = a[1].u.in, *v = past_layout_pending(x);
+    /* x over a value that is not standard, or a two-operand op whose
+     * multibroadcasts merge, which the merge leaves so (seed 1074046
+     * again, --seed-order 23757: the squeeze folded before the merge) */
+    bool x_transient = v != x ? !shape_standard_p(&v->sh)
+                              : is_cluster_op(x) && x->nargs == 2 &&
+                                    (multibroadcasts_merge(x) || merges_with_constant_broadcast(x));
+    *out = rule_bool(x_transient && one_reader(r) && layout_pending(r->users[0]));
+    return true;
+}
+
 /* transpose_read_once(x): see helpers_views.h. transpose_beside_binary_*
  * wait while the transpose vanishes below (vanishes_below): moving it
  * sideways onto x leaves t(x) and takes the inverse away, two views where
@@ -5489,6 +5606,55 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule
         identity = identity && acc[k] == k;
     *out = rule_bool(ok && seen && !identity && !layout_reaches_output(v, 0) &&
                      !(one_reader(v) && (v->users[0]->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION))));
+    return true;
+}
+
+/* transposed_at_output(u, p): see helpers_views.h. The chain below u of
+ * one-operand pointwise ops (a transpose sunk below u sinks below them
+ * too: their operand is then no broadcast), then layout-only pending
+ * shape changes and contiguous ops of u's lens, each read once, ends at
+ * the @return, and the strides it asks for (those of
+ * the chain's last value, as strides_change_at_output reads them) are,
+ * length-1 axes aside, the standard strides of u's operand's operand
+ * permuted by p: what t(u(x)) has where u(x) is standard, as a one-operand
+ * op of a broadcast is. u(t(x)) of such an x is standard, and the output
+ * takes a layout copy of it (round s42A, seed 1089530: tanh(t(mb(x)))
+ * returned, where the orders that sank t below tanh before the broadcast
+ * rose above mul returned t(tanh(mb(x))) with no copy). */
+bool helper_transposed_at_output(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in, *v = u;
+    const int64_t *p = a[1].u.ints;
+    int rank = u->sh.rank;
+    bool pending = false, yes = false;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if ((layout_pending(r) || is_op(r, "contiguous")) && r->nargs == 1 && shape_same_lens(&r->sh, &u->sh))
+            pending = true;
+        else if (!pointwise_unary(r) || pending)
+            break;
+        v = r;
+    }
+    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN) && u->nargs == 1 &&
+        a[1].n == rank && rank <= SHAPE_MAX_RANK) {
+        shape std = shape_standard(u->sh.type, rank, u->sh.lens);
+        int64_t lens[SHAPE_MAX_RANK], want[SHAPE_MAX_RANK];
+        bool ok = true;
+        /* x's lens: u's permuted back by p */
+        for (int i = 0; i < rank && ok; i++) {
+            ok = p[i] >= 0 && p[i] < rank;
+            if (ok)
+                lens[p[i]] = u->sh.lens[i];
+        }
+        if (ok) {
+            shape base = shape_standard(u->sh.type, rank, lens);
+            for (int i = 0; i < rank; i++)
+                want[i] = base.strides[p[i]];
+            yes = !long_axes_strides_differ(&std, v->sh.strides, want);
+        }
+    }
+    *out = rule_bool(yes);
     return true;
 }
 
@@ -5709,7 +5875,8 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
     bool yes = false;
     const attr_value *p = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
     const ins *u = p ? t2->args[0] : NULL;
-    if (u && pointwise_op(u, t2->sh.rank) && u->nargs == 1) {
+    /* u(x), or b(x, x) reading x twice (round s42A): one function of x */
+    if (u && pointwise_op(u, t2->sh.rank) && pointwise_of_one_value(u)) {
         const ins *x = u->args[0];
         for (int k = 0; k < x->nusers && !yes; k++) {
             const ins *t = x->users[k];
@@ -6114,6 +6281,22 @@ static bool unit_reshape_below_of(const ins *m, bool aligned)
     if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && m->nargs == 1 && m->args[0]->nargs == 1 &&
         (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
         const ins *r = m->args[0], *x = r->args[0];
+        /* reshapes below r (and shape ops of standard values, which
+         * become reshapes) compose with it in every order
+         * (reshape_of_reshape): r is then a reshape of the first value
+         * below them, and asked as such (seed 1071471: add(mb(reshape[{2}](
+         * reshape[{2, 1}](abs(mb[{1, 2}](p1))))), mb(p3)) merged into {2}
+         * in the orders that met add before the two reshapes composed into
+         * one that drops a leading 1, and kept add(mb(abs(p1)), mb(p3)),
+         * one view fewer, in those that composed them first) */
+        const attr_value *dims = ins_attr(r, "dims");
+        bool composes = true;
+        for (int k = 0; dims && k < dims->n; k++)
+            composes = composes && dims->u.ints[k] != 0;
+        for (int depth = 0; composes && depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
+                            (is_op(x, "reshape") || ((x->op->classes & OPC_SHAPE) && shape_standard_p(&x->args[0]->sh)));
+             depth++)
+            x = x->args[0];
         /* a reshape that only adds or drops leading 1s goes into the
          * multibroadcast even above a reduction itself: the leading 1s of a
          * reduction a multibroadcast reads are its own
@@ -6314,6 +6497,36 @@ static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *ou
     return true;
 }
 
+/* b's value goes, through a chain of shape ops and pending shape changes
+ * each read once, to one of b's own lens whose layout reaches an output:
+ * the chain composes into a reshape to b's shape, which goes
+ * (reshape_of_reshape, reshape_to_same_shape), so the output reads that
+ * value's strides in every order, as it does once the chain has composed
+ * (seed 1031353: mul(broadcast(p5), mb(sub)) under unsqueeze, squeeze and
+ * two reshapes that end at its lens, returned, merged into a broadcast and
+ * a copy in the orders that met mul before the chain composed). Like the
+ * pending branch of strides_change_at_output, the merge copies only where
+ * those strides are b's now and the rebuilt ones differ: a pending op at
+ * the end asks for the strides the graph returned before, which may be
+ * the merged ones (round s42C; tuned seed 5693: mul standard under a
+ * pending op back to the broadcast layout, under a squeeze, returned;
+ * compared with mul's own strides the merge was refused there, and the
+ * squeeze met the merged broadcast through a pending op and copied). */
+static bool returned_through_shapes(const ins *b, const int64_t *outer)
+{
+    const ins *v = b;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(v); depth++) {
+        const ins *r = v->users[0];
+        if (!(((r->op->classes & OPC_SHAPE) || ins_is_pending(r)) && r->nargs == 1 && r->nmods == 0))
+            break;
+        v = r;
+        if (shape_same_lens(&v->sh, &b->sh) && layout_reaches_output(v, 0))
+            return long_axes_strides_differ(&b->sh, v->sh.strides, outer) &&
+                   !long_axes_strides_differ(&b->sh, v->sh.strides, b->sh.strides);
+    }
+    return false;
+}
+
 /* b rebuilt with strides `outer` (of b's rank) has other strides than
  * now, length-1 axes aside, and they reach an output: it would need a
  * copy there. */
@@ -6348,7 +6561,8 @@ static bool strides_change_at_output(const ins *b, const int64_t *outer)
     if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN))
         return long_axes_strides_differ(&b->sh, v->sh.strides, outer) &&
                !long_axes_strides_differ(&b->sh, v->sh.strides, b->sh.strides);
-    return long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0);
+    return (long_axes_strides_differ(&b->sh, b->sh.strides, outer) && layout_reaches_output(b, 0)) ||
+           returned_through_shapes(b, outer);
 }
 
 /* v's strides reach an output (the @return, an opaque op or a region)

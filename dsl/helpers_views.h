@@ -169,7 +169,9 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * labelling the cluster has, which stays (seed 1013098: sigmoid(reshape(
  * sub(mb[{32}](s), reshape[{32}](p2)))) of a {1} s, sigmoid in p2's lens,
  * kept sub in {32} in the orders that made the broadcast a multibroadcast
- * before sub's two reshapes merged; the core ran sub in p2's lens). */
+ * before sub's two reshapes merged; the core ran sub in p2's lens).
+ * Not where the run is one shape op read by a reduction that
+ * reduce_below_reshape moves it below (reduction_takes_run). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
@@ -208,6 +210,26 @@ bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, ru
  * transpose with permutation p (so a transpose of x by p costs nothing: the
  * rewrite reuses it). */
 bool helper_has_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* same_layout(a, b): instruction, instruction -> bool: a and b have the
+ * same type, lens and strides on every axis longer than 1 (a length-1
+ * axis is only indexed at 0: its stride addresses nothing, and the
+ * canonical form does not show it). */
+bool helper_same_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* transposed_at_output(u, p): instruction, ints -> bool: u = u(t(x)), t a
+ * transpose of p, reaches the @return through one-operand pointwise ops
+ * and then layout-only pending shape changes (or contiguous ops) that ask
+ * for the strides of t of a standard
+ * value: t(u(x)), with u(x) standard, is what the output takes without a
+ * copy. */
+bool helper_transposed_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* has_other_transpose(x, t): instruction, instruction -> bool: x is read by
+ * a transpose of t's permutation other than t (a view of x that stays where
+ * t moves: transpose_above_binary_of_one_value_shared reuses it, and
+ * binary_above_transpose_twice does not merge t back beside it). */
+bool helper_has_other_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* unary_read_back(x, p): instruction, ints -> bool: x is read by a
  * one-operand pointwise op read only by a transpose with permutation p
@@ -307,6 +329,13 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *args, int narg
  * (multibroadcasts_merge, merges_with_constant_broadcast), which the
  * merge makes a broadcast. */
 bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* standard_between_pending(x, r): instruction, instruction -> bool: r (a
+ * view of x) is standard only for a while: r's one reader is a layout-only
+ * pending op, and x is one read once (not over another) of a value that is
+ * not standard, or a two-operand op whose multibroadcasts merge
+ * (multibroadcasts_merge, merges_with_constant_broadcast). */
+bool helper_standard_between_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transpose_read_once(x): instruction -> bool: x is a transpose with one
  * reader (a transpose moved onto x composes with it). */
@@ -413,8 +442,11 @@ bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_va
  * value that is not constant, r is a view of it
  * (broadcast_view_lens succeeds) and r's readers take a broadcast's layout:
  * reshape_of_multibroadcast or reshape_of_broadcast turns r into a
- * broadcast. The rules that would move an op above r wait for that, so
- * that the op meets the broadcast whichever rule the driver tries first. */
+ * broadcast. Also a reshape of a two-operand op whose broadcasts merge
+ * below it in every order (broadcasts_merge_below), not of one whose
+ * broadcast layout only comes from its operands' strides. The rules that
+ * would move an op above r wait for that, so that the op meets the
+ * broadcast whichever rule the driver tries first. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_into_reshape(r): instruction -> bool: r is a reshape of a
