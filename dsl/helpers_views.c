@@ -4016,7 +4016,18 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * contiguous, where the noisy graph, whose sin had moved above the
          * reshape, kept the copying reshape) */
         if ((c & OPC_UNARY) && r->nargs == 1) {
+            /* a reshape v (not one that becomes a broadcast of one
+             * element, below) read by a one-operand op read only by reductions:
+             * once the op moves above v (unary_above_reshape), v is read by
+             * the reductions, which do not take it as a broadcast (the
+             * reduction branch below), and reduce_below_reshape moves it
+             * below them; made a broadcast first, the op sank below it and
+             * the reductions read the broadcast (seed 1014915) */
             bool v_unit = reshape_becomes_unit_broadcast(v);
+            if (is_op(v, "reshape") && v == u && !v_unit && reduced_below(r)) {
+                ok = false;
+                continue;
+            }
             const ins *unit = NULL;
             if (v_unit && !has_length_one_axis(v))
                 unit = v;
