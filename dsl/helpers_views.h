@@ -154,9 +154,10 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int narg
  * there is no such run or it ends in b's own lens. */
 bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* multibroadcast_below(b, rank): instruction, int -> bool: b's value
- * reaches, through single-reader one-operand pointwise ops and b(v, v), a
- * multibroadcast of at least that rank, which drops a reshape that only
- * adds or removes leading 1s. */
+ * reaches, through single-reader one-operand pointwise ops and b(v, v)
+ * (and, as b's first reader, w(v, s) of a reshape s that is b's own
+ * operand, read by b and w alone), a multibroadcast of at least that
+ * rank, which drops a reshape that only adds or removes leading 1s. */
 bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_back_outside(b, lens): instruction, ints -> bool: the run of
  * shape ops reshaped_to(b) finds ends in lens, and no pointwise op (no
