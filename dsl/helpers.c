@@ -641,7 +641,7 @@ static const rule_helper helper_table[] = {
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,
      "standard_readers(m): m's readers are two-operand ops whose other operand is standard and cannot become a broadcast"},
     {"hoist_readers", RV_BOOL, 1, {RV_INS}, false, helper_hoist_readers,
-     "hoist_readers(m): standard_readers(m), or a reader's other operand is a multibroadcast whose lens never merge with m's operand's"},
+     "hoist_readers(m): standard_readers(m), or a reader's other operand is a multibroadcast whose lens never merge with m's operand's; a one-operand reader only where outputs alone read it"},
     {"composes_into_reshape", RV_BOOL, 1, {RV_INS}, false, helper_composes_into_reshape,
      "composes_into_reshape(r): r is a reshape of a squeeze or unsqueeze of a broadcast (reshape_of_squeeze and reshape_of_unsqueeze compose them)"},
     {"drops_to_shape", RV_BOOL, 1, {RV_INS}, false, helper_drops_to_shape,

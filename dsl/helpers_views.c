@@ -4337,10 +4337,20 @@ bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value 
 static bool apart_broadcast(const ins *n, const ins *v);
 static bool held_shared_broadcast(const ins *o, const ins *r);
 
+/* Every reader of v is an output; v has a reader. */
+static bool read_by_outputs(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++)
+        ok = is_op(v->users[k], "@return");
+    return ok;
+}
+
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
  * a multibroadcast that never merges with one of apart_of
- * (apart_broadcast; hoist_readers). */
+ * (apart_broadcast; hoist_readers), where a one-operand reader counts only
+ * if outputs alone read it. */
 static bool readers_keep_standard(const ins *m, const ins *apart_of)
 {
     bool ok = m->nusers > 0;
@@ -4352,6 +4362,18 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
          * keep their layout either way (standard_readers only) */
         if (!apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
             shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
+            continue;
+        /* for hoist_readers, such an op read by outputs alone, which do
+         * not take a broadcast's layout (readers_take_broadcast): no
+         * unary_above_*broadcast sinks m below it in any order, so it
+         * reads m's strides above b as below it (seed 1058563: the core's
+         * broadcast(mul(mb(w), literal)) read by abs and returned); not
+         * where a dot reads it, which takes the layout in some orders and
+         * the op then sinks (seed 1023084: sigmoid(mb(sub(x, literal)))
+         * read by a dot) */
+        if (apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs(r) &&
+            !readers_take_broadcast(r, r, 0))
             continue;
         /* a dot reads any strides, and its value is standard either way
          * (seed 19308: the core's broadcast(sigmoid(m)), read by a dot and

@@ -434,7 +434,10 @@ bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule
  * standard_readers asks or is a multibroadcast of a settled value whose
  * lens never merge with m's operand's (neither broadcasts to the other):
  * the reader's value is standard whether m stays or moves above its
- * operand, and nothing merges with m there. */
+ * operand, and nothing merges with m there; or a one-operand op of
+ * standard value that outputs alone read (round s42F: it never takes the
+ * broadcast's layout, so no sink moves m below it, and it reads m's
+ * strides above the operand as below it). */
 bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
