@@ -833,6 +833,27 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 static bool broadcast_bound(const ins *v, const ins *u, int depth);
 static const ins *other_operand(const ins *b, const ins *x);
 
+/* w is a two-operand op read b(v, s) of b's value v and of a reshape s
+ * that is b's own operand, read by b and w alone. Moved above b (the
+ * binary_above_unit_reshape_under_multibroadcast_* rules, which ask this
+ * through multibroadcast_below), s leaves w reading two reshapes of one
+ * value's lens to s's, each read once, which binary_above_reshapes takes
+ * below w (or, where w is a cluster op, the labelling runs w there: both
+ * leaves are in those lens and the multibroadcast below takes them for
+ * free); so w passes the reshape on as a one-operand op does. */
+static bool reads_shared_reshape_beside(const ins *w, const ins *b)
+{
+    if (!((w->op->classes & OPC_BINARY) && w->nargs == 2) || w->nmods != 0 || w->args[0] == w->args[1])
+        return false;
+    const ins *s = w->args[0] == b ? w->args[1] : w->args[1] == b ? w->args[0] : NULL;
+    if (!s || !is_op(s, "reshape") || s->nargs != 1 || (b->args[0] != s && (b->nargs < 2 || b->args[1] != s)))
+        return false;
+    for (int k = 0; k < s->nusers; k++)
+        if (s->users[k] != b && s->users[k] != w)
+            return false;
+    return true;
+}
+
 /* multibroadcast_below(b, rank): see helpers_views.h. */
 bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -860,7 +881,8 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
             break;
         }
         bool through = ((r->op->classes & OPC_UNARY) && r->nargs == 1) ||
-                       ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v);
+                       ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v) ||
+                       (depth == 0 && reads_shared_reshape_beside(r, a[0].u.in));
         if (!through)
             break;
         v = r;
@@ -1577,12 +1599,14 @@ typedef struct cluster {
     int nleaves;
     int64_t sink[SHAPE_MAX_RANK];
     int nsink;
-    /* > 0: the sink is read by a multibroadcast of this rank, which reads
-     * any lens equal to the sink's but for leading 1s as well
-     * (multibroadcast_of_unit_reshape drops such a reshape): each of them
-     * costs nothing, and sink holds the one without leading 1s */
+    /* > 0: the sink is read only by multibroadcasts, the least of rank
+     * this (sink_read_by_multibroadcasts), which read any lens equal to
+     * the sink's but for leading 1s as well (multibroadcast_of_unit_reshape
+     * drops such a reshape): each of them costs nothing, and sink holds
+     * the one without leading 1s */
     int sink_loose;
     bool sink_trimmed; /* leading 1s were dropped from the sink (sink_loose) */
+    bool sink_shared;  /* the loose sink has several multibroadcast readers */
     /* the sink is read by one reduction over red_axes (of the sink's
      * lens), whose value is reshaped to red_to below it: see sink_cost */
     const ins *red;
@@ -2047,6 +2071,33 @@ static bool transpose_goes_away(const ins *t)
            (transpose_vanishes_below(b->args[0]) && !view_is_constant(x) && !view_is_constant(y));
 }
 
+/* sink_read_by_multibroadcasts(s): the sink s of a cluster (its root or
+ * the end of the reshape chain below it) of more than one element is read
+ * only by multibroadcasts that stretch something (not unit_broadcast), and
+ * by at least one: the least rank among them, else 0. Each of them reads
+ * any lens equal to s's but for leading 1s as it reads s
+ * (multibroadcast_of_unit_reshape takes the reshape from every reader, it
+ * asks no single reader of it), so the sink's lens are loose up to that
+ * rank whether s has one such reader or several. Asked of one reader only,
+ * the sink of add(unsqueeze(x), y) squeezed for two multibroadcasts was
+ * the squeeze's lens while the squeeze stood and the root's once both
+ * multibroadcasts had taken it, and the tie between x's lens and y's went
+ * by order (seed 1078309). */
+static int sink_read_by_multibroadcasts(const ins *s)
+{
+    if (s->nusers == 0 || shape_elements(&s->sh) <= 1)
+        return 0;
+    int rank = 0;
+    for (int k = 0; k < s->nusers; k++) {
+        const ins *m = s->users[k];
+        if (!is_op(m, "multibroadcast") || unit_broadcast(m))
+            return 0;
+        if (rank == 0 || m->sh.rank < rank)
+            rank = m->sh.rank;
+    }
+    return rank;
+}
+
 /* The cluster of pointwise op v: its root (up through single readers that
  * are cluster ops or reshapes of one reader), the lens the root's value is
  * reshaped to below it, its ops and its leaves. */
@@ -2085,14 +2136,16 @@ static bool cluster_of(const ins *v, cluster *c)
     }
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
-    if (one_reader(s) && is_op(s->users[0], "multibroadcast") && !unit_broadcast(s->users[0]) && shape_elements(&s->sh) > 1) {
+    int loose = sink_read_by_multibroadcasts(s);
+    if (loose > 0) {
         int k = 0;
         while (k < c->nsink - 1 && c->sink[k] == 1)
             k++;
         memmove(c->sink, c->sink + k, sizeof(int64_t) * (size_t)(c->nsink - k));
         c->nsink -= k;
         c->sink_trimmed = k > 0;
-        c->sink_loose = s->users[0]->sh.rank;
+        c->sink_loose = loose;
+        c->sink_shared = !one_reader(s);
     }
     if (one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
         const ins *d = s->users[0];
@@ -2613,9 +2666,19 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
         if (shape_standard_p(&c->leaves[k]->sh))
             add_outside_cands(L, c->leaves[k], c->leaves[k], shared, 0);
     /* and those of each op's kept reshapes (edge_cost: free there for
-     * an op that keeps its lens, as for the leaf it becomes) */
+     * an op that keeps its lens, as for the leaf it becomes); not the
+     * root's where the loose sink has several multibroadcast readers
+     * (sink_shared): then every reshape of the root is the chain to the
+     * sink, whose lenses the sink stands for (sink_cost), and a chain that
+     * moves other 1s than leading ones stays there or goes by order
+     * (multibroadcast_of_unit_reshape takes a chain of leading 1s from
+     * each reader, multibroadcast_of_reshape_leading_ones the rest from a
+     * reshape of one reader only): counted, it added a candidate while it
+     * stood, and a tie went to it and away from it in turn until the rule
+     * budget ran out (seed 1025311: max(literal, p0) of a {3, 1} p0
+     * unsqueezed for two multibroadcasts) */
     for (int k = 0; k < c->nops; k++)
-        if (shape_standard_p(&c->ops[k]->sh))
+        if (shape_standard_p(&c->ops[k]->sh) && !(c->sink_shared && c->ops[k] == c->root))
             add_outside_cands(L, c->ops[k], c->ops[k], shared, 0);
 }
 
@@ -4016,7 +4079,18 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * contiguous, where the noisy graph, whose sin had moved above the
          * reshape, kept the copying reshape) */
         if ((c & OPC_UNARY) && r->nargs == 1) {
+            /* a reshape v (not one that becomes a broadcast of one
+             * element, below) read by a one-operand op read only by reductions:
+             * once the op moves above v (unary_above_reshape), v is read by
+             * the reductions, which do not take it as a broadcast (the
+             * reduction branch below), and reduce_below_reshape moves it
+             * below them; made a broadcast first, the op sank below it and
+             * the reductions read the broadcast (seed 1014915) */
             bool v_unit = reshape_becomes_unit_broadcast(v);
+            if (is_op(v, "reshape") && v == u && !v_unit && reduced_below(r)) {
+                ok = false;
+                continue;
+            }
             const ins *unit = NULL;
             if (v_unit && !has_length_one_axis(v))
                 unit = v;
@@ -4337,10 +4411,20 @@ bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value 
 static bool apart_broadcast(const ins *n, const ins *v);
 static bool held_shared_broadcast(const ins *o, const ins *r);
 
+/* Every reader of v is an output; v has a reader. */
+static bool read_by_outputs(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++)
+        ok = is_op(v->users[k], "@return");
+    return ok;
+}
+
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
  * a multibroadcast that never merges with one of apart_of
- * (apart_broadcast; hoist_readers). */
+ * (apart_broadcast; hoist_readers), where a one-operand reader counts only
+ * if outputs alone read it. */
 static bool readers_keep_standard(const ins *m, const ins *apart_of)
 {
     bool ok = m->nusers > 0;
@@ -4352,6 +4436,18 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
          * keep their layout either way (standard_readers only) */
         if (!apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
             shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
+            continue;
+        /* for hoist_readers, such an op read by outputs alone, which do
+         * not take a broadcast's layout (readers_take_broadcast): no
+         * unary_above_*broadcast sinks m below it in any order, so it
+         * reads m's strides above b as below it (seed 1058563: the core's
+         * broadcast(mul(mb(w), literal)) read by abs and returned); not
+         * where a dot reads it, which takes the layout in some orders and
+         * the op then sinks (seed 1023084: sigmoid(mb(sub(x, literal)))
+         * read by a dot) */
+        if (apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs(r) &&
+            !readers_take_broadcast(r, r, 0))
             continue;
         /* a dot reads any strides, and its value is standard either way
          * (seed 19308: the core's broadcast(sigmoid(m)), read by a dot and
@@ -6675,16 +6771,53 @@ static bool stretching_broadcast_bound(const ins *v)
     return merges_into_broadcast(v) || broadcast_sinks_below(v);
 }
 
-/* Every reader of r keeps a broadcast as it is (keeps_broadcast_reader)
- * or passes fits(w, r); r has a reader. The reader walk of
- * beside_broadcast_readers and readers_in_cluster_lens. */
+/* w is a transpose read only by dots (a dot operand's transpose stays,
+ * the IR has no operand permutation): no cluster op, and it reads its
+ * operand's value as it is, in its lens, so to the reshape rules that ask
+ * readers_keep_broadcast_or it is a reader that keeps a broadcast. Not
+ * one read by an output, which keeps the transposed layout of what it
+ * reads (seed 1023407: abs(mb(k)) transposed back for the output became
+ * a contiguous of a broadcast). Seed 1047554:
+ * reshape[{2, 3}](sigmoid(mb[{2, 1, 3}](y))) transposed for a dot stayed
+ * in the orders that merged sigmoid's operand into a broadcast first,
+ * where the others ran sigmoid in {2, 3} on mb[{2, 3}](y). */
+static bool transposed_for_dots(const ins *w)
+{
+    if (!is_op(w, "transpose") || w->nargs != 1 || w->nmods != 0 || w->nusers == 0)
+        return false;
+    for (int k = 0; k < w->nusers; k++)
+        if (!is_op(w->users[k], "dot"))
+            return false;
+    return true;
+}
+
+/* r's value is a broadcast of one element, or a one-operand op of one:
+ * the rules that ask readers_keep_broadcast_or of such an r leave u of a
+ * one-element broadcast, which sinks below u only where u's readers take
+ * a broadcast's layout themselves (a transpose between keeps u above it:
+ * seed 2046633, neg(mb[{4, 2, 4}](tanh(p))) transposed for a dot, where
+ * the core sank neg first and kept squeeze(mb(neg(tanh(p))))). */
+static bool over_one_element_broadcast(const ins *r)
+{
+    const ins *u = r->nargs == 1 ? r->args[0] : NULL;
+    if (u && u->nargs == 1 && (u->op->classes & OPC_UNARY))
+        u = u->args[0];
+    return u && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1 &&
+           shape_elements(&u->args[0]->sh) == 1;
+}
+
+/* Every reader of r keeps a broadcast as it is (keeps_broadcast_reader,
+ * or through a transpose, transposed_for_dots, where r's value is no
+ * broadcast of one element) or passes fits(w, r); r has a reader. The
+ * reader walk of beside_broadcast_readers and readers_in_cluster_lens. */
 static bool readers_keep_broadcast_or(const ins *r, bool (*fits)(const ins *w, const ins *r))
 {
     if (r->nusers == 0)
         return false;
+    bool many = !over_one_element_broadcast(r);
     for (int k = 0; k < r->nusers; k++) {
         const ins *w = r->users[k];
-        if (!keeps_broadcast_reader(w) && !fits(w, r))
+        if (!keeps_broadcast_reader(w) && !(many && transposed_for_dots(w)) && !fits(w, r))
             return false;
     }
     return true;
@@ -7340,6 +7473,27 @@ bool helper_reshape_copies_at_output(arena *mem, const rule_value *a, int n, rul
 {
     (void)mem, (void)n;
     *out = rule_bool(reshape_copies_at_output(a[0].u.in));
+    return true;
+}
+
+/* folds_to_reshape(m): see helpers_views.h. The guard of
+ * multibroadcast_to_reshape and broadcast_to_reshape, written once: the
+ * four literal hoists of rules/reshape.rules ask it of their inner
+ * broadcast too (round s42F). */
+bool helper_folds_to_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    const ins *m = a[0].u.in;
+    bool yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1;
+    if (yes) {
+        const ins *x = m->args[0];
+        yes = shape_elements(&m->sh) == shape_elements(&x->sh) && !shape_same_lens(&m->sh, &x->sh) &&
+              shape_standard_p(&x->sh);
+    }
+    rule_value v;
+    yes = yes && helper_broadcast_composes_below(mem, a, 1, &v) && !v.u.i;
+    yes = yes && helper_reshape_copies_at_output(mem, a, 1, &v) && !v.u.i;
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -154,9 +154,10 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int narg
  * there is no such run or it ends in b's own lens. */
 bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* multibroadcast_below(b, rank): instruction, int -> bool: b's value
- * reaches, through single-reader one-operand pointwise ops and b(v, v), a
- * multibroadcast of at least that rank, which drops a reshape that only
- * adds or removes leading 1s. */
+ * reaches, through single-reader one-operand pointwise ops and b(v, v)
+ * (and, as b's first reader, w(v, s) of a reshape s that is b's own
+ * operand, read by b and w alone), a multibroadcast of at least that
+ * rank, which drops a reshape that only adds or removes leading 1s. */
 bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_back_outside(b, lens): instruction, ints -> bool: the run of
  * shape ops reshaped_to(b) finds ends in lens, and no pointwise op (no
@@ -434,7 +435,10 @@ bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule
  * standard_readers asks or is a multibroadcast of a settled value whose
  * lens never merge with m's operand's (neither broadcasts to the other):
  * the reader's value is standard whether m stays or moves above its
- * operand, and nothing merges with m there. */
+ * operand, and nothing merges with m there; or a one-operand op of
+ * standard value that outputs alone read (round s42F: it never takes the
+ * broadcast's layout, so no sink moves m below it, and it reads m's
+ * strides above the operand as below it). */
 bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
@@ -925,6 +929,13 @@ bool helper_broadcast_merge_copies(arena *mem, const rule_value *args, int nargs
  * need a layout copy: one view more for none less (seeds 1004951,
  * 1019485: mul(t(x), broadcast(p)) returned). */
 bool helper_reshape_copies_at_output(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* folds_to_reshape(m): instruction -> bool: m is a broadcast or
+ * multibroadcast that stretches nothing (as many elements as its operand
+ * x, other lens) over a standard x, composes with no broadcast below and
+ * copies at no output made a reshape: multibroadcast_to_reshape and
+ * broadcast_to_reshape make it a reshape of x. */
+bool helper_folds_to_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) written as
  * s[q](b(t[r](x), y)) has other strides on a longer axis, which reach an
  * output. */
