@@ -4788,6 +4788,8 @@ static const ins *merging_step(const ins *w, const ins *x)
 /* w is b, or reached from b through one-operand pointwise ops, b and each
  * of them read once: once b's value is a broadcast, it sinks below them
  * (unary_above_multibroadcast) and w is a broadcast of b's small value.
+ * Where w is b, b too is read once (another reader keeps b's copy of the
+ * broadcast beside the one the diamond merges, round s42G).
  * With each_takes_broadcast, also every op on the way, w and b included,
  * takes a broadcast's layout (readers_take_broadcast), so the copy sinks
  * along the whole chain. */
@@ -4795,7 +4797,7 @@ static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_br
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
         if (w == b)
-            return !each_takes_broadcast || readers_take_broadcast(w, w, 0);
+            return one_reader(b) && (!each_takes_broadcast || readers_take_broadcast(w, w, 0));
         const ins *v = x ? merging_step(w, x) : NULL;
         if (v)
             w = v;
