@@ -1053,15 +1053,20 @@ static bool transpose_by(const ins *t, const int64_t *p, int n)
     return yes;
 }
 
+/* x has a reader other than except that is a transpose by p (n axes). */
+static bool read_by_transpose(const ins *x, const int64_t *p, int n, const ins *except)
+{
+    for (int k = 0; k < x->nusers; k++)
+        if (x->users[k] != except && transpose_by(x->users[k], p, n))
+            return true;
+    return false;
+}
+
 /* has_transpose(x, p): see helpers_views.h. */
 bool helper_has_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *x = a[0].u.in;
-    bool yes = false;
-    for (int k = 0; k < x->nusers && !yes; k++)
-        yes = transpose_by(x->users[k], a[1].u.ints, a[1].n);
-    *out = rule_bool(yes);
+    *out = rule_bool(read_by_transpose(a[0].u.in, a[1].u.ints, a[1].n, NULL));
     return true;
 }
 
@@ -1079,10 +1084,7 @@ bool helper_has_other_transpose(arena *mem, const rule_value *a, int n, rule_val
     (void)mem, (void)n;
     const ins *x = a[0].u.in, *t = a[1].u.in;
     const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
-    bool yes = false;
-    for (int k = 0; p && k < x->nusers && !yes; k++)
-        yes = x->users[k] != t && transpose_by(x->users[k], p->u.ints, p->n);
-    *out = rule_bool(yes);
+    *out = rule_bool(p && read_by_transpose(x, p->u.ints, p->n, t));
     return true;
 }
 
@@ -5707,6 +5709,8 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+static shape permuted_view_shape(const shape *x, const int64_t *p, int n);
+
 /* transposed_at_output(u, p): see helpers_views.h. The chain below u of
  * one-operand pointwise ops (a transpose sunk below u sinks below them
  * too: their operand is then no broadcast), then layout-only pending
@@ -5734,23 +5738,15 @@ bool helper_transposed_at_output(arena *mem, const rule_value *a, int n, rule_va
             break;
         v = r;
     }
-    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN) && u->nargs == 1 &&
-        a[1].n == rank && rank <= SHAPE_MAX_RANK) {
+    const ins *t = u->nargs == 1 ? u->args[0] : NULL;
+    if (pending && one_reader(v) && (v->users[0]->op->classes & OPC_BUILTIN) && t && t->nargs == 1 &&
+        t->args[0]->sh.rank == rank && a[1].n == rank && transpose_by(t, p, rank)) {
+        /* t(u(x)) of a standard u(x): x's standard strides permuted by p */
+        const shape *x = &t->args[0]->sh;
+        shape standard_x = shape_standard(x->type, rank, x->lens);
+        shape want = permuted_view_shape(&standard_x, p, rank);
         shape std = shape_standard(u->sh.type, rank, u->sh.lens);
-        int64_t lens[SHAPE_MAX_RANK], want[SHAPE_MAX_RANK];
-        bool ok = true;
-        /* x's lens: u's permuted back by p */
-        for (int i = 0; i < rank && ok; i++) {
-            ok = p[i] >= 0 && p[i] < rank;
-            if (ok)
-                lens[p[i]] = u->sh.lens[i];
-        }
-        if (ok) {
-            shape base = shape_standard(u->sh.type, rank, lens);
-            for (int i = 0; i < rank; i++)
-                want[i] = base.strides[p[i]];
-            yes = !long_axes_strides_differ(&std, v->sh.strides, want);
-        }
+        yes = !long_axes_strides_differ(&std, v->sh.strides, want.strides);
     }
     *out = rule_bool(yes);
     return true;
