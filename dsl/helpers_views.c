@@ -5788,7 +5788,9 @@ bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule
  * of a diamond: a pointwise op (one or two operands, no region) of values
  * that are all transposed[p] from x: transpose[p](x) itself (any copy), a
  * transpose[p] read once of a pointwise function of x alone (a copy sunk
- * below ops of x already), or such an op of them. */
+ * below ops of x already), or such an op of them; a constant operand of a
+ * two-operand op counts as transposed (it takes the inverse transpose,
+ * which folds), where the op's other operand is. */
 static bool pointwise_op(const ins *u, int n)
 {
     unsigned c = u->op->classes;
@@ -5810,10 +5812,15 @@ static bool plain_of(const ins *w, const ins *x, int depth)
         return plain_of(w->args[0], x, depth + 1);
     if (depth > 8 || !pointwise_op(w, x->sh.rank))
         return false;
-    for (int k = 0; k < w->nargs; k++)
+    int of_x = 0; /* a constant operand as in transposed_of */
+    for (int k = 0; k < w->nargs; k++) {
+        if (w->nargs == 2 && view_is_constant(w->args[k]))
+            continue;
         if (!plain_of(w->args[k], x, depth + 1))
             return false;
-    return true;
+        of_x++;
+    }
+    return of_x > 0;
 }
 
 static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int depth)
@@ -5827,10 +5834,21 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
                (one_reader(v) && !view_absorbs_transpose(v->args[0], p->u.ints, p->n));
     if (!pointwise_op(v, v->sh.rank))
         return false;
-    for (int k = 0; k < v->nargs; k++)
+    /* a constant operand of a two-operand op takes the inverse transpose
+     * when the copy sinks past the op, and that folds: b(t, k) is a
+     * transposed value, t(b(x, t^-1(k))), where b has its other operand's
+     * layout (as binary_above_transpose_and_constant asks, same_layout):
+     * a literal of another layout gives b its own, which the move changes */
+    int moved = 0;
+    for (int k = 0; k < v->nargs; k++) {
+        if (v->nargs == 2 && view_is_constant(v->args[k]) &&
+            shape_same_layout(&v->sh, &v->args[1 - k]->sh))
+            continue;
         if (!transposed_of(v->args[k], x, p, depth + 1))
             return false;
-    return true;
+        moved++;
+    }
+    return moved > 0;
 }
 
 /* v's distinct readers that do not undo p (a transpose that composes with
