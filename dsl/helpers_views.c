@@ -1591,8 +1591,13 @@ static bool pending_taken(const ins *p)
 }
 
 /* At most this many clusters are labelled together (group_labelled_lens),
- * over at most GROUP_TUPLES tuples of root candidates. */
-enum { GROUP_MAX = 3, GROUP_TUPLES = 4096 };
+ * over at most GROUP_TUPLES tuples of root candidates. A cluster of a group
+ * has two candidates or more (its sink's lens and a leaf's, the group's
+ * union), so GROUP_MAX is log2 of GROUP_TUPLES: the tuple budget is the
+ * bound that counts. With 3, a tree of pointwise ops each its own root (an
+ * op with two readers of different roots) fell back to labelling each
+ * alone, and each tied to its leaf's lens in turn (seed 1063096). */
+enum { GROUP_MAX = 12, GROUP_TUPLES = 4096 };
 
 typedef struct cluster {
     const ins *ops[VIEW_CLUSTER_MAX];
@@ -2564,8 +2569,22 @@ static int64_t sink_cost(const labelling *L, int k)
         const int64_t *from = k == 0 || !maps ? c->sink : L->cand[k];
         int nfrom = k == 0 || !maps ? c->nsink : L->ncand_rank[k];
         reduced_to(from, nfrom, k == 0 || !maps ? c->red_axes : b, k == 0 || !maps ? c->nred_axes : nb, red);
-        if (!maps)
-            return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !unit_lens_only(red, nfrom, c->red_to, c->nred_to));
+        if (!maps) {
+            /* the one below goes into the reduction only where the rule's
+             * `let` succeeds (unit_reshape_above_reduce): not where it
+             * drops a reduced axis that is longer than 1 above the
+             * reduction (seed 1051330: reduce_max[{0, 1}] of {2, 2, 3, 2}
+             * squeezed to {1, 3, 2}) */
+            rule_value a[4] = {{RV_INTS, c->nsink, {.ints = c->sink}},
+                               {RV_INTS, nfrom, {.ints = red}},
+                               {RV_INTS, c->nred_to, {.ints = c->red_to}},
+                               {RV_INTS, c->nred_axes, {.ints = c->red_axes}}};
+            int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+            int nz2, naxes;
+            bool taken = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
+                         unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
+            return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !taken);
+        }
         bool same = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
                     (c->red_loose > 0 && nfrom <= c->red_loose &&
                      lens_equal_but_leading_ones(red, nfrom, c->red_to, c->nred_to));
@@ -3108,7 +3127,7 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     for (int g = 0; g < ng; g++)
         if (gs[g].red || gs[g].sink_trimmed || shape_elements(&gs[g].root->sh) == 1)
             goto out;
-    Lbuf = calloc(GROUP_MAX, sizeof *Lbuf);
+    Lbuf = calloc((size_t)ng, sizeof *Lbuf);
     if (!Lbuf)
         goto out;
     /* canonical order */
@@ -5788,7 +5807,9 @@ bool helper_into_transposed_readers(arena *mem, const rule_value *a, int n, rule
  * of a diamond: a pointwise op (one or two operands, no region) of values
  * that are all transposed[p] from x: transpose[p](x) itself (any copy), a
  * transpose[p] read once of a pointwise function of x alone (a copy sunk
- * below ops of x already), or such an op of them. */
+ * below ops of x already), or such an op of them; a constant operand of a
+ * two-operand op counts as transposed (it takes the inverse transpose,
+ * which folds), where the op's other operand is. */
 static bool pointwise_op(const ins *u, int n)
 {
     unsigned c = u->op->classes;
@@ -5810,10 +5831,15 @@ static bool plain_of(const ins *w, const ins *x, int depth)
         return plain_of(w->args[0], x, depth + 1);
     if (depth > 8 || !pointwise_op(w, x->sh.rank))
         return false;
-    for (int k = 0; k < w->nargs; k++)
+    int of_x = 0; /* a constant operand as in transposed_of */
+    for (int k = 0; k < w->nargs; k++) {
+        if (w->nargs == 2 && view_is_constant(w->args[k]))
+            continue;
         if (!plain_of(w->args[k], x, depth + 1))
             return false;
-    return true;
+        of_x++;
+    }
+    return of_x > 0;
 }
 
 static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int depth)
@@ -5827,10 +5853,21 @@ static bool transposed_of(const ins *v, const ins *x, const attr_value *p, int d
                (one_reader(v) && !view_absorbs_transpose(v->args[0], p->u.ints, p->n));
     if (!pointwise_op(v, v->sh.rank))
         return false;
-    for (int k = 0; k < v->nargs; k++)
+    /* a constant operand of a two-operand op takes the inverse transpose
+     * when the copy sinks past the op, and that folds: b(t, k) is a
+     * transposed value, t(b(x, t^-1(k))), where b has its other operand's
+     * layout (as binary_above_transpose_and_constant asks, same_layout):
+     * a literal of another layout gives b its own, which the move changes */
+    int moved = 0;
+    for (int k = 0; k < v->nargs; k++) {
+        if (v->nargs == 2 && view_is_constant(v->args[k]) &&
+            shape_same_layout(&v->sh, &v->args[1 - k]->sh))
+            continue;
         if (!transposed_of(v->args[k], x, p, depth + 1))
             return false;
-    return true;
+        moved++;
+    }
+    return moved > 0;
 }
 
 /* v's distinct readers that do not undo p (a transpose that composes with
