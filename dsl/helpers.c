@@ -581,7 +581,7 @@ static const rule_helper helper_table[] = {
     {"multibroadcast_below", RV_BOOL, 2, {RV_INS, RV_INT}, false, helper_multibroadcast_below,
      "multibroadcast_below(b, rank): b's value reaches a multibroadcast of at least rank through single-reader one-operand ops, b(v, v) and a first reader w(v, s) of b's own reshape operand s"},
     {"reshaped_back_outside", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_reshaped_back_outside,
-     "reshaped_back_outside(b, lens): the run of shape ops reshaped_to(b) finds ends in lens, and no pointwise op reads its end but one already in its cluster's lens, and no reduction moves a one-op run below itself"},
+     "reshaped_back_outside(b, lens): the run of shape ops reshaped_to(b) finds ends in lens (or, read only by dots and outputs, in other lens equal to lens but for 1s, b's broadcast operand needing no respelling), and no pointwise op reads its end but one already in its cluster's lens, and no reduction moves a one-op run below itself"},
     {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,
      "strictly_standard(x): x's shape is exactly a reshape's (row-major strides, length-1 axes included)"},
     {"settled", RV_BOOL, 1, {RV_INS}, false, helper_settled,

@@ -923,6 +923,31 @@ static bool reduction_takes_run(const ins *q)
     return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
 }
 
+/* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
+ * k: x's lens are its own in every order (not a reduction, whose unit
+ * axes reduce_without_unit_axes and reduce_below_reshape move; where x
+ * is a cluster op, its cluster runs it in its own lens), and m is spelled
+ * in x's lens without a reshape of k (k of x's rank: view_in_common spells
+ * the one element in 1s of that rank). Then b moved to x's lens costs no
+ * view: r goes and no reshape of k comes. */
+static bool padded_run_settled(const ins *b, const int64_t *lens, int n)
+{
+    if (!((b->op->classes & OPC_BINARY) && b->nargs == 2))
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const ins *r = b->args[i], *m = b->args[1 - i];
+        if (!(r->op->classes & OPC_SHAPE) || r->nargs != 1 || m->nargs != 1)
+            continue;
+        const ins *x = r->args[0], *k = m->args[0];
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && k->sh.rank == n && !is_reduction(x) &&
+            (!is_cluster_op(x) || (view_cluster_lens(x, l, &nl) && lens_equal(l, nl, lens, n))))
+            return true;
+    }
+    return false;
+}
+
 /* reshaped_back_outside(b, lens): see helpers_views.h. Not where the run
  * is one shape op read by a reduction that reduce_below_reshape moves it
  * below (reduction_takes_run): b's value then reaches the reduction in
@@ -934,8 +959,12 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
 {
     (void)mem, (void)n;
     const ins *last = reshaped_to_run(a[0].u.in);
-    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
-               !(last->args[0] == a[0].u.in && reduction_takes_run(last));
+    const ins *b = a[0].u.in;
+    bool back = last && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
+    /* a unit-padded run (round s43F): read only by dots and outputs, below */
+    bool padded = last && !back && unit_lens_only(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
+                  !lens_equal(last->sh.lens, last->sh.rank, b->sh.lens, b->sh.rank) && padded_run_settled(b, a[1].u.ints, a[1].n);
+    bool yes = (back || padded) && last->nusers > 0 && !(last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
@@ -945,7 +974,9 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
          * leaf in other lens, and keeps them once b runs there too */
         bool settled_pointwise = (r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) &&
                                  view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
-        yes = (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
+        if (padded && (r->op->classes & (OPC_UNARY | OPC_BINARY | OPC_VIEW | OPC_REDUCE)))
+            yes = false;
+        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
               !is_op(r, "multibroadcast") && !is_op(r, "broadcast");
     }
     *out = rule_bool(yes);

@@ -172,7 +172,17 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * kept sub in {32} in the orders that made the broadcast a multibroadcast
  * before sub's two reshapes merged; the core ran sub in p2's lens).
  * Not where the run is one shape op read by a reduction that
- * reduce_below_reshape moves it below (reduction_takes_run). */
+ * reduce_below_reshape moves it below (reduction_takes_run). Also true
+ * where the run ends in lens that differ from lens by length-1 axes only
+ * and from b's own (a unit-padded run: the reshape moved down composes
+ * with the run's end into one reshape, so b's reshape is saved), where
+ * only ops that are no pointwise op, view or reduction read its end (a
+ * dot, an output), b's reshaped operand x is no reduction and runs in its
+ * own cluster's lens, and b's broadcast operand has x's rank, so that it
+ * is spelled in x's lens without a reshape (padded_run_settled; seed
+ * 1060101: sub(reshape[{1, 1, 4}](neg(p1)), mb(k)) plus a literal,
+ * reshaped to {1, 1, 4, 1} for a dot, stayed in {1, 1, 4} in the noisy
+ * graph, where the core ran it in p1's {4}). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
