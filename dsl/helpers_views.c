@@ -637,6 +637,18 @@ bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* read_by_dots(m): see helpers_views.h. */
+bool helper_read_by_dots(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    bool yes = m->nusers > 0;
+    for (int k = 0; k < m->nusers && yes; k++)
+        yes = is_op(m->users[k], "dot") && m->users[k]->nmods == 0;
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* dot_reads(r): see helpers_views.h. */
 bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -4314,6 +4326,25 @@ static bool binary_of_value_and_constant(const ins *j, const ins *x)
     return k && k != x && view_is_constant(k);
 }
 
+static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* j is a two-operand pointwise op of x and a reshape read once of a
+ * value that is not constant, the reshape adding only leading 1s (round
+ * s43E): multibroadcast_of_unit_reshape composes a multibroadcast of it
+ * with it, so the twin hoists take a broadcast above j at the cost of the
+ * view CSE merges */
+static bool binary_of_value_and_unit_reshape(const ins *j, const ins *x)
+{
+    if (!(j->op->classes & OPC_BINARY) || j->nargs != 2 || j->nmods != 0)
+        return false;
+    const ins *r = j->args[0] == x ? j->args[1] : j->args[1] == x ? j->args[0] : NULL;
+    if (!r || r == x || !is_op(r, "reshape") || r->nargs != 1 || r->nmods != 0 || !one_reader(r))
+        return false;
+    const ins *y = r->args[0];
+    return !view_is_constant(y) && shape_elements(&r->sh) > 1 && y->sh.rank <= r->sh.rank &&
+           lens_equal_but_leading_ones(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank);
+}
+
 static bool copies_at_output(const ins *b, const ins *x, const ins *y);
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x);
 
@@ -4381,15 +4412,29 @@ bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
         if (j == m)
             continue;
         yes = same_view(j, m) && !chain_rejoins_twin(m, j);
-        /* v(x) or b(x, k) of a constant k broadcast the same way, with
+        /* v(x), b(x, k) of a constant k, or b(x, r) of a reshape r that
+         * adds leading 1s (round s43E) broadcast the same way, with
          * readers that make the rules hoist that broadcast above it too */
-        if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x)) && j->nmods == 0 && one_reader(j)) {
+        if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x) ||
+                     binary_of_value_and_unit_reshape(j, x)) && j->nmods == 0 && one_reader(j)) {
             const ins *w = j->users[0];
             yes = w != m && same_view(w, m) && standard_readers(w);
         }
     }
     if (!yes)
         yes = twin_below(x, m, 0);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* twin_at(x, m): see helpers_views.h. */
+bool helper_twin_at(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *m = a[1].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++)
+        yes = x->users[k] != m && same_view(x->users[k], m) && !chain_rejoins_twin(m, x->users[k]);
     *out = rule_bool(yes);
     return true;
 }
@@ -4422,11 +4467,20 @@ static bool read_by_outputs(const ins *v)
     return ok;
 }
 
+/* Every reader of v is an output or a dot; v has a reader. */
+static bool read_by_outputs_dots(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++)
+        ok = is_op(v->users[k], "@return") || (is_op(v->users[k], "dot") && v->users[k]->nmods == 0);
+    return ok;
+}
+
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
  * a multibroadcast that never merges with one of apart_of
  * (apart_broadcast; hoist_readers), where a one-operand reader counts only
- * if outputs alone read it. */
+ * if outputs and dots alone read it. */
 static bool readers_keep_standard(const ins *m, const ins *apart_of)
 {
     bool ok = m->nusers > 0;
@@ -4439,16 +4493,19 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
         if (!apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
             shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
             continue;
-        /* for hoist_readers, such an op read by outputs alone, which do
+        /* for hoist_readers, such an op read by outputs and dots that do
          * not take a broadcast's layout (readers_take_broadcast): no
-         * unary_above_*broadcast sinks m below it in any order, so it
-         * reads m's strides above b as below it (seed 1058563: the core's
-         * broadcast(mul(mb(w), literal)) read by abs and returned); not
-         * where a dot reads it, which takes the layout in some orders and
-         * the op then sinks (seed 1023084: sigmoid(mb(sub(x, literal)))
-         * read by a dot) */
+         * unary_above_*broadcast sinks m below it, so it reads m's strides
+         * above b as below it (seed 1058563: the core's
+         * broadcast(mul(mb(w), literal)) read by abs and returned). A dot
+         * reader (round s43E; seed 1091755: relu(mb(max(mb(s), literal)))
+         * read by a dot) counts since the graphs that had the op below m
+         * (the core's mb(sigmoid(sub(mb(x), literal))) read by a dot, seed
+         * 1023084, or a dot that took the layout and sank it) reach the
+         * same graph by multibroadcast_above_unary_of_binary_of_*, which
+         * takes m above the op where dots alone read m */
         if (apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
-            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs(r) &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs_dots(r) &&
             !readers_take_broadcast(r, r, 0))
             continue;
         /* a dot reads any strides, and its value is standard either way
