@@ -637,6 +637,18 @@ bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value 
     return true;
 }
 
+/* read_by_dots(m): see helpers_views.h. */
+bool helper_read_by_dots(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in;
+    bool yes = m->nusers > 0;
+    for (int k = 0; k < m->nusers && yes; k++)
+        yes = is_op(m->users[k], "dot") && m->users[k]->nmods == 0;
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* dot_reads(r): see helpers_views.h. */
 bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -923,6 +935,31 @@ static bool reduction_takes_run(const ins *q)
     return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
 }
 
+/* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
+ * k: x's lens are its own in every order (not a reduction, whose unit
+ * axes reduce_without_unit_axes and reduce_below_reshape move; where x
+ * is a cluster op, its cluster runs it in its own lens), and m is spelled
+ * in x's lens without a reshape of k (k of x's rank: view_in_common spells
+ * the one element in 1s of that rank). Then b moved to x's lens costs no
+ * view: r goes and no reshape of k comes. */
+static bool padded_run_settled(const ins *b, const int64_t *lens, int n)
+{
+    if (!((b->op->classes & OPC_BINARY) && b->nargs == 2))
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const ins *r = b->args[i], *m = b->args[1 - i];
+        if (!(r->op->classes & OPC_SHAPE) || r->nargs != 1 || m->nargs != 1)
+            continue;
+        const ins *x = r->args[0], *k = m->args[0];
+        int64_t l[SHAPE_MAX_RANK];
+        int nl;
+        if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && k->sh.rank == n && !is_reduction(x) &&
+            (!is_cluster_op(x) || (view_cluster_lens(x, l, &nl) && lens_equal(l, nl, lens, n))))
+            return true;
+    }
+    return false;
+}
+
 /* reshaped_back_outside(b, lens): see helpers_views.h. Not where the run
  * is one shape op read by a reduction that reduce_below_reshape moves it
  * below (reduction_takes_run): b's value then reaches the reduction in
@@ -934,8 +971,12 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
 {
     (void)mem, (void)n;
     const ins *last = reshaped_to_run(a[0].u.in);
-    bool yes = last && last->nusers > 0 && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
-               !(last->args[0] == a[0].u.in && reduction_takes_run(last));
+    const ins *b = a[0].u.in;
+    bool back = last && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
+    /* a unit-padded run (round s43F): read only by dots and outputs, below */
+    bool padded = last && !back && unit_lens_only(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
+                  !lens_equal(last->sh.lens, last->sh.rank, b->sh.lens, b->sh.rank) && padded_run_settled(b, a[1].u.ints, a[1].n);
+    bool yes = (back || padded) && last->nusers > 0 && !(last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
@@ -945,7 +986,9 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
          * leaf in other lens, and keeps them once b runs there too */
         bool settled_pointwise = (r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) &&
                                  view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
-        yes = (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
+        if (padded && (r->op->classes & (OPC_UNARY | OPC_BINARY | OPC_VIEW | OPC_REDUCE)))
+            yes = false;
+        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
               !is_op(r, "multibroadcast") && !is_op(r, "broadcast");
     }
     *out = rule_bool(yes);
@@ -1623,6 +1666,11 @@ typedef struct cluster {
     int nred_to;
     int red_loose; /* as sink_loose, for red_to */
     bool red_unary; /* a pointwise op stands between the reduction and red_to */
+    const ins *red_end; /* the end of that chain, in red_to */
+    /* red_to is the label of a paired upper cluster (reduction_leaf_costs):
+     * a reshape below the reduction to it stays unless the reduction can
+     * end in those lens (reduction_reaches) */
+    bool red_paired;
     const ins *root;
     bool ok;
     bool pending; /* !ok because a pending op stands inside (see helper_in_reshape_cluster) */
@@ -1940,6 +1988,8 @@ static const ins *leaf_base(const ins *x)
  * once through a shape op that clusters of other roots read is a leaf,
  * made 3 new failures: 78, 4713, 7521.) */
 static bool reshapes_merge_at_reader(const ins *r);
+/* see reduction_leaf_costs */
+static _Thread_local int pair_lower_depth, pair_upper_depth;
 static bool binary_reshapes_move(const ins *w, int depth);
 
 static void cluster_collect(cluster *c, const ins *x, int depth)
@@ -1953,8 +2003,13 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     while (reshape_inside(x)) {
         /* a reduction of a reshape, reshaped for the cluster, that keeps
          * length-1 axes it does not reduce loses them first
-         * (reduce_without_unit_axes) */
-        if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0])) {
+         * (reduce_without_unit_axes); not while the cluster is labelled as
+         * the upper one of a reduction pair (reduction_leaf_costs): that
+         * rule waits on the lower cluster's lens, which wait on this
+         * labelling, and the pair weighs the reduction in every lens the
+         * lower cluster gives it anyway (seed 1004787: mul moved in and
+         * out of {1, 4, 4} until the rule budget ran out) */
+        if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0]) && pair_upper_depth == 0) {
             c->ok = false;
             c->pending = true;
             return;
@@ -2173,6 +2228,7 @@ static bool cluster_of(const ins *v, cluster *c)
                 t = t->users[0];
                 c->red_unary = c->red_unary || !is_reshape(t);
             }
+            c->red_end = t;
             c->nred_to = t->sh.rank;
             memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
             /* a multibroadcast reads any lens equal to those but for
@@ -2227,6 +2283,14 @@ typedef struct labelling {
     int label[VIEW_CLUSTER_MAX];
     bool labelled[VIEW_CLUSTER_MAX]; /* label[op] is assigned (and below it) */
     bool shared; /* as for cluster_labelled_lens */
+    /* the lens each leaf is weighed in (leaf_lens; its own for the
+     * reduction of a paired lower cluster, reduction_leaf_costs, whose
+     * moved lens depend on whether that cluster has moved yet: seed
+     * 1012900's minimal case tied between them and the sink's) */
+    const int64_t *leaf_lens[VIEW_CLUSTER_MAX];
+    int nleaf_lens[VIEW_CLUSTER_MAX];
+    bool leaf_own_free[VIEW_CLUSTER_MAX]; /* and free in its own lens too */
+    int64_t moved_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -2424,6 +2488,66 @@ static bool leaf_is_copy(const ins *x)
            !shape_broadcasted_p(&x->args[0]->sh) && one_reader(x);
 }
 
+/* The lens leaf x is weighed in: its own, or, where x is a reduction
+ * of a reshape that reduce_below_reshape moves below it once x's result
+ * reshape stops moving (the rule's guards and `let` but for
+ * result_reshape_moves, which waits on the cluster that reads x), the
+ * lens of the reduction it becomes, x's operand's reduced (*moved). Why:
+ * the rule fires in every order once the reader settles, and the leaf is
+ * then that reduction with a reshape to x's lens above it, which the
+ * cluster reads through (reshape_inside), so it costs nothing there and
+ * a reshape in x's own lens. Weighed in x's own lens instead, it was free
+ * in them until the rule fired, and where another shape op reads the
+ * operand (shares_reshape) the rule does not fire and x takes a reshape
+ * of 1s instead (leaf_takes_unit_reshape), so x's cost followed what
+ * other clusters did with that operand (seed 2089464: add(reshape(
+ * reduce_mean(neg(s))), reshape(reduce_mean(reshape[{1, 4, 3}](s))))
+ * returned in {4, 1}: add tied {4, 1} with {1, 4, 1} while neg read s
+ * itself and went to {4, 1} once neg read a reshape of s to {1, 4, 3};
+ * the pair of add with the first reduction moved neg accordingly, and
+ * neg went back and forth until the rule budget ran out). The reduction
+ * of a paired lower cluster keeps its own lens (labelling_cands): the
+ * pair weighs it in each candidate (reduction_leaf_costs). */
+static void reduced_to(const int64_t *lens, int n, const int64_t *axes, int naxes, int64_t *red);
+
+static const int64_t *leaf_lens(const ins *x, int64_t *buf, int *n, bool *moved)
+{
+    *n = x->sh.rank;
+    *moved = false;
+    const ins *r = is_reduction(x) && x->nargs == 1 ? x->args[0] : NULL;
+    const attr_value *ax = r ? ins_attr(x, "axes") : NULL;
+    if (!ax || ax->kind != ATTR_INTS || !is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
+        return x->sh.lens;
+    const ins *y = r->args[0];
+    if ((y->op->classes & OPC_SHAPE) || view_is_constant(y) || shares_reshape(r) || unit_drop_taken_into_reduction(r))
+        return x->sh.lens;
+    int64_t b[SHAPE_MAX_RANK];
+    int nb = 0;
+    if (!reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) || nb == 0)
+        return x->sh.lens;
+    rule_value v, a_y = rule_ins((ins *)y);
+    if (!helper_in_cluster_lens(NULL, &a_y, 1, &v) || !v.u.i)
+        return x->sh.lens;
+    reduced_to(y->sh.lens, y->sh.rank, b, nb, buf);
+    *n = y->sh.rank;
+    *moved = true;
+    return buf;
+}
+
+/* Leaf x weighed in the lens of the reduction it becomes (leaf_lens) is
+ * free in its own lens only where a reader outside cluster c keeps them:
+ * the reshape to them above the moved reduction then stays for it. */
+static bool leaf_read_outside(const cluster *c, const ins *x)
+{
+    for (int k = 0; k < x->nusers; k++)
+        if (!is_reshape(x->users[k]) && op_index(c, x->users[k]) < 0 && !in_group(c, x->users[k]))
+            return true;
+    return false;
+}
+
+static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost);
+static bool leaf_weighed_in(const labelling *L, int l, int k);
+
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
  * for a reader outside the cluster, or where the leaf is a copying reshape
@@ -2450,8 +2574,13 @@ static void leaf_costs(labelling *L, bool shared)
          * a reshape of a broadcast, which becomes one, seed 7350) */
         bool copy = leaf_is_copy(x);
         bool unit = leaf_takes_unit_reshape(x) && !unit_reshape_taken_past_reader(x);
+        if (reduction_leaf_costs(L, x, L->leaf_cost[l])) {
+            for (int k = 0; k < L->ncand; k++)
+                L->leaf_cost[l][k] /= reads[l] > 1 ? reads[l] : 1;
+            continue;
+        }
         for (int k = 0; k < L->ncand; k++) {
-            if (cand_is(L, k, &x->sh) || copy ||
+            if (leaf_weighed_in(L, l, k) || copy ||
                 (unit && reduction_takes_chain(x, L->cand[k], L->ncand_rank[k])) ||
                 (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
                 L->leaf_cost[l][k] = 0;
@@ -2543,6 +2672,32 @@ static void reduced_to(const int64_t *lens, int n, const int64_t *axes, int naxe
     }
 }
 
+/* A reduction to red (over axes) can end in lens to itself: a reshape
+ * above it may add or drop the 1s it keeps (reshape_of_reduce_of_reshape
+ * takes a reshape below it that only moves 1s into the one above), but
+ * the reduced axes stay 1s in their place among the longer axes. So lens
+ * must be red with its unreduced 1s dropped, and 1s added anywhere. */
+static bool reduction_reaches(const int64_t *red, int n, const int64_t *axes, int naxes, const int64_t *lens, int nl)
+{
+    int64_t a[SHAPE_MAX_RANK];
+    int na = 0;
+    for (int k = 0; k < n; k++) {
+        bool reduced = false;
+        for (int q = 0; q < naxes; q++)
+            reduced = reduced || (axes[q] < 0 ? axes[q] + n : axes[q]) == k;
+        if (red[k] != 1 || reduced)
+            a[na++] = red[k];
+    }
+    int p = 0;
+    for (int k = 0; k < nl; k++) {
+        if (p < na && lens[k] == a[p])
+            p++;
+        else if (lens[k] != 1)
+            return false;
+    }
+    return p == na;
+}
+
 /* What the root running in candidate k pays for the reshape to the sink
  * (candidate 0). */
 static int64_t sink_cost(const labelling *L, int k)
@@ -2574,15 +2729,19 @@ static int64_t sink_cost(const labelling *L, int k)
              * `let` succeeds (unit_reshape_above_reduce): not where it
              * drops a reduced axis that is longer than 1 above the
              * reduction (seed 1051330: reduce_max[{0, 1}] of {2, 2, 3, 2}
-             * squeezed to {1, 3, 2}) */
+             * squeezed to {1, 3, 2}); for a reduction paired with the
+             * cluster reading it, not where its reduced axes do not end
+             * in red_to's lens (reduction_reaches) */
             rule_value a[4] = {{RV_INTS, c->nsink, {.ints = c->sink}},
                                {RV_INTS, nfrom, {.ints = red}},
                                {RV_INTS, c->nred_to, {.ints = c->red_to}},
                                {RV_INTS, c->nred_axes, {.ints = c->red_axes}}};
             int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
             int nz2, naxes;
-            bool taken = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
-                         unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
+            bool taken = (lens_equal(red, nfrom, c->red_to, c->nred_to) ||
+                          unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes)) &&
+                         (!c->red_paired ||
+                          reduction_reaches(red, nfrom, c->red_axes, c->nred_axes, c->red_to, c->nred_to));
             return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !taken);
         }
         bool same = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
@@ -2666,6 +2825,37 @@ static void labelling_add_cand(labelling *L, const int64_t *lens, int rank)
     }
 }
 
+static const ins *reduction_pair_reader(const cluster *c);
+
+/* d, a leaf of c, is the reduction of a lower cluster paired with c (see
+ * reduction_leaf_costs; the caller counts pair_lower_depth): that cluster
+ * in *lo. */
+static bool paired_lower(const cluster *c, const ins *d, cluster *lo)
+{
+    if (!is_reduction(d) || d->nargs != 1)
+        return false;
+    const ins *b = d->args[0];
+    for (int k = 0; k < VIEW_CLUSTER_MAX && is_reshape(b) && one_reader(b); k++)
+        b = b->args[0];
+    if (!is_cluster_op(b) || !cluster_of(b, lo) || lo->red != d)
+        return false;
+    const ins *u = reduction_pair_reader(lo);
+    return u && op_index(c, u) >= 0;
+}
+
+/* Leaf d of c is the reduction of a lower cluster paired with c. */
+static bool paired_leaf(const cluster *c, const ins *d)
+{
+    if (pair_lower_depth > 0 || !is_reduction(d))
+        return false;
+    cluster *lo = malloc(sizeof *lo);
+    pair_lower_depth++;
+    bool paired = lo && paired_lower(c, d, lo);
+    pair_lower_depth--;
+    free(lo);
+    return paired;
+}
+
 /* The candidates of cluster c's labelling: the sink's lens first, then the
  * leaves', then those of kept reshapes. */
 static void labelling_cands(labelling *L, const cluster *c, bool shared)
@@ -2675,8 +2865,18 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
     L->cand[0] = c->sink;
     L->ncand_rank[0] = c->nsink;
     L->ncand = 1;
-    for (int k = 0; k < c->nleaves; k++)
-        labelling_add_cand(L, c->leaves[k]->sh.lens, c->leaves[k]->sh.rank);
+    for (int k = 0; k < c->nleaves; k++) {
+        const ins *x = c->leaves[k];
+        bool moved = false;
+        L->leaf_lens[k] = is_reduction(x) && !paired_leaf(c, x) ? leaf_lens(x, L->moved_lens[k], &L->nleaf_lens[k], &moved)
+                                                                : x->sh.lens;
+        if (!moved)
+            L->nleaf_lens[k] = x->sh.rank;
+        L->leaf_own_free[k] = !moved || leaf_read_outside(c, x);
+        labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
+        if (moved && L->leaf_own_free[k])
+            labelling_add_cand(L, x->sh.lens, x->sh.rank);
+    }
     /* and the lens of each reshape of a leaf that stays for a reader
      * outside the cluster, where the leaf costs nothing as in its own:
      * leaf_base makes the value below such a reshape the leaf, and the
@@ -2725,6 +2925,14 @@ static bool labelling_costs(labelling *L)
     return true;
 }
 
+/* Leaf l of L's cluster is free in candidate k as in its own lens
+ * (leaf_lens, leaf_read_outside). */
+static bool leaf_weighed_in(const labelling *L, int l, int k)
+{
+    return lens_equal(L->cand[k], L->ncand_rank[k], L->leaf_lens[l], L->nleaf_lens[l]) ||
+           (L->leaf_own_free[l] && cand_is(L, k, &L->c->leaves[l]->sh));
+}
+
 /* Above a reduction, whether the sink's lens are a leaf's own, or those of
  * a reshape of a leaf that stays for a reader outside the cluster: then the
  * sink's lens are a candidate like the leaves' (see cluster_labelled_lens). */
@@ -2733,10 +2941,129 @@ static bool labelling_sink_leaf(const labelling *L)
     const cluster *c = L->c;
     bool sink_leaf = false;
     for (int q = 0; c->red && q < c->nleaves && !sink_leaf; q++)
-        sink_leaf = cand_is(L, 0, &c->leaves[q]->sh) || leaf_is_copy(c->leaves[q]) ||
+        sink_leaf = leaf_weighed_in(L, q, 0) || leaf_is_copy(c->leaves[q]) ||
                     (shape_standard_p(&c->leaves[q]->sh) &&
                      reshaped_outside(c, c->leaves[q], L->cand[0], L->ncand_rank[0], L->shared, 0));
     return sink_leaf;
+}
+
+/* The root's candidate in the labelling alone (see cluster_labelled_lens). */
+static int labelling_root_choice(const labelling *L)
+{
+    const cluster *c = L->c;
+    int root = op_index(c, c->root);
+    /* the root: the cheapest with the reshape to the sink counted; ties
+     * to a leaf's lens (the smallest), the sink's (candidate 0) last:
+     * where the sink is depends on whether a reshape below has moved on
+     * past a reduction yet, where the leaves are does not */
+    /* Above a reduction the sink is where the reshape below the
+     * cluster waits until the cluster runs in its lens; it then moves
+     * on past the reduction and the lens the cluster runs in become
+     * the sink. So there the sink is no candidate of its own, and a
+     * leaf's lens that is the sink's ties as a leaf's (seed 2893: the
+     * labelling moved back and forth between two leaves' lens with
+     * the rule budget used up). */
+    /* So does the sink's lens where a reshape of a leaf to them stays
+     * for a reader outside the cluster (reshaped_outside, free there
+     * like the leaf's own lens): it does not move, whatever the
+     * reshape below does (seed 1016498: mul(r, r) of r = reshape(p0)
+     * also read by max(r, mb(...)), above a reduction in r's lens, ran
+     * in p0's lens and added a reshape back). */
+    bool sink_leaf = labelling_sink_leaf(L);
+    int best = c->red && !sink_leaf && L->ncand > 1 ? 1 : 0;
+    for (int k = best + 1; k < L->ncand; k++) {
+        int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
+        if (vk < vb || (vk == vb && ((best == 0 && !sink_leaf) || cand_less(L, k, best))))
+            best = k;
+    }
+    return best;
+}
+
+/* Where a reduction stands between two clusters, each decides the other's
+ * lens: the lower cluster (whose sink the reduction reads) weighs the
+ * reduction's value against the lens it is reshaped to above (red_to, the
+ * lens the upper cluster reads it in), and the upper cluster weighs the
+ * reduction as a leaf in its current lens, which is the lower cluster's
+ * current label reduced. Whichever moved first decided (seed 1042319: mul
+ * under reduce_mean read through a unit broadcast by sub ran in {2, 1} or
+ * {2} by order; 1053064: sub under reduce_max read through an unsqueeze by
+ * another sub). So the two are labelled as one: the upper
+ * cluster's leaf costs, in each candidate m, what the lower cluster
+ * labelled alone costs with its reduction's value read in m (the lower
+ * cluster hangs below that one edge, so the upper cluster's table stays
+ * exact), and the lower cluster reads red_to as the lens the upper
+ * cluster's labelling gives the op that reads the reduction. Only one
+ * level: a cluster labelled for another's leaf does not pair its own. */
+
+/* The cluster op that reads c's reduction through reshapes read once (not
+ * through pointwise ops, which run in either lens), or NULL. */
+static const ins *reduction_pair_reader(const cluster *c)
+{
+    if (!c->red || c->red_unary || !c->red_end || !one_reader(c->red_end))
+        return NULL;
+    const ins *u = c->red_end->users[0];
+    if (!is_cluster_op(u) || reads_broadcast(u) || op_index(c, u) >= 0)
+        return NULL;
+    return u;
+}
+
+/* c is the lower cluster of a reduction pair whose upper cluster is not
+ * known yet (a pending op inside it); the cluster of the upper reader in
+ * *up. */
+static bool pair_upper_pending(const cluster *c, cluster *up)
+{
+    const ins *u = reduction_pair_reader(c);
+    pair_upper_depth++;
+    bool pending = u && !cluster_of(u, up) && up->pending;
+    pair_upper_depth--;
+    return pending;
+}
+
+/* x's cluster waits for its pair's upper cluster (above). */
+static bool pair_waits(const ins *x)
+{
+    cluster *cs = malloc(2 * sizeof *cs);
+    bool waits = cs && cluster_of(x, cs) && pair_upper_pending(cs, cs + 1);
+    free(cs);
+    return waits;
+}
+
+/* d, a leaf of L's cluster, is the reduction of a lower cluster paired with
+ * it (above): cost[m] is that cluster's cheapest labelling with d's value
+ * read in candidate m, less the cheapest over all m. */
+static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost)
+{
+    if (pair_lower_depth > 0 || !is_reduction(d))
+        return false;
+    cluster *lo = malloc(sizeof *lo);
+    labelling *L1 = calloc(1, sizeof *L1);
+    bool ok = lo && L1;
+    pair_lower_depth++;
+    ok = ok && paired_lower(L->c, d, lo);
+    if (ok) {
+        labelling_cands(L1, lo, L->shared);
+        ok = labelling_costs(L1);
+    }
+    if (ok) {
+        int root = op_index(lo, lo->root);
+        int64_t least = INT64_MAX;
+        lo->red_loose = 0;
+        lo->red_paired = true;
+        for (int m = 0; m < L->ncand; m++) {
+            lo->nred_to = L->ncand_rank[m];
+            memcpy(lo->red_to, L->cand[m], sizeof(int64_t) * (size_t)lo->nred_to);
+            int k = labelling_root_choice(L1);
+            cost[m] = L1->cost[root][k] + sink_cost(L1, k);
+            if (cost[m] < least)
+                least = cost[m];
+        }
+        for (int m = 0; m < L->ncand; m++)
+            cost[m] -= least;
+    }
+    pair_lower_depth--;
+    free(L1);
+    free(lo);
+    return ok;
 }
 
 /* The labelling of cluster c (v's); `shared`: a leaf's reshape that a cluster
@@ -2751,30 +3078,7 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
     bool ok = labelling_costs(L);
     if (ok) {
         int root = op_index(c, c->root);
-        /* the root: the cheapest with the reshape to the sink counted; ties
-         * to a leaf's lens (the smallest), the sink's (candidate 0) last:
-         * where the sink is depends on whether a reshape below has moved on
-         * past a reduction yet, where the leaves are does not */
-        /* Above a reduction the sink is where the reshape below the
-         * cluster waits until the cluster runs in its lens; it then moves
-         * on past the reduction and the lens the cluster runs in become
-         * the sink. So there the sink is no candidate of its own, and a
-         * leaf's lens that is the sink's ties as a leaf's (seed 2893: the
-         * labelling moved back and forth between two leaves' lens with
-         * the rule budget used up). */
-        /* So does the sink's lens where a reshape of a leaf to them stays
-         * for a reader outside the cluster (reshaped_outside, free there
-         * like the leaf's own lens): it does not move, whatever the
-         * reshape below does (seed 1016498: mul(r, r) of r = reshape(p0)
-         * also read by max(r, mb(...)), above a reduction in r's lens, ran
-         * in p0's lens and added a reshape back). */
-        bool sink_leaf = labelling_sink_leaf(L);
-        int best = c->red && !sink_leaf && L->ncand > 1 ? 1 : 0;
-        for (int k = best + 1; k < L->ncand; k++) {
-            int64_t vk = L->cost[root][k] + sink_cost(L, k), vb = L->cost[root][best] + sink_cost(L, best);
-            if (vk < vb || (vk == vb && ((best == 0 && !sink_leaf) || cand_less(L, k, best))))
-                best = k;
-        }
+        int best = labelling_root_choice(L);
         L->label[root] = best;
         label_assign(L, root, 0);
         int i = op_index(c, v);
@@ -3240,6 +3544,33 @@ out:
  * where there are such (group_labelled_lens), else alone. */
 static bool labelled_lens(const cluster *c, const ins *v, bool shared, int64_t *lens, int *n)
 {
+    /* a lower cluster of a pair (see reduction_leaf_costs) reads red_to
+     * as the upper cluster's label of the reduction's reader */
+    const ins *u = pair_upper_depth == 0 ? reduction_pair_reader(c) : NULL;
+    if (u) {
+        cluster *up = malloc(2 * sizeof *up);
+        int64_t m[SHAPE_MAX_RANK];
+        int nm = 0;
+        pair_upper_depth++;
+        /* the upper cluster not known yet (a pending op inside): nor is
+         * the lower one's lens */
+        bool wait = up && pair_upper_pending(c, up);
+        bool paired = up && !wait && cluster_of(u, up) && leaf_index(up, c->red) >= 0 && labelled_lens(up, u, shared, m, &nm);
+        pair_upper_depth--;
+        bool ok = false;
+        if (paired) {
+            cluster *lo = up + 1;
+            *lo = *c;
+            lo->nred_to = nm;
+            memcpy(lo->red_to, m, sizeof(int64_t) * (size_t)nm);
+            lo->red_loose = 0;
+            lo->red_paired = true;
+            ok = (shared && group_labelled_lens(lo, v, lens, n)) || cluster_labelled_lens(lo, v, shared, lens, n);
+        }
+        free(up);
+        if (paired || wait)
+            return ok;
+    }
     return (shared && group_labelled_lens(c, v, lens, n)) || cluster_labelled_lens(c, v, shared, lens, n);
 }
 
@@ -4333,6 +4664,25 @@ static bool binary_of_value_and_constant(const ins *j, const ins *x)
     return k && k != x && view_is_constant(k);
 }
 
+static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* j is a two-operand pointwise op of x and a reshape read once of a
+ * value that is not constant, the reshape adding only leading 1s (round
+ * s43E): multibroadcast_of_unit_reshape composes a multibroadcast of it
+ * with it, so the twin hoists take a broadcast above j at the cost of the
+ * view CSE merges */
+static bool binary_of_value_and_unit_reshape(const ins *j, const ins *x)
+{
+    if (!(j->op->classes & OPC_BINARY) || j->nargs != 2 || j->nmods != 0)
+        return false;
+    const ins *r = j->args[0] == x ? j->args[1] : j->args[1] == x ? j->args[0] : NULL;
+    if (!r || r == x || !is_op(r, "reshape") || r->nargs != 1 || r->nmods != 0 || !one_reader(r))
+        return false;
+    const ins *y = r->args[0];
+    return !view_is_constant(y) && shape_elements(&r->sh) > 1 && y->sh.rank <= r->sh.rank &&
+           lens_equal_but_leading_ones(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank);
+}
+
 static bool copies_at_output(const ins *b, const ins *x, const ins *y);
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x);
 
@@ -4400,15 +4750,29 @@ bool helper_twin_of(arena *mem, const rule_value *a, int n, rule_value *out)
         if (j == m)
             continue;
         yes = same_view(j, m) && !chain_rejoins_twin(m, j);
-        /* v(x) or b(x, k) of a constant k broadcast the same way, with
+        /* v(x), b(x, k) of a constant k, or b(x, r) of a reshape r that
+         * adds leading 1s (round s43E) broadcast the same way, with
          * readers that make the rules hoist that broadcast above it too */
-        if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x)) && j->nmods == 0 && one_reader(j)) {
+        if (!yes && (((j->op->classes & OPC_UNARY) && j->nargs == 1) || binary_of_value_and_constant(j, x) ||
+                     binary_of_value_and_unit_reshape(j, x)) && j->nmods == 0 && one_reader(j)) {
             const ins *w = j->users[0];
             yes = w != m && same_view(w, m) && standard_readers(w);
         }
     }
     if (!yes)
         yes = twin_below(x, m, 0);
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* twin_at(x, m): see helpers_views.h. */
+bool helper_twin_at(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in, *m = a[1].u.in;
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++)
+        yes = x->users[k] != m && same_view(x->users[k], m) && !chain_rejoins_twin(m, x->users[k]);
     *out = rule_bool(yes);
     return true;
 }
@@ -4441,11 +4805,20 @@ static bool read_by_outputs(const ins *v)
     return ok;
 }
 
+/* Every reader of v is an output or a dot; v has a reader. */
+static bool read_by_outputs_dots(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++)
+        ok = is_op(v->users[k], "@return") || (is_op(v->users[k], "dot") && v->users[k]->nmods == 0);
+    return ok;
+}
+
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
  * a multibroadcast that never merges with one of apart_of
  * (apart_broadcast; hoist_readers), where a one-operand reader counts only
- * if outputs alone read it. */
+ * if outputs and dots alone read it. */
 static bool readers_keep_standard(const ins *m, const ins *apart_of)
 {
     bool ok = m->nusers > 0;
@@ -4458,16 +4831,19 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
         if (!apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
             shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1)
             continue;
-        /* for hoist_readers, such an op read by outputs alone, which do
+        /* for hoist_readers, such an op read by outputs and dots that do
          * not take a broadcast's layout (readers_take_broadcast): no
-         * unary_above_*broadcast sinks m below it in any order, so it
-         * reads m's strides above b as below it (seed 1058563: the core's
-         * broadcast(mul(mb(w), literal)) read by abs and returned); not
-         * where a dot reads it, which takes the layout in some orders and
-         * the op then sinks (seed 1023084: sigmoid(mb(sub(x, literal)))
-         * read by a dot) */
+         * unary_above_*broadcast sinks m below it, so it reads m's strides
+         * above b as below it (seed 1058563: the core's
+         * broadcast(mul(mb(w), literal)) read by abs and returned). A dot
+         * reader (round s43E; seed 1091755: relu(mb(max(mb(s), literal)))
+         * read by a dot) counts since the graphs that had the op below m
+         * (the core's mb(sigmoid(sub(mb(x), literal))) read by a dot, seed
+         * 1023084, or a dot that took the layout and sank it) reach the
+         * same graph by multibroadcast_above_unary_of_binary_of_*, which
+         * takes m above the op where dots alone read m */
         if (apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
-            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs(r) &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs_dots(r) &&
             !readers_take_broadcast(r, r, 0))
             continue;
         /* a dot reads any strides, and its value is standard either way
@@ -7396,6 +7772,13 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
     int64_t l[SHAPE_MAX_RANK];
     int nl;
     bool moves = is_cluster_op(x) && view_cluster_lens(x, l, &nl) && !lens_equal(l, nl, x->sh.lens, x->sh.rank);
+    /* nor is a transpose that goes in every order (transpose_folds): the
+     * value below it, which its readers read once it has gone, may still
+     * move (seed 1012900: reduce_below_reshape moved a reshape of an
+     * identity transpose of add below a reduction while add's cluster was
+     * still to move, in the orders that met the reduction before the
+     * transpose folded) */
+    moves = moves || transpose_folds(x);
     /* nor is a two-operand op outside the clusters (it reads a broadcast)
      * that binary_above_reshapes* moves above its two reshapes: it then runs
      * in an operand's lens, in every order (seed 1012623: reduce_sum of
@@ -7404,6 +7787,11 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
      * add's {4, 2, 4, 4, 1}, in the orders that cancelled the transposes
      * before the add's reshapes merged into p0's {4, 2, 4, 4}) */
     moves = moves || (is_cluster_op(x) && reads_broadcast(x) && binary_reshapes_move(x, 0));
+    /* nor is an op of the lower cluster of a reduction pair while the
+     * upper one is not known (see reduction_leaf_costs): its lens are not
+     * known either, and a reshape that moves below the reduction meanwhile
+     * (reduce_below_reshape) would decide them by order */
+    moves = moves || (is_cluster_op(x) && pair_waits(x));
     *out = rule_bool(!moves);
     return true;
 }

@@ -172,7 +172,17 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * kept sub in {32} in the orders that made the broadcast a multibroadcast
  * before sub's two reshapes merged; the core ran sub in p2's lens).
  * Not where the run is one shape op read by a reduction that
- * reduce_below_reshape moves it below (reduction_takes_run). */
+ * reduce_below_reshape moves it below (reduction_takes_run). Also true
+ * where the run ends in lens that differ from lens by length-1 axes only
+ * and from b's own (a unit-padded run: the reshape moved down composes
+ * with the run's end into one reshape, so b's reshape is saved), where
+ * only ops that are no pointwise op, view or reduction read its end (a
+ * dot, an output), b's reshaped operand x is no reduction and runs in its
+ * own cluster's lens, and b's broadcast operand has x's rank, so that it
+ * is spelled in x's lens without a reshape (padded_run_settled; seed
+ * 1060101: sub(reshape[{1, 1, 4}](neg(p1)), mb(k)) plus a literal,
+ * reshaped to {1, 1, 4, 1} for a dot, stayed in {1, 1, 4} in the noisy
+ * graph, where the core ran it in p1's {4}). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
@@ -403,6 +413,11 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, r
  * b(x, k) of a constant k, read once by such a broadcast whose readers
  * let it be hoisted too (round s40C: b(x, k)). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* twin_at(x, m): instruction, instruction -> bool: x has a reader other
+ * than m of m's op and attributes (twin_of's direct branch): the two are
+ * one view once CSE merges them at the end of the driver run. */
+bool helper_twin_at(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* twin_below(x, m): instruction, instruction -> bool: x is a one-operand
  * op, a two-operand op reading one value twice, or a two-operand op of a
  * value and a constant (round s40C), read by one instruction, of a value
@@ -438,7 +453,8 @@ bool helper_standard_readers(arena *mem, const rule_value *args, int nargs, rule
  * operand, and nothing merges with m there; or a one-operand op of
  * standard value that outputs alone read (round s42F: it never takes the
  * broadcast's layout, so no sink moves m below it, and it reads m's
- * strides above the operand as below it). */
+ * strides above the operand as below it), or outputs and dots that do not
+ * make it take the layout (round s43E). */
 bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* becomes_broadcast(r): instruction -> bool: r is a reshape of a
@@ -951,6 +967,11 @@ bool helper_split_strides_reach_output(arena *mem, const rule_value *args, int n
  * reshape(mb(dot)) read by a dot too), 1043369 (sigmoid(r) of r =
  * reshape(sigmoid(mb(s))), x reshaped again for a mul). */
 bool helper_copy_kept_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* read_by_dots(m): instruction -> bool: m has readers and every one is a
+ * dot. A dot reads any strides and its value is standard either way, so
+ * what m's operand computes and in which layout changes nothing below. */
+bool helper_read_by_dots(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_reads(r): instruction -> bool: a dot reads r. No rule moves a dot
  * into other lens, so r stays for it whatever its other readers do: a
