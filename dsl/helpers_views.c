@@ -2372,6 +2372,28 @@ static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
  * ops run in, and an op of c reading x in `lens` reads it for free.
  * Readers that are shape ops themselves compose with it and are followed
  * instead. */
+/* The reshapes that the upper cluster of a pair moves with its label, while
+ * reduction_leaf_costs weighs the lower cluster for one upper candidate m:
+ * the reshape r read once by a leaf e of the upper cluster that
+ * reshape_of_reduce_of_reshape runs in m (leaf_takes_unit_reshape), seen in
+ * the lens r becomes there (the rule's `let`), not its present ones. */
+static _Thread_local int pair_nproj;
+static _Thread_local const ins *pair_proj[VIEW_CLUSTER_MAX];
+static _Thread_local int64_t pair_proj_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
+static _Thread_local int pair_proj_rank[VIEW_CLUSTER_MAX];
+
+/* The lens reshape s has for reduction_leaf_costs' present candidate. */
+static const int64_t *projected_lens(const ins *s, int *rank)
+{
+    for (int k = 0; k < pair_nproj; k++)
+        if (pair_proj[k] == s) {
+            *rank = pair_proj_rank[k];
+            return pair_proj_lens[k];
+        }
+    *rank = s->sh.rank;
+    return s->sh.lens;
+}
+
 static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens, int rank, bool shared,
                              int depth)
 {
@@ -2381,7 +2403,9 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
         const ins *s = x->users[k];
         if (!is_reshape(s))
             continue;
-        if (lens_equal(s->sh.lens, s->sh.rank, lens, rank))
+        int srank;
+        const int64_t *slens = projected_lens(s, &srank);
+        if (lens_equal(slens, srank, lens, rank))
             for (int q = 0; q < s->nusers; q++) {
                 const ins *r = s->users[q];
                 if (!is_reshape(r) && op_index(c, r) < 0 && !in_group(c, r) &&
@@ -3031,6 +3055,43 @@ static bool pair_waits(const ins *x)
 /* d, a leaf of L's cluster, is the reduction of a lower cluster paired with
  * it (above): cost[m] is that cluster's cheapest labelling with d's value
  * read in candidate m, less the cheapest over all m. */
+/* Sets pair_proj for upper candidate m of L: each leaf e of L's cluster
+ * other than d that reshape_of_reduce_of_reshape runs in m (as leaf_costs
+ * asks: leaf_takes_unit_reshape, not unit_reshape_taken_past_reader, and
+ * the rule's `let` succeeds for m) has its reshape seen in the lens the
+ * rule gives it. True when the set differs from the last candidate's (the
+ * lower cluster is weighed again). */
+static bool pair_project(const labelling *L, const ins *d, int m)
+{
+    const cluster *c = L->c;
+    int n = 0;
+    bool changed = false;
+    for (int l = 0; l < c->nleaves && n < VIEW_CLUSTER_MAX; l++) {
+        const ins *e = c->leaves[l];
+        if (e == d || !leaf_takes_unit_reshape(e) || unit_reshape_taken_past_reader(e))
+            continue;
+        const attr_value *ax = ins_attr(e, "axes");
+        const ins *r = e->args[0];
+        rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
+                           {RV_INTS, e->sh.rank, {.ints = e->sh.lens}},
+                           {RV_INTS, L->ncand_rank[m], {.ints = L->cand[m]}},
+                           {RV_INTS, ax->n, {.ints = ax->u.ints}}};
+        int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+        int nz2, naxes;
+        if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes) || lens_equal(z2, nz2, r->sh.lens, r->sh.rank))
+            continue;
+        changed = changed || n >= pair_nproj || pair_proj[n] != r ||
+                  !lens_equal(z2, nz2, pair_proj_lens[n], pair_proj_rank[n]);
+        pair_proj[n] = r;
+        pair_proj_rank[n] = nz2;
+        memcpy(pair_proj_lens[n], z2, sizeof(int64_t) * (size_t)nz2);
+        n++;
+    }
+    changed = changed || n != pair_nproj;
+    pair_nproj = n;
+    return changed;
+}
+
 static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost)
 {
     if (pair_lower_depth > 0 || !is_reduction(d))
@@ -3049,17 +3110,23 @@ static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost
         int64_t least = INT64_MAX;
         lo->red_loose = 0;
         lo->red_paired = true;
-        for (int m = 0; m < L->ncand; m++) {
+        for (int m = 0; m < L->ncand && ok; m++) {
+            if (pair_project(L, d, m)) {
+                memset(L1, 0, sizeof *L1);
+                labelling_cands(L1, lo, L->shared);
+                ok = labelling_costs(L1);
+            }
             lo->nred_to = L->ncand_rank[m];
             memcpy(lo->red_to, L->cand[m], sizeof(int64_t) * (size_t)lo->nred_to);
-            int k = labelling_root_choice(L1);
-            cost[m] = L1->cost[root][k] + sink_cost(L1, k);
+            int k = ok ? labelling_root_choice(L1) : 0;
+            cost[m] = ok ? L1->cost[root][k] + sink_cost(L1, k) : 0;
             if (cost[m] < least)
                 least = cost[m];
         }
         for (int m = 0; m < L->ncand; m++)
             cost[m] -= least;
     }
+    pair_nproj = 0;
     pair_lower_depth--;
     free(L1);
     free(lo);
