@@ -12,6 +12,10 @@
 
 static bool is_op(const ins *i, const char *name) { return strcmp(i->op->name, name) == 0; }
 
+/* i is a broadcast or a multibroadcast (callers that need its one operand
+ * ask nargs). */
+static bool broadcast_op(const ins *i) { return is_op(i, "multibroadcast") || is_op(i, "broadcast"); }
+
 /* x is read by exactly one instruction (which may read it more than once,
  * as mul(x, x)). */
 static bool one_reader(const ins *x)
@@ -336,7 +340,7 @@ static bool pointwise_of_one_value(const ins *v)
  * below add in the orders that met it before the broadcast folded). */
 static bool broadcast_to_same_shape(const ins *v)
 {
-    return (is_op(v, "broadcast") || is_op(v, "multibroadcast")) && v->nargs == 1 && v->nmods == 0 &&
+    return broadcast_op(v) && v->nargs == 1 && v->nmods == 0 &&
            shape_equal(&v->sh, &v->args[0]->sh);
 }
 
@@ -1472,7 +1476,7 @@ static bool reshape_copies_at_output(const ins *m)
  * all (seed 1019485's sub(mb(sin(p)), t)). */
 static bool unit_broadcast(const ins *x)
 {
-    return (is_op(x, "multibroadcast") || is_op(x, "broadcast")) && x->nargs == 1 &&
+    return broadcast_op(x) && x->nargs == 1 &&
            shape_elements(&x->sh) == shape_elements(&x->args[0]->sh) && shape_standard_p(&x->args[0]->sh) &&
            !reshape_copies_at_output(x);
 }
@@ -1495,7 +1499,7 @@ static bool reshape_inside_at(const ins *r, int depth)
      * is that broadcast in the reshape's lens: a leaf, not looked through. */
     const ins *m = r->args[0];
     int64_t kc[SHAPE_MAX_RANK];
-    if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && !view_is_constant(m->args[0]) &&
+    if (broadcast_op(m) && !view_is_constant(m->args[0]) &&
         is_op(r, "reshape") && broadcast_view(m, r->sh.lens, r->sh.rank, kc))
         return false;
     /* A reshape of a copying reshape (of a value of another layout) composes
@@ -1534,7 +1538,7 @@ static bool broadcast_sinks_below(const ins *u)
     if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0))
         return false;
     const ins *m = u->args[0];
-    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && one_reader(m) &&
+    return broadcast_op(m) && m->nargs == 1 && one_reader(m) &&
            shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && readers_take_broadcast(u, u, 0);
 }
 
@@ -1546,7 +1550,7 @@ static bool unary_of_one_element_broadcast(const ins *x)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX && (x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0; d++) {
         const ins *m = x->args[0];
-        if ((is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && m->nmods == 0)
+        if (broadcast_op(m) && m->nargs == 1 && m->nmods == 0)
             return shape_elements(&m->args[0]->sh) == 1 && shape_elements(&m->sh) > 1 && !view_is_constant(m->args[0]);
         x = m;
     }
@@ -1564,7 +1568,7 @@ static bool reads_broadcast(const ins *x)
         /* the stride test first: it is cheap, and view_is_constant walks
          * up to VIEW_CONSTANT_MAX_DEPTH operands */
         if (shape_broadcasted_p(&a->sh) &&
-            (is_op(a, "multibroadcast") || is_op(a, "broadcast") || is_op(a, "@literal") || view_is_constant(a)))
+            (broadcast_op(a) || is_op(a, "@literal") || view_is_constant(a)))
             return true;
         if (merges_into_broadcast(a))
             return true;
@@ -1771,7 +1775,7 @@ static bool reduction_keeps_unit_axes(const ins *d)
 static bool one_element_below(const ins *x)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 &&
-                    ((x->op->classes & OPC_SHAPE) || is_op(x, "multibroadcast") || is_op(x, "broadcast"));
+                    ((x->op->classes & OPC_SHAPE) || broadcast_op(x));
          d++)
         x = x->args[0];
     return shape_elements(&x->sh) == 1;
@@ -1977,7 +1981,7 @@ static const ins *leaf_base(const ins *x)
     for (int d = 0; d <= VIEW_CLUSTER_MAX && is_reshape(b) && !view_is_constant(b); d++)
         b = b->args[0];
     if (b == x || ins_is_pending(b) || view_is_constant(b) ||
-        ((is_op(b, "multibroadcast") || is_op(b, "broadcast")) && !unit_broadcast(b)) || (b->op->classes & OPC_SHAPE))
+        (broadcast_op(b) && !unit_broadcast(b)) || (b->op->classes & OPC_SHAPE))
         return x;
     return b;
 }
@@ -2059,7 +2063,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
             cluster_collect(c, x->args[k], depth + 1);
         return;
     }
-    if ((is_op(x, "multibroadcast") || is_op(x, "broadcast")) && !unit_broadcast(x)) {
+    if (broadcast_op(x) && !unit_broadcast(x)) {
         /* A cluster that reads a broadcast is where the common-dims rules
          * move ops into finer lens (GroupNorm): it has no lens of its own. */
         c->ok = false;
@@ -2367,6 +2371,28 @@ static bool keeps_reshape(const ins *r, const int64_t *lens, int rank)
     return cluster_lens_at(r, false, l, &nl) && lens_equal(l, nl, lens, rank);
 }
 
+/* The reshapes that the upper cluster of a pair moves with its label, while
+ * reduction_leaf_costs weighs the lower cluster for one upper candidate m:
+ * the reshape r read once by a leaf e of the upper cluster that
+ * reshape_of_reduce_of_reshape runs in m (leaf_takes_unit_reshape), seen in
+ * the lens r becomes there (the rule's `let`), not its present ones. */
+static _Thread_local int pair_nproj;
+static _Thread_local const ins *pair_proj[VIEW_CLUSTER_MAX];
+static _Thread_local int64_t pair_proj_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
+static _Thread_local int pair_proj_rank[VIEW_CLUSTER_MAX];
+
+/* The lens reshape s has for reduction_leaf_costs' present candidate. */
+static const int64_t *projected_lens(const ins *s, int *rank)
+{
+    for (int k = 0; k < pair_nproj; k++)
+        if (pair_proj[k] == s) {
+            *rank = pair_proj_rank[k];
+            return pair_proj_lens[k];
+        }
+    *rank = s->sh.rank;
+    return s->sh.lens;
+}
+
 /* x (standard) is reshaped to `lens` through shape ops, and that reshape
  * has a reader outside cluster c that keeps it: it stays whatever lens c's
  * ops run in, and an op of c reading x in `lens` reads it for free.
@@ -2381,7 +2407,9 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
         const ins *s = x->users[k];
         if (!is_reshape(s))
             continue;
-        if (lens_equal(s->sh.lens, s->sh.rank, lens, rank))
+        int srank;
+        const int64_t *slens = projected_lens(s, &srank);
+        if (lens_equal(slens, srank, lens, rank))
             for (int q = 0; q < s->nusers; q++) {
                 const ins *r = s->users[q];
                 if (!is_reshape(r) && op_index(c, r) < 0 && !in_group(c, r) &&
@@ -3028,6 +3056,43 @@ static bool pair_waits(const ins *x)
     return waits;
 }
 
+/* Sets pair_proj for upper candidate m of L: each leaf e of L's cluster
+ * other than d that reshape_of_reduce_of_reshape runs in m (as leaf_costs
+ * asks: leaf_takes_unit_reshape, not unit_reshape_taken_past_reader, and
+ * the rule's `let` succeeds for m) has its reshape seen in the lens the
+ * rule gives it. True when the set differs from the last candidate's (the
+ * lower cluster is weighed again). */
+static bool pair_project(const labelling *L, const ins *d, int m)
+{
+    const cluster *c = L->c;
+    int n = 0;
+    bool changed = false;
+    for (int l = 0; l < c->nleaves && n < VIEW_CLUSTER_MAX; l++) {
+        const ins *e = c->leaves[l];
+        if (e == d || !leaf_takes_unit_reshape(e) || unit_reshape_taken_past_reader(e))
+            continue;
+        const attr_value *ax = ins_attr(e, "axes");
+        const ins *r = e->args[0];
+        rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
+                           {RV_INTS, e->sh.rank, {.ints = e->sh.lens}},
+                           {RV_INTS, L->ncand_rank[m], {.ints = L->cand[m]}},
+                           {RV_INTS, ax->n, {.ints = ax->u.ints}}};
+        int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
+        int nz2, naxes;
+        if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes) || lens_equal(z2, nz2, r->sh.lens, r->sh.rank))
+            continue;
+        changed = changed || n >= pair_nproj || pair_proj[n] != r ||
+                  !lens_equal(z2, nz2, pair_proj_lens[n], pair_proj_rank[n]);
+        pair_proj[n] = r;
+        pair_proj_rank[n] = nz2;
+        memcpy(pair_proj_lens[n], z2, sizeof(int64_t) * (size_t)nz2);
+        n++;
+    }
+    changed = changed || n != pair_nproj;
+    pair_nproj = n;
+    return changed;
+}
+
 /* d, a leaf of L's cluster, is the reduction of a lower cluster paired with
  * it (above): cost[m] is that cluster's cheapest labelling with d's value
  * read in candidate m, less the cheapest over all m. */
@@ -3049,17 +3114,23 @@ static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost
         int64_t least = INT64_MAX;
         lo->red_loose = 0;
         lo->red_paired = true;
-        for (int m = 0; m < L->ncand; m++) {
+        for (int m = 0; m < L->ncand && ok; m++) {
+            if (pair_project(L, d, m)) {
+                memset(L1, 0, sizeof *L1);
+                labelling_cands(L1, lo, L->shared);
+                ok = labelling_costs(L1);
+            }
             lo->nred_to = L->ncand_rank[m];
             memcpy(lo->red_to, L->cand[m], sizeof(int64_t) * (size_t)lo->nred_to);
-            int k = labelling_root_choice(L1);
-            cost[m] = L1->cost[root][k] + sink_cost(L1, k);
+            int k = ok ? labelling_root_choice(L1) : 0;
+            cost[m] = ok ? L1->cost[root][k] + sink_cost(L1, k) : 0;
             if (cost[m] < least)
                 least = cost[m];
         }
-        for (int m = 0; m < L->ncand; m++)
+        for (int m = 0; ok && m < L->ncand; m++)
             cost[m] -= least;
     }
+    pair_nproj = 0;
     pair_lower_depth--;
     free(L1);
     free(lo);
@@ -3872,7 +3943,7 @@ static uint64_t stretchable_axes(const ins *v, const ins *u, int depth)
     if (view_is_constant(v))
         return all;
     unsigned c = v->op->classes;
-    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0) {
+    if (broadcast_op(v) && v->nargs == 1 && v->nmods == 0) {
         const ins *y = v->args[0];
         uint64_t mask = 0;
         for (int k = 0; k < v->sh.rank; k++)
@@ -4067,7 +4138,7 @@ static bool keeps_layout(const ins *v, const ins *u)
 static bool returns_layout(const ins *v, const ins *u)
 {
     for (int depth = 0; v != u && depth <= VIEW_CLUSTER_MAX && v->nargs >= 1 && v->nmods == 0; depth++) {
-        if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 &&
+        if (broadcast_op(v) && v->nargs == 1 &&
             shape_elements(&v->sh) == shape_elements(&v->args[0]->sh))
             v = v->args[0];
         else if ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] &&
@@ -4098,7 +4169,7 @@ static bool unit_broadcast_operand(const ins *u)
     if (!(u->op->classes & OPC_UNARY) || u->nargs != 1 || u->nmods != 0)
         return false;
     const ins *m = u->args[0];
-    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && m->nmods == 0 &&
+    return broadcast_op(m) && m->nargs == 1 && m->nmods == 0 &&
            shape_elements(&m->args[0]->sh) == 1 && !view_is_constant(m->args[0]);
 }
 
@@ -4159,7 +4230,7 @@ static bool reads_one_element(const ins *u)
     if (!(u->op->classes & OPC_UNARY) || u->nargs != 1 || u->nmods != 0)
         return false;
     const ins *m = u->args[0];
-    return (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && m->nmods == 0 &&
+    return broadcast_op(m) && m->nargs == 1 && m->nmods == 0 &&
            !view_is_constant(m->args[0]) && one_element_source(m->args[0], 0, &(int){256});
 }
 
@@ -4261,7 +4332,7 @@ static bool stretches_computed_value(const ins *b)
 static const ins *chain_broadcast(const ins *x)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0; d++) {
-        if (is_op(x, "multibroadcast") || is_op(x, "broadcast"))
+        if (broadcast_op(x))
             return stretches_computed_value(x) ? x : NULL;
         if (!(x->op->classes & (OPC_UNARY | OPC_SHAPE)))
             return NULL;
@@ -4286,7 +4357,7 @@ static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const
     if (v != u || !(u->op->classes & OPC_UNARY) || u->nargs != 1 || !lens_equal(u->sh.lens, u->sh.rank, r->sh.lens, r->sh.rank))
         return false;
     const ins *m = u->args[0];
-    if (!(is_op(m, "multibroadcast") || is_op(m, "broadcast")) || !stretches_computed_value(m))
+    if (!broadcast_op(m) || !stretches_computed_value(m))
         return false;
     const ins *n = chain_broadcast(other);
     if (!n || n == m)
@@ -4348,7 +4419,7 @@ static bool swaps_stretched_axes_only(const ins *v, const int64_t *p, int n, int
 {
     if (depth > VIEW_CLUSTER_MAX || --*budget < 0 || v->nmods != 0 || v->sh.rank != n)
         return false;
-    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1) {
+    if (broadcast_op(v) && v->nargs == 1) {
         if (view_is_constant(v->args[0]))
             return false;
         for (int i = 0; i < n; i++)
@@ -4515,7 +4586,7 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
         if (is_op(r, "@return") && keeps_layout(u, u) && unit_stride_zero(v) &&
             one_element_source(v, 0, &(int){256}))
             continue;
-        if (is_op(r, "multibroadcast") || is_op(r, "broadcast")) {
+        if (broadcast_op(r)) {
             /* a broadcast that stretches nothing goes, composes or becomes a
              * reshape: what counts is what reads it; one that stretches
              * takes its operand's strides along, which an output it feeds
@@ -5038,7 +5109,7 @@ static bool merges_with_constant_broadcast_x(const ins *v, const ins **xo)
         if (!multibroadcast_spelling(m) || m->nargs != 1 || !one_reader(m))
             continue;
         const ins *x = m->args[0];
-        if (is_op(x, "multibroadcast") || is_op(x, "broadcast") || view_is_constant(x) || x->sh.rank > v->sh.rank ||
+        if (broadcast_op(x) || view_is_constant(x) || x->sh.rank > v->sh.rank ||
             shape_elements(&x->sh) >= shape_elements(&v->sh))
             continue;
         int64_t ost[SHAPE_MAX_RANK];
@@ -5279,7 +5350,7 @@ bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_v
 static const ins *past_same_shape_views(const ins *x)
 {
     for (int depth = 0; depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
-                        (is_op(x, "multibroadcast") || is_op(x, "broadcast") || is_op(x, "transpose")) &&
+                        (broadcast_op(x) || is_op(x, "transpose")) &&
                         shape_equal(&x->sh, &x->args[0]->sh);
          depth++)
         x = x->args[0];
@@ -5303,6 +5374,13 @@ bool helper_drops_to_shape(arena *mem, const rule_value *a, int n, rule_value *o
     (void)mem, (void)n;
     *out = rule_bool(drops_to_shape(a[0].u.in));
     return true;
+}
+
+/* m is a broadcast op of one operand whose layout stretches (a stride-0
+ * axis longer than 1) a computed value, no constant. */
+static bool broadcast_of_computed(const ins *m)
+{
+    return broadcast_op(m) && m->nargs == 1 && shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]);
 }
 
 /* Two-operand op v (merges_into_broadcast) becomes a broadcast of an op on
@@ -5332,11 +5410,7 @@ static bool broadcasts_merge_below(const ins *v)
         m = m->args[0];
     if (layout_pending(n) && n->nusers == 1)
         n = n->args[0];
-    bool bm = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 && shape_broadcasted_p(&m->sh) &&
-              !view_is_constant(m->args[0]);
-    bool bn = (is_op(n, "multibroadcast") || is_op(n, "broadcast")) && n->nargs == 1 && shape_broadcasted_p(&n->sh) &&
-              !view_is_constant(n->args[0]);
-    if (!bm || !bn || (multibroadcast_spelling(m) && multibroadcast_spelling(n)))
+    if (!broadcast_of_computed(m) || !broadcast_of_computed(n) || (multibroadcast_spelling(m) && multibroadcast_spelling(n)))
         return true;
     const attr_value *a = ins_attr(m, "axis"), *b = ins_attr(n, "axis");
     return is_op(m, "broadcast") && is_op(n, "broadcast") && a && b && a->u.i == b->u.i &&
@@ -5361,7 +5435,7 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
-        yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1 &&
+        yes = broadcast_op(m) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
@@ -5521,7 +5595,7 @@ static bool flows_into_view_w(const ins *x, bool broadcasts, bool units, bool pi
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
          * multibroadcast of a reduction read by a max) */
-        if ((is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1 &&
+        if (broadcast_op(u) && u->nargs == 1 &&
             shape_elements(&u->sh) == shape_elements(&x->sh)) {
             if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur))
                 return true;
@@ -5533,7 +5607,7 @@ static bool flows_into_view_w(const ins *x, bool broadcasts, bool units, bool pi
          * given the common dims cc the reduction runs in, not one to lens cc
          * does not refine, where nothing it meets can run in c either,
          * seed 6847: mb[{3, 3, 2}] of a mean over {2, 2, 2}) */
-        if (broadcasts && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1)
+        if (broadcasts && broadcast_op(u) && u->nargs == 1)
             return read_beyond_outputs(u, 0) && (!cc || refines_but_units(cc, ncc, u->sh.lens, u->sh.rank));
         if (!(((c & OPC_UNARY) && u->nargs == 1) || ((c & OPC_BINARY) && u->nargs == 2)))
             return false;
@@ -6910,7 +6984,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
         const ins *x = m->nargs == 1 ? m->args[0] : NULL;
         while (x && (x->op->classes & OPC_SHAPE) && x->nargs == 1)
             x = x->args[0];
-        if ((is_op(m, "broadcast") || is_op(m, "multibroadcast")) && x && !is_cluster_op(x))
+        if (broadcast_op(m) && x && !is_cluster_op(x))
             for (int k = 0; k < m->nusers && !yes; k++) {
                 const ins *r = m->users[k];
                 const attr_value *l = ins_attr(r, "out_lens");
@@ -6936,7 +7010,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a
      * reshape (seeds 5970, 5543) */
-    if ((is_op(m, "broadcast") || is_op(m, "multibroadcast")) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
+    if (broadcast_op(m) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");
@@ -7177,7 +7251,7 @@ bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *
  * it (broadcast_sinks_below). */
 static bool stretching_broadcast_bound(const ins *v)
 {
-    if ((is_op(v, "multibroadcast") || is_op(v, "broadcast")) && v->nargs == 1 && v->nmods == 0)
+    if (broadcast_op(v) && v->nargs == 1 && v->nmods == 0)
         return stretches_computed_value(v);
     return merges_into_broadcast(v) || broadcast_sinks_below(v);
 }
@@ -7213,7 +7287,7 @@ static bool over_one_element_broadcast(const ins *r)
     const ins *u = r->nargs == 1 ? r->args[0] : NULL;
     if (u && u->nargs == 1 && (u->op->classes & OPC_UNARY))
         u = u->args[0];
-    return u && (is_op(u, "multibroadcast") || is_op(u, "broadcast")) && u->nargs == 1 &&
+    return u && broadcast_op(u) && u->nargs == 1 &&
            shape_elements(&u->args[0]->sh) == 1;
 }
 
@@ -7907,7 +7981,7 @@ bool helper_folds_to_reshape(arena *mem, const rule_value *a, int n, rule_value 
 {
     (void)n;
     const ins *m = a[0].u.in;
-    bool yes = (is_op(m, "multibroadcast") || is_op(m, "broadcast")) && m->nargs == 1;
+    bool yes = broadcast_op(m) && m->nargs == 1;
     if (yes) {
         const ins *x = m->args[0];
         yes = shape_elements(&m->sh) == shape_elements(&x->sh) && !shape_same_lens(&m->sh, &x->sh) &&
