@@ -637,7 +637,7 @@ static const rule_helper helper_table[] = {
     {"unary_chain_rejoins", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_unary_chain_rejoins,
      "unary_chain_rejoins(m, u): m's other reader is a two-operand op reading m beside u's value through one-operand ops"},
     {"twin_of", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_of,
-     "twin_of(x, m): x has a reader other than m of m's op and attributes"},
+     "twin_of(x, m): x has a reader other than m of m's op and attributes, or a reader v(x), b(x, k) or b(x, unit reshape) read once by such a broadcast that may be hoisted"},
     {"twin_at", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_at,
      "twin_at(x, m): x has a reader other than m of m's op and attributes"},
     {"twin_below", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_below,

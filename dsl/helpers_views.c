@@ -6836,6 +6836,25 @@ static bool aligned_broadcast(const ins *b);
 
 static bool unit_reshape_below_of(const ins *m, bool aligned);
 
+/* u is a one-operand pointwise op read once that unary_above_reshape moves
+ * above the reshape it reads (or the shape op of a standard value, which
+ * becomes one), read by u alone, in every order: u's value is not
+ * constant, u waits on no cluster, and the reshape neither becomes a
+ * broadcast nor waits for a squeeze or unsqueeze of one below it. */
+static bool unary_rises_above_reshape(const ins *u)
+{
+    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && one_reader(u)))
+        return false;
+    const ins *r = u->args[0];
+    if (!(r->nargs == 1 && one_reader(r) &&
+          (is_op(r, "reshape") || ((r->op->classes & OPC_SHAPE) && shape_standard_p(&r->args[0]->sh)))) ||
+        view_is_constant(r->args[0]))
+        return false;
+    rule_value pu = rule_ins((ins *)u), pr = rule_ins((ins *)r), cl, bb, ci;
+    return helper_in_reshape_cluster(NULL, &pu, 1, &cl) && !cl.u.i && helper_becomes_broadcast(NULL, &pr, 1, &bb) && !bb.u.i &&
+           helper_composes_into_reshape(NULL, &pr, 1, &ci) && !ci.u.i;
+}
+
 static bool unit_reshape_below(const ins *m) { return unit_reshape_below_of(m, false); }
 
 /* v below the transposes to their operand's own lens and the layout-only
@@ -6857,11 +6876,25 @@ static const ins *skip_same_lens_views(const ins *v)
 static bool unit_reshape_below_of(const ins *m, bool aligned)
 {
     bool yes = false;
+    /* one-operand ops read once over such a reshape r, read by them
+     * alone, rise above it in every order (unary_above_reshape: r's one
+     * reader keeps no copy beside it) and m then reads r of them, so r is
+     * asked as m's operand, of a value that is neither a constant nor a
+     * reduction (seed 1071471: add(mb(relu(squeeze(reshape(reshape(abs(
+     * mb[{1, 2}](p1))))))), mb(p3)) merged into {2} in the orders that met
+     * add before relu rose, and kept add(mb(relu(abs(p1))), mb(p3)), one
+     * view fewer, in those that moved relu first) */
+    const ins *top = m->nargs == 1 ? m->args[0] : NULL;
+    bool risen = false;
+    for (int depth = 0; top && depth < VIEW_CLUSTER_MAX && unary_rises_above_reshape(top); depth++) {
+        top = top->args[0];
+        risen = true;
+    }
     /* a squeeze, unsqueeze or flatten of a standard value becomes such a
      * reshape (*_to_reshape) */
-    if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && m->nargs == 1 && m->args[0]->nargs == 1 &&
-        (is_op(m->args[0], "reshape") || ((m->args[0]->op->classes & OPC_SHAPE) && shape_standard_p(&m->args[0]->args[0]->sh)))) {
-        const ins *r = m->args[0], *x = r->args[0];
+    if ((is_op(m, "multibroadcast") || (aligned && aligned_broadcast(m))) && top && top->nargs == 1 &&
+        (is_op(top, "reshape") || ((top->op->classes & OPC_SHAPE) && shape_standard_p(&top->args[0]->sh)))) {
+        const ins *r = top, *x = r->args[0];
         /* reshapes below r (and shape ops of standard values, which
          * become reshapes) compose with it in every order
          * (reshape_of_reshape): r is then a reshape of the first value
@@ -6874,18 +6907,21 @@ static bool unit_reshape_below_of(const ins *m, bool aligned)
         bool composes = true;
         for (int k = 0; dims && k < dims->n; k++)
             composes = composes && dims->u.ints[k] != 0;
-        for (int depth = 0; composes && depth < VIEW_CLUSTER_MAX && x->nargs == 1 &&
-                            (is_op(x, "reshape") || ((x->op->classes & OPC_SHAPE) && shape_standard_p(&x->args[0]->sh)));
-             depth++)
+        for (int depth = 0; composes && depth < VIEW_CLUSTER_MAX && x->nargs == 1; depth++) {
+            if (unary_rises_above_reshape(x))
+                risen = true;
+            else if (!(is_op(x, "reshape") || ((x->op->classes & OPC_SHAPE) && shape_standard_p(&x->args[0]->sh))))
+                break;
             x = x->args[0];
+        }
         /* a reshape that only adds or drops leading 1s goes into the
          * multibroadcast even above a reduction itself: the leading 1s of a
          * reduction a multibroadcast reads are its own
          * (multibroadcast_of_reduce_of_reshape) */
         bool same = x->sh.rank <= m->sh.rank && lens_equal_but_leading_ones(x->sh.lens, x->sh.rank, r->sh.lens, r->sh.rank);
         yes = !view_is_constant(x) && shape_elements(&r->sh) > 1 &&
-              ((same && !reduction_takes_reshape(x)) ||
-               (!same && !reduction_of_reshape(x) && leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
+              ((same && (risen || !reduction_takes_reshape(x))) ||
+               (!same && (risen || !reduction_of_reshape(x)) && leading_ones(r->sh.lens, r->sh.rank) > 0 && one_reader(r)));
     }
     /* a reduction with leading 1s of a reshape read by it alone, whose
      * axes the reshape's operand has (reduce_axes_through), becomes a

@@ -410,7 +410,8 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, r
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends), or a reader v(x) or
- * b(x, k) of a constant k, read once by such a broadcast whose readers
+ * b(x, k) of a constant k, or b(x, r) of a reshape r that only adds
+ * leading 1s (round s43E), read once by such a broadcast whose readers
  * let it be hoisted too (round s40C: b(x, k)). */
 bool helper_twin_of(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* twin_at(x, m): instruction, instruction -> bool: x has a reader other
