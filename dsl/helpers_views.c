@@ -765,6 +765,19 @@ bool helper_unit_reshape_absorbs(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+/* unit_reshape_above_reduce asked from C: the reshape below a reduction of
+ * lens z (to dl, over axes) goes into it where the one above reshapes dl
+ * to w; *z2 gets the lens it then has. */
+static bool unit_reshape_lens_above_reduce(const int64_t *z, int nz, const int64_t *dl, int ndl, const int64_t *w,
+                                           int nw, const int64_t *ax, int nax, int64_t *z2, int *nz2)
+{
+    rule_value a[4] = {{RV_INTS, nz, {.ints = z}}, {RV_INTS, ndl, {.ints = dl}}, {RV_INTS, nw, {.ints = w}},
+                       {RV_INTS, nax, {.ints = ax}}};
+    int64_t axes[SHAPE_MAX_RANK];
+    int naxes;
+    return unit_reshape_above_reduce(a, z2, nz2, axes, &naxes);
+}
+
 /* The lens z of a reduction over axes without its length-1 axes that it
  * does not reduce, and the reduced axes renumbered to match; false when z
  * has no such axis (or the axes are out of range). */
@@ -2438,7 +2451,9 @@ static bool reshaped_outside(const cluster *c, const ins *x, const int64_t *lens
  * not where the cluster's two-operand op below is held in w by its other
  * operand, which reshaped_below_free now asks of the operand as the move
  * leaves it, seed 1012900.) */
-static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
+/* reduction_chain_lens also gives, in *z2, the lens the reshape d reads
+ * takes there (the rule's `let`, unit_reshape_lens). */
+static bool reduction_chain_lens(const ins *d, const int64_t *to, int nto, int64_t *z2, int *nz2)
 {
     if (!(d->op->classes & OPC_REDUCE) || d->nargs != 1 || !is_op(d->args[0], "reshape"))
         return false;
@@ -2446,13 +2461,16 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
     if (!ax)
         return false;
     const ins *r = d->args[0];
-    rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
-                       {RV_INTS, d->sh.rank, {.ints = d->sh.lens}},
-                       {RV_INTS, nto, {.ints = to}},
-                       {RV_INTS, ax->n, {.ints = ax->u.ints}}};
-    int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
-    int nz2, naxes;
-    return unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes);
+    return unit_reshape_lens_above_reduce(r->sh.lens, r->sh.rank, d->sh.lens, d->sh.rank, to, nto, ax->u.ints, ax->n,
+                                          z2, nz2);
+}
+
+/* reduction_chain_lens without the lens. */
+static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
+{
+    int64_t z2[SHAPE_MAX_RANK];
+    int nz2;
+    return reduction_chain_lens(d, to, nto, z2, &nz2);
 }
 
 /* Leaf d is a reduction, read once, of a reshape read once, where
@@ -2760,14 +2778,11 @@ static int64_t sink_cost(const labelling *L, int k)
              * squeezed to {1, 3, 2}); for a reduction paired with the
              * cluster reading it, not where its reduced axes do not end
              * in red_to's lens (reduction_reaches) */
-            rule_value a[4] = {{RV_INTS, c->nsink, {.ints = c->sink}},
-                               {RV_INTS, nfrom, {.ints = red}},
-                               {RV_INTS, c->nred_to, {.ints = c->red_to}},
-                               {RV_INTS, c->nred_axes, {.ints = c->red_axes}}};
-            int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
-            int nz2, naxes;
+            int64_t z2[SHAPE_MAX_RANK];
+            int nz2;
             bool taken = (lens_equal(red, nfrom, c->red_to, c->nred_to) ||
-                          unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes)) &&
+                          unit_reshape_lens_above_reduce(c->sink, c->nsink, red, nfrom, c->red_to, c->nred_to,
+                                                         c->red_axes, c->nred_axes, z2, &nz2)) &&
                          (!c->red_paired ||
                           reduction_reaches(red, nfrom, c->red_axes, c->nred_axes, c->red_to, c->nred_to));
             return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !taken);
@@ -3071,15 +3086,11 @@ static bool pair_project(const labelling *L, const ins *d, int m)
         const ins *e = c->leaves[l];
         if (e == d || !leaf_takes_unit_reshape(e) || unit_reshape_taken_past_reader(e))
             continue;
-        const attr_value *ax = ins_attr(e, "axes");
         const ins *r = e->args[0];
-        rule_value a[4] = {{RV_INTS, r->sh.rank, {.ints = r->sh.lens}},
-                           {RV_INTS, e->sh.rank, {.ints = e->sh.lens}},
-                           {RV_INTS, L->ncand_rank[m], {.ints = L->cand[m]}},
-                           {RV_INTS, ax->n, {.ints = ax->u.ints}}};
-        int64_t z2[SHAPE_MAX_RANK], axes[SHAPE_MAX_RANK];
-        int nz2, naxes;
-        if (!unit_reshape_above_reduce(a, z2, &nz2, axes, &naxes) || lens_equal(z2, nz2, r->sh.lens, r->sh.rank))
+        int64_t z2[SHAPE_MAX_RANK];
+        int nz2;
+        if (!reduction_chain_lens(e, L->cand[m], L->ncand_rank[m], z2, &nz2) ||
+            lens_equal(z2, nz2, r->sh.lens, r->sh.rank))
             continue;
         changed = changed || n >= pair_nproj || pair_proj[n] != r ||
                   !lens_equal(z2, nz2, pair_proj_lens[n], pair_proj_rank[n]);
