@@ -2473,6 +2473,28 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
     return reduction_chain_lens(d, to, nto, z2, &nz2);
 }
 
+/* x is a reduction with integer axes of a reshape r read once, of a
+ * value y that is not constant: the shape reshape_of_reduce_of_reshape and
+ * reduce_below_reshape both start from, and which leaf_takes_unit_reshape
+ * and leaf_lens ask for a leaf. Answers y, with *rp = r and in b[*nb] the
+ * axes reduce_axes_map carries the reduction to below r (*nb is 0 where
+ * they do not map, or map to none); NULL where x is not of that shape. */
+static const ins *reduction_of_reshape_read_once(const ins *x, const ins **rp, int64_t *b, int *nb)
+{
+    const ins *r = is_reduction(x) && x->nargs == 1 ? x->args[0] : NULL;
+    const attr_value *ax = r ? ins_attr(x, "axes") : NULL;
+    if (!ax || ax->kind != ATTR_INTS || !is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
+        return NULL;
+    const ins *y = r->args[0];
+    if (view_is_constant(y))
+        return NULL;
+    *rp = r;
+    *nb = 0;
+    if (!reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, nb))
+        *nb = 0;
+    return y;
+}
+
 /* Leaf d is a reduction, read once, of a reshape read once, where
  * reshape_of_reduce_of_reshape takes a reshape of d into d: its guard on
  * the reduction and the reshape below (!is_constant(y), in_cluster_lens(y),
@@ -2485,22 +2507,16 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
  * in those lens, in every order (seed 1021327, leaf_changes). */
 static bool leaf_takes_unit_reshape(const ins *d)
 {
-    if (!is_reduction(d) || d->nargs != 1 || !one_reader(d))
+    const ins *r;
+    int64_t b[SHAPE_MAX_RANK];
+    int nb;
+    const ins *y = one_reader(d) ? reduction_of_reshape_read_once(d, &r, b, &nb) : NULL;
+    if (!y)
         return false;
-    ins *r = d->args[0];
-    if (!is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
-        return false;
-    ins *y = r->args[0];
-    const attr_value *ax = ins_attr(d, "axes");
-    if (!ax || ax->kind != ATTR_INTS || view_is_constant(y))
-        return false;
-    rule_value v, a_y = rule_ins(y);
+    rule_value v, a_y = rule_ins((ins *)y);
     if (!helper_in_cluster_lens(NULL, &a_y, 1, &v) || !v.u.i)
         return false;
-    int64_t b[SHAPE_MAX_RANK];
-    int nb = 0;
-    bool moves = reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) && nb > 0;
-    return !moves || shares_reshape(r);
+    return nb == 0 || shares_reshape(r);
 }
 
 /* Leaf d's reader is a one-operand pointwise op (or a two-operand one
@@ -2560,16 +2576,11 @@ static const int64_t *leaf_lens(const ins *x, int64_t *buf, int *n, bool *moved)
 {
     *n = x->sh.rank;
     *moved = false;
-    const ins *r = is_reduction(x) && x->nargs == 1 ? x->args[0] : NULL;
-    const attr_value *ax = r ? ins_attr(x, "axes") : NULL;
-    if (!ax || ax->kind != ATTR_INTS || !is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
-        return x->sh.lens;
-    const ins *y = r->args[0];
-    if ((y->op->classes & OPC_SHAPE) || view_is_constant(y) || shares_reshape(r) || unit_drop_taken_into_reduction(r))
-        return x->sh.lens;
+    const ins *r;
     int64_t b[SHAPE_MAX_RANK];
-    int nb = 0;
-    if (!reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) || nb == 0)
+    int nb;
+    const ins *y = reduction_of_reshape_read_once(x, &r, b, &nb);
+    if (!y || (y->op->classes & OPC_SHAPE) || shares_reshape(r) || unit_drop_taken_into_reduction(r) || nb == 0)
         return x->sh.lens;
     rule_value v, a_y = rule_ins((ins *)y);
     if (!helper_in_cluster_lens(NULL, &a_y, 1, &v) || !v.u.i)
