@@ -3038,13 +3038,33 @@ static int labelling_root_choice(const labelling *L)
  * cluster's labelling gives the op that reads the reduction. Only one
  * level: a cluster labelled for another's leaf does not pair its own. */
 
-/* The cluster op that reads c's reduction through reshapes read once (not
- * through pointwise ops, which run in either lens), or NULL. */
+/* The cluster op that reads c's reduction through reshapes read once, or
+ * NULL; there must be a cluster op reading the end of the walk (red_end)
+ * in either case. Where one-operand pointwise ops stand between the
+ * reduction and red_to (red_unary), the first of them is that reader: it
+ * is an op of the upper cluster (the one of red_end's reader), which
+ * reads the reduction as a leaf there and weighs the rest of the chain as
+ * its own ops (seed 1032653: tanh over reduce_sum read by mul through an
+ * unsqueeze; each of the two clusters was labelled alone against the
+ * other's present lens, and which moved first decided). Not where the
+ * chain ends in a multibroadcast or another op that is no cluster op: the
+ * lower cluster alone weighs red_to loosely there (red_loose), which the
+ * pair does not (seed 1032869: relu over reduce_mean, read by a
+ * multibroadcast, ran in {3, 1} or {1, 3, 1} by order). */
 static const ins *reduction_pair_reader(const cluster *c)
 {
-    if (!c->red || c->red_unary || !c->red_end || !one_reader(c->red_end))
+    if (!c->red || !c->red_end || !one_reader(c->red_end))
         return NULL;
-    const ins *u = c->red_end->users[0];
+    const ins *w = c->red_end->users[0];
+    if (!is_cluster_op(w) || reads_broadcast(w) || op_index(c, w) >= 0)
+        return NULL;
+    const ins *u = c->red;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(u) && u != c->red_end && is_reshape(u->users[0]);
+         depth++)
+        u = u->users[0];
+    if (!one_reader(u))
+        return NULL;
+    u = u->users[0];
     if (!is_cluster_op(u) || reads_broadcast(u) || op_index(c, u) >= 0)
         return NULL;
     return u;
@@ -3052,12 +3072,19 @@ static const ins *reduction_pair_reader(const cluster *c)
 
 /* c is the lower cluster of a reduction pair whose upper cluster is not
  * known yet (a pending op inside it); the cluster of the upper reader in
- * *up. */
+ * *up. Not where one-operand ops stand between the reduction and red_to
+ * (red_unary): such a lower cluster is labelled alone until the upper one
+ * is known, as it was before those pairs were taken; waiting held it in
+ * its old lens while the upper cluster's other ops were labelled against
+ * them in the orders that asked those first (seed 18000: tanh under
+ * reduce_max, read by relu, stayed in an unsqueeze's rank-5 lens while mul
+ * above relu moved into a sigmoid's lens, and the graph then differed by
+ * order). */
 static bool pair_upper_pending(const cluster *c, cluster *up)
 {
     const ins *u = reduction_pair_reader(c);
     pair_upper_depth++;
-    bool pending = u && !cluster_of(u, up) && up->pending;
+    bool pending = u && !c->red_unary && !cluster_of(u, up) && up->pending;
     pair_upper_depth--;
     return pending;
 }
@@ -3125,6 +3152,7 @@ static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost
         int64_t least = INT64_MAX;
         lo->red_loose = 0;
         lo->red_paired = true;
+        lo->red_unary = false; /* red_to is the pair reader's, below any pointwise op */
         for (int m = 0; m < L->ncand && ok; m++) {
             if (pair_project(L, d, m)) {
                 memset(L1, 0, sizeof *L1);
@@ -3647,6 +3675,7 @@ static bool labelled_lens(const cluster *c, const ins *v, bool shared, int64_t *
             memcpy(lo->red_to, m, sizeof(int64_t) * (size_t)nm);
             lo->red_loose = 0;
             lo->red_paired = true;
+            lo->red_unary = false;
             ok = (shared && group_labelled_lens(lo, v, lens, n)) || cluster_labelled_lens(lo, v, shared, lens, n);
         }
         free(up);
