@@ -2473,6 +2473,28 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
     return reduction_chain_lens(d, to, nto, z2, &nz2);
 }
 
+/* x is a reduction with integer axes of a reshape r read once, of a
+ * value y that is not constant: the shape reshape_of_reduce_of_reshape and
+ * reduce_below_reshape both start from, and which leaf_takes_unit_reshape
+ * and leaf_lens ask for a leaf. Answers y, with *rp = r and in b[*nb] the
+ * axes reduce_axes_map carries the reduction to below r (*nb is 0 where
+ * they do not map, or map to none); NULL where x is not of that shape. */
+static const ins *reduction_of_reshape_read_once(const ins *x, const ins **rp, int64_t *b, int *nb)
+{
+    const ins *r = is_reduction(x) && x->nargs == 1 ? x->args[0] : NULL;
+    const attr_value *ax = r ? ins_attr(x, "axes") : NULL;
+    if (!ax || ax->kind != ATTR_INTS || !is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
+        return NULL;
+    const ins *y = r->args[0];
+    if (view_is_constant(y))
+        return NULL;
+    *rp = r;
+    *nb = 0;
+    if (!reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, nb))
+        *nb = 0;
+    return y;
+}
+
 /* Leaf d is a reduction, read once, of a reshape read once, where
  * reshape_of_reduce_of_reshape takes a reshape of d into d: its guard on
  * the reduction and the reshape below (!is_constant(y), in_cluster_lens(y),
@@ -2485,22 +2507,16 @@ static bool reduction_takes_chain(const ins *d, const int64_t *to, int nto)
  * in those lens, in every order (seed 1021327, leaf_changes). */
 static bool leaf_takes_unit_reshape(const ins *d)
 {
-    if (!is_reduction(d) || d->nargs != 1 || !one_reader(d))
+    const ins *r;
+    int64_t b[SHAPE_MAX_RANK];
+    int nb;
+    const ins *y = one_reader(d) ? reduction_of_reshape_read_once(d, &r, b, &nb) : NULL;
+    if (!y)
         return false;
-    ins *r = d->args[0];
-    if (!is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
-        return false;
-    ins *y = r->args[0];
-    const attr_value *ax = ins_attr(d, "axes");
-    if (!ax || ax->kind != ATTR_INTS || view_is_constant(y))
-        return false;
-    rule_value v, a_y = rule_ins(y);
+    rule_value v, a_y = rule_ins((ins *)y);
     if (!helper_in_cluster_lens(NULL, &a_y, 1, &v) || !v.u.i)
         return false;
-    int64_t b[SHAPE_MAX_RANK];
-    int nb = 0;
-    bool moves = reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) && nb > 0;
-    return !moves || shares_reshape(r);
+    return nb == 0 || shares_reshape(r);
 }
 
 /* Leaf d's reader is a one-operand pointwise op (or a two-operand one
@@ -2560,16 +2576,11 @@ static const int64_t *leaf_lens(const ins *x, int64_t *buf, int *n, bool *moved)
 {
     *n = x->sh.rank;
     *moved = false;
-    const ins *r = is_reduction(x) && x->nargs == 1 ? x->args[0] : NULL;
-    const attr_value *ax = r ? ins_attr(x, "axes") : NULL;
-    if (!ax || ax->kind != ATTR_INTS || !is_op(r, "reshape") || r->nargs != 1 || !one_reader(r))
-        return x->sh.lens;
-    const ins *y = r->args[0];
-    if ((y->op->classes & OPC_SHAPE) || view_is_constant(y) || shares_reshape(r) || unit_drop_taken_into_reduction(r))
-        return x->sh.lens;
+    const ins *r;
     int64_t b[SHAPE_MAX_RANK];
-    int nb = 0;
-    if (!reduce_axes_map(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) || nb == 0)
+    int nb;
+    const ins *y = reduction_of_reshape_read_once(x, &r, b, &nb);
+    if (!y || (y->op->classes & OPC_SHAPE) || shares_reshape(r) || unit_drop_taken_into_reduction(r) || nb == 0)
         return x->sh.lens;
     rule_value v, a_y = rule_ins((ins *)y);
     if (!helper_in_cluster_lens(NULL, &a_y, 1, &v) || !v.u.i)
@@ -3038,13 +3049,33 @@ static int labelling_root_choice(const labelling *L)
  * cluster's labelling gives the op that reads the reduction. Only one
  * level: a cluster labelled for another's leaf does not pair its own. */
 
-/* The cluster op that reads c's reduction through reshapes read once (not
- * through pointwise ops, which run in either lens), or NULL. */
+/* The cluster op that reads c's reduction through reshapes read once, or
+ * NULL; there must be a cluster op reading the end of the walk (red_end)
+ * in either case. Where one-operand pointwise ops stand between the
+ * reduction and red_to (red_unary), the first of them is that reader: it
+ * is an op of the upper cluster (the one of red_end's reader), which
+ * reads the reduction as a leaf there and weighs the rest of the chain as
+ * its own ops (seed 1032653: tanh over reduce_sum read by mul through an
+ * unsqueeze; each of the two clusters was labelled alone against the
+ * other's present lens, and which moved first decided). Not where the
+ * chain ends in a multibroadcast or another op that is no cluster op: the
+ * lower cluster alone weighs red_to loosely there (red_loose), which the
+ * pair does not (seed 1032869: relu over reduce_mean, read by a
+ * multibroadcast, ran in {3, 1} or {1, 3, 1} by order). */
 static const ins *reduction_pair_reader(const cluster *c)
 {
-    if (!c->red || c->red_unary || !c->red_end || !one_reader(c->red_end))
+    if (!c->red || !c->red_end || !one_reader(c->red_end))
         return NULL;
-    const ins *u = c->red_end->users[0];
+    const ins *w = c->red_end->users[0];
+    if (!is_cluster_op(w) || reads_broadcast(w) || op_index(c, w) >= 0)
+        return NULL;
+    const ins *u = c->red;
+    for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(u) && u != c->red_end && is_reshape(u->users[0]);
+         depth++)
+        u = u->users[0];
+    if (!one_reader(u))
+        return NULL;
+    u = u->users[0];
     if (!is_cluster_op(u) || reads_broadcast(u) || op_index(c, u) >= 0)
         return NULL;
     return u;
@@ -3052,12 +3083,19 @@ static const ins *reduction_pair_reader(const cluster *c)
 
 /* c is the lower cluster of a reduction pair whose upper cluster is not
  * known yet (a pending op inside it); the cluster of the upper reader in
- * *up. */
+ * *up. Not where one-operand ops stand between the reduction and red_to
+ * (red_unary): such a lower cluster is labelled alone until the upper one
+ * is known, as it was before those pairs were taken; waiting held it in
+ * its old lens while the upper cluster's other ops were labelled against
+ * them in the orders that asked those first (seed 18000: tanh under
+ * reduce_max, read by relu, stayed in an unsqueeze's rank-5 lens while mul
+ * above relu moved into a sigmoid's lens, and the graph then differed by
+ * order). */
 static bool pair_upper_pending(const cluster *c, cluster *up)
 {
     const ins *u = reduction_pair_reader(c);
     pair_upper_depth++;
-    bool pending = u && !cluster_of(u, up) && up->pending;
+    bool pending = u && !c->red_unary && !cluster_of(u, up) && up->pending;
     pair_upper_depth--;
     return pending;
 }
@@ -3125,6 +3163,7 @@ static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost
         int64_t least = INT64_MAX;
         lo->red_loose = 0;
         lo->red_paired = true;
+        lo->red_unary = false; /* red_to is the pair reader's, below any pointwise op */
         for (int m = 0; m < L->ncand && ok; m++) {
             if (pair_project(L, d, m)) {
                 memset(L1, 0, sizeof *L1);
@@ -3647,6 +3686,7 @@ static bool labelled_lens(const cluster *c, const ins *v, bool shared, int64_t *
             memcpy(lo->red_to, m, sizeof(int64_t) * (size_t)nm);
             lo->red_loose = 0;
             lo->red_paired = true;
+            lo->red_unary = false;
             ok = (shared && group_labelled_lens(lo, v, lens, n)) || cluster_labelled_lens(lo, v, shared, lens, n);
         }
         free(up);
