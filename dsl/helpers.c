@@ -586,6 +586,8 @@ static const rule_helper helper_table[] = {
      "reshaped_back_outside(b, lens): the run of shape ops reshaped_to(b) finds ends in lens (or, read only by dots and outputs, in other lens equal to lens but for 1s, b's broadcast operand needing no respelling), and no pointwise op reads its end but one already in its cluster's lens, and no reduction moves a one-op run below itself"},
     {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,
      "strictly_standard(x): x's shape is exactly a reshape's (row-major strides, length-1 axes included)"},
+    {"reshaped_back_for_keepers", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_reshaped_back_for_keepers,
+     "reshaped_back_for_keepers(b, x): only ops that keep a broadcast as it is (dots, outputs) read the end of the run reshaped_to(b) finds, and x is no one-operand op (or chain of them) of a stretching broadcast"},
     {"settled", RV_BOOL, 1, {RV_INS}, false, helper_settled,
      "settled(x): no reshape can still come out of x (it is not a shape op, a unary op of one, or a binary op of two)"},
     {"moves_unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_moves_unit_axes_only,

@@ -1012,6 +1012,32 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+static bool keeps_broadcast_reader(const ins *r);
+
+/* reshaped_back_for_keepers(b, x): see helpers_views.h. Only ops that
+ * keep a broadcast as it is read the end of b's run of shape ops, and x
+ * reads no stretching broadcast through one-operand ops. */
+bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *x = a[1].u.in;
+    const ins *last = reshaped_to_run(b);
+    bool yes = last && last->nusers > 0;
+    for (int k = 0; yes && k < last->nusers; k++)
+        yes = keeps_broadcast_reader(last->users[k]);
+    /* x a one-operand op (or a chain of them) of a stretching broadcast:
+     * the broadcast sinks below the chain, or the reshape of it rises into
+     * the broadcast (reshape_of_unary_of_multibroadcast*), by order; a
+     * pending shape change left by a sink goes into its reader
+     * (unary_through_pending), so the walk passes it */
+    for (int d = 0; yes && d <= VIEW_CLUSTER_MAX && ((x->op->classes & OPC_UNARY) || ins_is_pending(x)) && x->nargs == 1; d++) {
+        x = x->args[0];
+        yes = !(broadcast_op(x) && shape_broadcasted_p(&x->sh));
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* r is a reshape, or a squeeze or unsqueeze of a standard value, which
  * squeeze_to_reshape and unsqueeze_to_reshape make one (no guard). */
 static bool becomes_reshape(const ins *r)
