@@ -634,6 +634,8 @@ static const rule_helper helper_table[] = {
      "shared_broadcast_splits(m, b): m's readers other than b each take m away on their own"},
     {"shared_broadcast_rejoins", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_shared_broadcast_rejoins,
      "shared_broadcast_rejoins(m, b): m's readers other than b read m beside b's value, a diamond closing below b"},
+    {"broadcast_cone_closes", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_cone_closes,
+     "broadcast_cone_closes(m): m's readers, one-operand ops, and the pointwise ops of m's lens that read only them and m are read outside at one op alone"},
     {"unary_chain_rejoins", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_unary_chain_rejoins,
      "unary_chain_rejoins(m, u): m's other reader is a two-operand op reading m beside u's value through one-operand ops"},
     {"twin_of", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_of,

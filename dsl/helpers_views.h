@@ -407,6 +407,14 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nar
  * has sunk to r. */
 bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_cone_closes(m): instruction -> bool: multibroadcast m has
+ * several readers, each a one-operand pointwise op of m's lens, and the
+ * pointwise ops of m's lens that read only m and such ops (the cone over
+ * m) are read outside the cone at one op alone: the whole cone computes
+ * on m's one operand's values, and a copy of m that sinks below each op in turn
+ * merges with the others inside it, leaving one broadcast of the exit. */
+bool helper_broadcast_cone_closes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE
  * makes the two one when the driver run ends), or a reader v(x) or
