@@ -1012,6 +1012,32 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+static bool keeps_broadcast_reader(const ins *r);
+
+/* reshaped_back_for_keepers(b, x): see helpers_views.h. Only ops that
+ * keep a broadcast as it is read the end of b's run of shape ops, and x
+ * reads no stretching broadcast through one-operand ops. */
+bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *b = a[0].u.in, *x = a[1].u.in;
+    const ins *last = reshaped_to_run(b);
+    bool yes = last && last->nusers > 0;
+    for (int k = 0; yes && k < last->nusers; k++)
+        yes = keeps_broadcast_reader(last->users[k]);
+    /* x a one-operand op (or a chain of them) of a stretching broadcast:
+     * the broadcast sinks below the chain, or the reshape of it rises into
+     * the broadcast (reshape_of_unary_of_multibroadcast*), by order; a
+     * pending shape change left by a sink goes into its reader
+     * (unary_through_pending), so the walk passes it */
+    for (int d = 0; yes && d <= VIEW_CLUSTER_MAX && ((x->op->classes & OPC_UNARY) || ins_is_pending(x)) && x->nargs == 1; d++) {
+        x = x->args[0];
+        yes = !(broadcast_op(x) && shape_broadcasted_p(&x->sh));
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
 /* r is a reshape, or a squeeze or unsqueeze of a standard value, which
  * squeeze_to_reshape and unsqueeze_to_reshape make one (no guard). */
 static bool becomes_reshape(const ins *r)
@@ -5383,6 +5409,71 @@ bool helper_unary_chain_rejoins(arena *mem, const rule_value *a, int n, rule_val
         ok = w != u && reached_through_unary(w, u, true, m->args[0]);
     }
     *out = rule_bool(ok);
+    return true;
+}
+
+/* i is a one- or two-operand pointwise op of m's lens. */
+static bool cone_op(const ins *i, const ins *m)
+{
+    unsigned c = i->op->classes;
+    return i->nmods == 0 && shape_same_lens(&i->sh, &m->sh) &&
+           (((c & OPC_UNARY) && i->nargs == 1) || ((c & OPC_BINARY) && i->nargs == 2));
+}
+
+static bool in_set(const ins *const *set, int n, const ins *i)
+{
+    for (int k = 0; k < n; k++)
+        if (set[k] == i)
+            return true;
+    return false;
+}
+
+/* broadcast_cone_closes(m): see helpers_views.h. The cone is grown from
+ * m's readers: a pointwise op of m's lens joins once each operand is m or
+ * in the cone; every reader of m must join, each a one-operand op (a
+ * two-operand reader of m is the diamond shared_broadcast_rejoins and
+ * unary_chain_rejoins take), and one member alone, the exit, may be read
+ * outside it. Each member's readers take a broadcast's
+ * layout (readers_take_broadcast), so the copies sink along the whole cone
+ * and the exit's readers see the layout they see now. */
+bool helper_broadcast_cone_closes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *cone[VIEW_CLUSTER_MAX];
+    int nc = 0;
+    bool ok = is_op(m, "multibroadcast") && m->nargs == 1 && m->nmods == 0 && m->nusers > 1 && !one_reader(m);
+    for (bool grew = ok; grew;) {
+        grew = false;
+        for (int k = -1; k < nc && ok; k++) {
+            const ins *from = k < 0 ? m : cone[k];
+            for (int j = 0; j < from->nusers && ok; j++) {
+                const ins *r = from->users[j];
+                if (in_set(cone, nc, r) || !cone_op(r, m))
+                    continue;
+                bool joins = true;
+                for (int t = 0; t < r->nargs && joins; t++)
+                    joins = r->args[t] == m || in_set(cone, nc, r->args[t]);
+                if (!joins)
+                    continue;
+                if (nc == VIEW_CLUSTER_MAX)
+                    ok = false;
+                else
+                    cone[nc++] = r, grew = true;
+            }
+        }
+        grew = ok && grew;
+    }
+    for (int j = 0; j < m->nusers && ok; j++)
+        ok = in_set(cone, nc, m->users[j]) && m->users[j]->nargs == 1;
+    int exits = 0;
+    for (int k = 0; k < nc && ok; k++) {
+        ok = readers_take_broadcast(cone[k], cone[k], 0);
+        bool out_read = cone[k]->nusers == 0;
+        for (int j = 0; j < cone[k]->nusers && !out_read; j++)
+            out_read = !in_set(cone, nc, cone[k]->users[j]);
+        exits += out_read;
+    }
+    *out = rule_bool(ok && exits == 1);
     return true;
 }
 

@@ -185,6 +185,20 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * graph, where the core ran it in p1's {4}). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* reshaped_back_for_keepers(b, x): instructions -> bool: the run of shape
+ * ops reshaped_to(b) finds is read only by ops that keep a broadcast as
+ * it is (dots, outputs and other builtins), and x, the operand b's
+ * reshape reads, is no one-operand op (or chain of them) of a stretching
+ * broadcast. For binary_above_unit_reshape_beside_multibroadcast_*,
+ * with reshaped_back_outside: b then runs in x's lens in every order, where a
+ * pointwise or reducing reader of the run's end, or x's own broadcast,
+ * still moves the lens by order (round s44D: seeds 1004610, 1061216, a
+ * pointwise reader that was a cluster op only until its operand's
+ * broadcast sank; 1037053, a reduction that took the reshape in the
+ * orders that met it first; 1045474, x = abs(relu(mb(p))), whose reshape
+ * rose into the broadcast first in program order). */
+bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
  * reshape to its lens has, strides of length-1 axes included (is_standard
  * ignores those). A rule that replaces x by such a reshape then leaves every
@@ -406,6 +420,14 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nar
  * broadcasts: a diamond b(m, v(..u(m))) that closes once u's copy of m
  * has sunk to r. */
 bool helper_unary_chain_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* broadcast_cone_closes(m): instruction -> bool: multibroadcast m has
+ * several readers, each a one-operand pointwise op of m's lens, and the
+ * pointwise ops of m's lens that read only m and such ops (the cone over
+ * m) are read outside the cone at one op alone: the whole cone computes
+ * on m's one operand's values, and a copy of m that sinks below each op in turn
+ * merges with the others inside it, leaving one broadcast of the exit. */
+bool helper_broadcast_cone_closes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* twin_of(x, m): instruction, instruction -> bool: x has a reader other
  * than m of m's op and attributes (a broadcast the graph already has: CSE

@@ -1079,7 +1079,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                  * the root's lens: its readers meet again at this op, a
                  * diamond (guards such as rejoins_below look for them) */
                 ins *y = NULL;
-                bool itself = false;
+                bool itself = false, nsame_seen = false;
                 if (chance(&c, 30)) {
                     ins *same[64];
                     int nsame = 0;
@@ -1097,6 +1097,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                     if (nsame > 0) {
                         ins *s = same[pick(&c, nsame)];
                         itself = chance(&c, 50);
+                        nsame_seen = true;
                         y = itself ? s : module_add_op(c.m, "neg", NULL, 0, &s, 1, &err);
                     }
                 }
@@ -1112,6 +1113,16 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 u = y ? module_add_op(c.m, pick(&c, 2) ? "add" : "mul", NULL, 0, xy, 2, &err) : NULL;
                 if (u && itself && chance(&c, 50))
                     u = module_add_op(c.m, "neg", NULL, 0, &u, 1, &err);
+                /* where the other side is a one-operand op of that value,
+                 * now and then read beside a parameter of its lens: every
+                 * reader of the captured broadcast is then a one-operand op
+                 * and the cone over it closes at u, whose reader reads a
+                 * standard value beside it (broadcast_cone_closes) */
+                else if (u && y && !itself && nsame_seen && chance(&c, 50)) {
+                    ins *p = make_leaf(&c, &l, LEAF_PARAM);
+                    ins *up[2] = {u, p};
+                    u = p ? module_add_op(c.m, "mul", NULL, 0, up, 2, &err) : u;
+                }
             }
             if (u) {
                 if (use % 2)
