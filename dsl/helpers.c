@@ -687,7 +687,7 @@ static const rule_helper helper_table[] = {
     {"reduced_canonical_permutation", RV_INTS, 3, {RV_INTS, RV_INTS, RV_INTS}, true, helper_reduced_canonical_permutation,
      "reduced_canonical_permutation(q, lens, axes): q with the sources of the positions of length 1 after the reduction (reduced or of length-1 axes) in increasing order"},
     {"composes_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_composes_at_reader,
-     "composes_at_reader(t): t moves axes longer than 1 and its only reader is a transpose (transpose_of_transpose composes them)"},
+     "composes_at_reader(t): t is a transpose whose only reader is a transpose (transpose_of_transpose composes them)"},
     {"cancels_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_cancels_at_reader,
      "cancels_at_reader(t): t and the transposes above it (read once; through unary ops) compose into the identity"},
     {"risen_into", RV_BOOL, 1, {RV_INS}, false, helper_risen_into,

@@ -16,6 +16,18 @@ static bool is_op(const ins *i, const char *name) { return strcmp(i->op->name, n
  * ask nargs). */
 static bool broadcast_op(const ins *i) { return is_op(i, "multibroadcast") || is_op(i, "broadcast"); }
 
+/* x has a reader, and every reader of x answers yes to `is`. */
+static bool every_reader(const ins *x, bool (*is)(const ins *))
+{
+    bool yes = x->nusers > 0;
+    for (int k = 0; k < x->nusers && yes; k++)
+        yes = is(x->users[k]);
+    return yes;
+}
+
+/* i is a dot of no submodule. */
+static bool plain_dot(const ins *i) { return is_op(i, "dot") && i->nmods == 0; }
+
 /* x is read by exactly one instruction (which may read it more than once,
  * as mul(x, x)). */
 static bool one_reader(const ins *x)
@@ -645,11 +657,7 @@ bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value 
 bool helper_read_by_dots(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *m = a[0].u.in;
-    bool yes = m->nusers > 0;
-    for (int k = 0; k < m->nusers && yes; k++)
-        yes = is_op(m->users[k], "dot") && m->users[k]->nmods == 0;
-    *out = rule_bool(yes);
+    *out = rule_bool(every_reader(a[0].u.in, plain_dot));
     return true;
 }
 
@@ -1005,8 +1013,7 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
                                  view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
         if (padded && (r->op->classes & (OPC_UNARY | OPC_BINARY | OPC_VIEW | OPC_REDUCE)))
             yes = false;
-        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) &&
-              !is_op(r, "multibroadcast") && !is_op(r, "broadcast");
+        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) && !broadcast_op(r);
     }
     *out = rule_bool(yes);
     return true;
@@ -1022,9 +1029,7 @@ bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *a, int n, ru
     (void)mem, (void)n;
     const ins *b = a[0].u.in, *x = a[1].u.in;
     const ins *last = reshaped_to_run(b);
-    bool yes = last && last->nusers > 0;
-    for (int k = 0; yes && k < last->nusers; k++)
-        yes = keeps_broadcast_reader(last->users[k]);
+    bool yes = last && every_reader(last, keeps_broadcast_reader);
     /* x a one-operand op (or a chain of them) of a stretching broadcast:
      * the broadcast sinks below the chain, or the reshape of it rises into
      * the broadcast (reshape_of_unary_of_multibroadcast*), by order; a
@@ -3075,6 +3080,13 @@ static int labelling_root_choice(const labelling *L)
  * cluster's labelling gives the op that reads the reduction. Only one
  * level: a cluster labelled for another's leaf does not pair its own. */
 
+/* u can be an op of the upper cluster of c's pair: a cluster op outside
+ * c that reads no broadcast. */
+static bool pair_upper_op(const cluster *c, const ins *u)
+{
+    return is_cluster_op(u) && !reads_broadcast(u) && op_index(c, u) < 0;
+}
+
 /* The cluster op that reads c's reduction through reshapes read once, or
  * NULL; there must be a cluster op reading the end of the walk (red_end)
  * in either case. Where one-operand pointwise ops stand between the
@@ -3090,10 +3102,7 @@ static int labelling_root_choice(const labelling *L)
  * multibroadcast, ran in {3, 1} or {1, 3, 1} by order). */
 static const ins *reduction_pair_reader(const cluster *c)
 {
-    if (!c->red || !c->red_end || !one_reader(c->red_end))
-        return NULL;
-    const ins *w = c->red_end->users[0];
-    if (!is_cluster_op(w) || reads_broadcast(w) || op_index(c, w) >= 0)
+    if (!c->red || !c->red_end || !one_reader(c->red_end) || !pair_upper_op(c, c->red_end->users[0]))
         return NULL;
     const ins *u = c->red;
     for (int depth = 0; depth <= VIEW_CLUSTER_MAX && one_reader(u) && u != c->red_end && is_reshape(u->users[0]);
@@ -3102,9 +3111,7 @@ static const ins *reduction_pair_reader(const cluster *c)
     if (!one_reader(u))
         return NULL;
     u = u->users[0];
-    if (!is_cluster_op(u) || reads_broadcast(u) || op_index(c, u) >= 0)
-        return NULL;
-    return u;
+    return pair_upper_op(c, u) ? u : NULL;
 }
 
 /* c is the lower cluster of a reduction pair whose upper cluster is not
@@ -4944,23 +4951,8 @@ bool helper_standard_readers(arena *mem, const rule_value *a, int n, rule_value 
 static bool apart_broadcast(const ins *n, const ins *v);
 static bool held_shared_broadcast(const ins *o, const ins *r);
 
-/* Every reader of v is an output; v has a reader. */
-static bool read_by_outputs(const ins *v)
-{
-    bool ok = v->nusers > 0;
-    for (int k = 0; k < v->nusers && ok; k++)
-        ok = is_op(v->users[k], "@return");
-    return ok;
-}
-
-/* Every reader of v is an output or a dot; v has a reader. */
-static bool read_by_outputs_dots(const ins *v)
-{
-    bool ok = v->nusers > 0;
-    for (int k = 0; k < v->nusers && ok; k++)
-        ok = is_op(v->users[k], "@return") || (is_op(v->users[k], "dot") && v->users[k]->nmods == 0);
-    return ok;
-}
+/* i is an output or a dot. */
+static bool output_or_dot(const ins *i) { return is_op(i, "@return") || plain_dot(i); }
 
 /* The readers of m are dots, or two-operand ops whose other operand is
  * standard and stays so (standard_readers), or, where apart_of is not NULL,
@@ -4991,7 +4983,7 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
          * same graph by multibroadcast_above_unary_of_binary_of_*, which
          * takes m above the op where dots alone read m */
         if (apart_of && (r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
-            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && read_by_outputs_dots(r) &&
+            shape_standard_p(&r->sh) && shape_elements(&r->sh) > 1 && every_reader(r, output_or_dot) &&
             !readers_take_broadcast(r, r, 0))
             continue;
         /* a dot reads any strides, and its value is standard either way
@@ -6065,26 +6057,6 @@ bool helper_transposed_back_below(arena *mem, const rule_value *a, int n, rule_v
 }
 
 /* composes_at_reader(t): see helpers_views.h. */
-static bool moves_longer_axes(const ins *t)
-{
-    const attr_value *p = ins_attr(t, "permutation");
-    const ins *x = t->args[0];
-    if (!p || p->n != x->sh.rank)
-        return false;
-    int64_t last = -1;
-    for (int i = 0; i < p->n; i++) {
-        int64_t k = p->u.ints[i];
-        if (k < 0 || k >= x->sh.rank)
-            return false;
-        if (x->sh.lens[k] != 1) {
-            if (k < last)
-                return true;
-            last = k;
-        }
-    }
-    return false;
-}
-
 static bool composes_at_reader(const ins *t)
 {
     /* also for a transpose that moves only length-1 axes (round s25B; it
@@ -7415,11 +7387,7 @@ static bool keeps_broadcast_reader(const ins *r)
 bool helper_broadcast_stays(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *m = a[0].u.in;
-    bool stays = m->nusers > 0;
-    for (int k = 0; k < m->nusers && stays; k++)
-        stays = keeps_broadcast_reader(m->users[k]);
-    *out = rule_bool(stays);
+    *out = rule_bool(every_reader(a[0].u.in, keeps_broadcast_reader));
     return true;
 }
 

@@ -678,15 +678,15 @@ bool helper_reduced_canonical_permutation(arena *mem, const rule_value *args, in
  * 4001965, 4016403 with --views T). */
 bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* composes_at_reader(t): instruction -> bool: t is a transpose, moving
- * axes longer than 1, whose only reader is a transpose:
+/* composes_at_reader(t): instruction -> bool: t is a transpose whose
+ * only reader is a transpose:
  * transpose_of_transpose makes the two one (or none) whatever else fires,
  * so transpose_above_binary waits for it. Moved first, t put a transpose
  * on each operand and left the reader, now uncomposed, below the op in
  * some visiting orders (transpose(transpose(sub(transpose(x), dot)))
- * ended as sub(transpose(x), dot) or as transpose(sub(x, dot[p]))). A
- * transpose that moves only length-1 axes is left to the rules that
- * spell it canonically or drop it (unit_axes_transpose*). */
+ * ended as sub(transpose(x), dot) or as transpose(sub(x, dot[p]))). So
+ * also for a transpose that moves only length-1 axes (round s25B; it was
+ * left to unit_axes_transpose* before). */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* cancels_at_reader(t): instruction -> bool: t is a transpose whose only
