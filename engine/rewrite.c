@@ -306,6 +306,9 @@ static void commit(rewriter *rw)
     finish_timing(rw);
 }
 
+/* The self-check of debug builds (not NDEBUG): a rule said it fired and
+ * nothing changed. */
+#ifndef NDEBUG
 static void no_change(rewriter *rw)
 {
     rule_stat *st = current_rule(rw);
@@ -315,6 +318,7 @@ static void no_change(rewriter *rw)
     driver_fail(rw, "rule %s (%s:%d) reported success but the graph did not change", st->name,
                 st->file ? st->file : "?", st->line);
 }
+#endif
 
 void rw_replace(rewriter *rw, ins *old, ins *rep)
 {
