@@ -1722,6 +1722,7 @@ typedef struct cluster {
     const ins *root;
     bool ok;
     bool pending; /* !ok because a pending op stands inside (see helper_in_reshape_cluster) */
+    bool unit_red; /* pending because a leaf reduction still loses its unit axes (cluster_collect) */
     /* the other clusters labelled together with this one (group_labelled_lens):
      * their ops are no readers outside it (reshaped_outside) */
     const struct cluster *grp[GROUP_MAX - 1];
@@ -2060,6 +2061,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
         if (is_reduction(x->args[0]) && reduction_keeps_unit_axes(x->args[0]) && pair_upper_depth == 0) {
             c->ok = false;
             c->pending = true;
+            c->unit_red = true;
             return;
         }
         /* a binary op outside the clusters (it reads a broadcast), read
@@ -2339,6 +2341,8 @@ typedef struct labelling {
     int nleaf_lens[VIEW_CLUSTER_MAX];
     bool leaf_own_free[VIEW_CLUSTER_MAX]; /* and free in its own lens too */
     int64_t moved_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
+    int64_t paired_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK]; /* add_paired_cands */
+    int npaired;
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -2941,26 +2945,109 @@ static bool paired_leaf(const cluster *c, const ins *d)
     return paired;
 }
 
+static void labelling_cands(labelling *L, const cluster *c, bool shared);
+static bool labelling_costs(labelling *L);
+static int labelling_root_choice(const labelling *L);
+
+/* y, the root of its cluster, has one cheapest candidate in that
+ * cluster's labelling alone (no tie, which the pair with the cluster
+ * reading y's reduction would settle otherwise): its lens in l. */
+static bool lower_label_decided(const ins *y, int64_t *l, int *nl)
+{
+    cluster *lo = malloc(sizeof *lo);
+    labelling *L1 = calloc(1, sizeof *L1);
+    bool ok = lo && L1 && cluster_of(y, lo) && lo->root == y;
+    for (int k = 0; ok && k < lo->nleaves; k++)
+        ok = !is_op(lo->leaves[k], "transpose") && !is_op(lo->leaves[k], "pending_shape_change");
+    if (ok) {
+        labelling_cands(L1, lo, true);
+        ok = labelling_costs(L1);
+    }
+    if (ok) {
+        int root = op_index(lo, y), best = 0;
+        for (int k = 1; k < L1->ncand; k++)
+            if (L1->cost[root][k] < L1->cost[root][best])
+                best = k;
+        for (int k = 0; k < L1->ncand && ok; k++)
+            ok = k == best || L1->cost[root][best] < L1->cost[root][k];
+        if (ok) {
+            *nl = L1->ncand_rank[best];
+            memcpy(l, L1->cand[best], sizeof(int64_t) * (size_t)*nl);
+        }
+    }
+    free(L1);
+    free(lo);
+    return ok;
+}
+
+/* x, a leaf of L's cluster c, is the reduction of a lower cluster paired
+ * with it: the lens x has once the op y it reads (through reshapes read
+ * once) runs in its cluster's lens and the reshape between has moved below
+ * x (reduce_below_reshape, where x's axes map through it onto y's lens in
+ * that cluster) are a candidate of c. leaf_lens asks the same of an
+ * unpaired reduction whose y is in its cluster's lens already. */
+static void add_paired_cands(labelling *L, const ins *x)
+{
+    if (L->npaired >= VIEW_CLUSTER_MAX)
+        return;
+    const ins *r = x->args[0], *y = r;
+    for (int k = 0; k < VIEW_CLUSTER_MAX && is_reshape(y) && one_reader(y); k++)
+        y = y->args[0];
+    const attr_value *ax = ins_attr(x, "axes");
+    int64_t l[SHAPE_MAX_RANK], b[SHAPE_MAX_RANK];
+    int nl = 0, nb = 0;
+    pair_upper_depth++;
+    bool alone = lower_label_decided(y, l, &nl);
+    pair_upper_depth--;
+    if (!ax || ax->kind != ATTR_INTS || (r != y && (shares_reshape(r) || unit_drop_taken_into_reduction(r))) ||
+        !alone || (r != y && !lens_equal(l, nl, y->sh.lens, y->sh.rank)) ||
+        !reduce_axes_map(l, nl, r->sh.lens, r->sh.rank, ax->u.ints, ax->n, b, &nb) || nb == 0)
+        return;
+    cluster *lo = malloc(sizeof *lo);
+    bool settled = lo && cluster_of(y, lo);
+    for (int k = 0; settled && k < lo->nleaves; k++)
+        settled = !transpose_folds(lo->leaves[k]);
+    free(lo);
+    if (!settled)
+        return;
+    int64_t *red = L->paired_lens[L->npaired++];
+    reduced_to(l, nl, b, nb, red);
+    labelling_add_cand(L, red, nl);
+}
+
 /* The candidates of cluster c's labelling: the sink's lens first, then the
  * leaves', then those of kept reshapes. */
 static void labelling_cands(labelling *L, const cluster *c, bool shared)
 {
     L->c = c;
     L->shared = shared;
+    L->npaired = 0;
     L->cand[0] = c->sink;
     L->ncand_rank[0] = c->nsink;
     L->ncand = 1;
     for (int k = 0; k < c->nleaves; k++) {
         const ins *x = c->leaves[k];
         bool moved = false;
-        L->leaf_lens[k] = is_reduction(x) && !paired_leaf(c, x) ? leaf_lens(x, L->moved_lens[k], &L->nleaf_lens[k], &moved)
-                                                                : x->sh.lens;
+        bool paired = is_reduction(x) && paired_leaf(c, x);
+        L->leaf_lens[k] = is_reduction(x) && !paired ? leaf_lens(x, L->moved_lens[k], &L->nleaf_lens[k], &moved)
+                                                     : x->sh.lens;
         if (!moved)
             L->nleaf_lens[k] = x->sh.rank;
         L->leaf_own_free[k] = !moved || leaf_read_outside(c, x);
         labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
         if (moved && L->leaf_own_free[k])
             labelling_add_cand(L, x->sh.lens, x->sh.rank);
+        /* a paired reduction keeps its own lens (reduction_leaf_costs
+         * weighs it in each candidate), but the lens of the reduction it
+         * becomes once reduce_below_reshape moves its operand's reshape
+         * below it (leaf_lens) are a candidate too: after the move they
+         * are its own, and the candidates must be the same in both states
+         * (seed 2033189: max of reduce_sum(reshape[{1, 2, 3, 4}](neg)) in
+         * {1, 1, 1, 4} and a sin in {1, 2, 2}; in the orders that labelled
+         * max before the move, {1, 1, 4} was no candidate, and max went to
+         * sin's lens) */
+        if (paired)
+            add_paired_cands(L, x);
     }
     /* and the lens of each reshape of a leaf that stays for a reader
      * outside the cluster, where the leaf costs nothing as in its own:
@@ -8012,6 +8099,16 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
      * known either, and a reshape that moves below the reduction meanwhile
      * (reduce_below_reshape) would decide them by order */
     moves = moves || (is_cluster_op(x) && pair_waits(x));
+    /* nor is an op whose cluster is not known yet because a leaf is a
+     * reduction that still loses the length-1 axes it does not reduce
+     * (cluster_collect): the leaf's lens change in every order, and the
+     * labelling with them (seed 1056861: add of s and a reshape of
+     * reduce_sum(unsqueeze(p)), under a reshape read by reduce_max;
+     * the orders that met reduce_max first moved the reshape below it
+     * while add still ran in s's lens, the others labelled add in the
+     * reduction's lens first, and the reshape then stayed) */
+    cluster pc;
+    moves = moves || (is_cluster_op(x) && !cluster_of(x, &pc) && pc.unit_red);
     *out = rule_bool(!moves);
     return true;
 }
