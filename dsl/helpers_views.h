@@ -1032,7 +1032,10 @@ bool helper_composes_below(arena *mem, const rule_value *args, int nargs, rule_v
  * visiting order. Nor is a two-operand op that reads a broadcast in its
  * lens while binary_above_reshapes* moves it above its two reshapes (asked
  * with those rules' guard, binary_reshapes_move): it then runs in an
- * operand's lens in every order (round s30D, seed 1012623). */
+ * operand's lens in every order (round s30D, seed 1012623). Nor is an op
+ * whose cluster is not known yet because a leaf reduction still loses
+ * length-1 axes it does not reduce: that leaf's lens change in every
+ * order (round s45F, seed 1056861). */
 bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* result_reshape_moves(d): instruction -> bool: d is read only by a
