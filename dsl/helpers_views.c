@@ -2340,9 +2340,9 @@ typedef struct labelling {
     const int64_t *leaf_lens[VIEW_CLUSTER_MAX];
     int nleaf_lens[VIEW_CLUSTER_MAX];
     bool leaf_own_free[VIEW_CLUSTER_MAX]; /* and free in its own lens too */
+    /* a reduction leaf's lens once the reshape under it has moved below
+     * it: leaf_lens's for an unpaired one, add_paired_cands's for a paired */
     int64_t moved_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
-    int64_t paired_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK]; /* add_paired_cands */
-    int npaired;
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -2947,7 +2947,6 @@ static bool paired_leaf(const cluster *c, const ins *d)
 
 static void labelling_cands(labelling *L, const cluster *c, bool shared);
 static bool labelling_costs(labelling *L);
-static int labelling_root_choice(const labelling *L);
 
 /* y, the root of its cluster, has one cheapest candidate in that
  * cluster's labelling alone (no tie, which the pair with the cluster
@@ -2984,12 +2983,11 @@ static bool lower_label_decided(const ins *y, int64_t *l, int *nl)
  * with it: the lens x has once the op y it reads (through reshapes read
  * once) runs in its cluster's lens and the reshape between has moved below
  * x (reduce_below_reshape, where x's axes map through it onto y's lens in
- * that cluster) are a candidate of c. leaf_lens asks the same of an
- * unpaired reduction whose y is in its cluster's lens already. */
-static void add_paired_cands(labelling *L, const ins *x)
+ * that cluster) are a candidate of c, kept in red (x's moved_lens).
+ * leaf_lens asks the same of an unpaired reduction whose y is in its
+ * cluster's lens already. */
+static void add_paired_cands(labelling *L, const ins *x, int64_t *red)
 {
-    if (L->npaired >= VIEW_CLUSTER_MAX)
-        return;
     const ins *r = x->args[0], *y = r;
     for (int k = 0; k < VIEW_CLUSTER_MAX && is_reshape(y) && one_reader(y); k++)
         y = y->args[0];
@@ -3010,7 +3008,6 @@ static void add_paired_cands(labelling *L, const ins *x)
     free(lo);
     if (!settled)
         return;
-    int64_t *red = L->paired_lens[L->npaired++];
     reduced_to(l, nl, b, nb, red);
     labelling_add_cand(L, red, nl);
 }
@@ -3021,7 +3018,6 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
 {
     L->c = c;
     L->shared = shared;
-    L->npaired = 0;
     L->cand[0] = c->sink;
     L->ncand_rank[0] = c->nsink;
     L->ncand = 1;
@@ -3047,7 +3043,7 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
          * max before the move, {1, 1, 4} was no candidate, and max went to
          * sin's lens) */
         if (paired)
-            add_paired_cands(L, x);
+            add_paired_cands(L, x, L->moved_lens[k]);
     }
     /* and the lens of each reshape of a leaf that stays for a reader
      * outside the cluster, where the leaf costs nothing as in its own:
