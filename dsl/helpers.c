@@ -738,6 +738,8 @@ static const rule_helper helper_table[] = {
      "reduction_of_reshape(x): x is a reduction of a shape op, a one-operand pointwise op of one, or a two-operand one reading one twice"},
     {"reduction_takes_reshape", RV_BOOL, 1, {RV_INS}, false, helper_reduction_takes_reshape,
      "reduction_takes_reshape(x): reduction_of_reshape(x), except a reduction itself whose view has other readers"},
+    {"chain_read_beside_values", RV_BOOL, 1, {RV_INS}, false, helper_chain_read_beside_values,
+     "chain_read_beside_values(r): every reader of the last reshape of the chain from r is a two-operand op beside a value that is no constant"},
     {"dropped_below", RV_BOOL, 1, {RV_INS}, false, helper_dropped_below,
      "dropped_below(r): every reader of r is a multibroadcast (or a broadcast[axis] that aligned_broadcast_to_multibroadcast makes one) for which unit_reshape_below holds"},
     {"composes_with_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_composes_with_broadcast,

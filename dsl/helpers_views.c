@@ -4635,6 +4635,47 @@ static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
     return ops_is_permutation(p->u.ints, p->n, p->n) && !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
 }
 
+static bool aligned_broadcast(const ins *b);
+
+/* The last of the chain of reshapes from r, each (but the last) read only
+ * by the next; a squeeze or unsqueeze of a standard value counts as one
+ * (becomes_reshape: squeeze_to_reshape, unsqueeze_to_reshape, and
+ * reshape_of_reshape, compose them with no guard). */
+static const ins *reshape_chain_end(const ins *r)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && r->nusers == 1 && becomes_reshape(r->users[0]) &&
+                    r->users[0]->nmods == 0;
+         d++)
+        r = r->users[0];
+    return r;
+}
+
+/* Every reader of v is a two-operand op of v and another value that is no
+ * constant (v has a reader). Not an output, which keeps v's strides (a
+ * copy where they change), nor a shape op or a one-operand op, which may
+ * move above a reshape v (unary_above_reshape and the like) and let it
+ * compose away with the shape ops beyond; and not beside a constant: a
+ * reshape of a constant folds into a constant of the reshape's lens, after
+ * which the op's two reshapes no longer move above it. */
+static bool binary_readers_beside_values(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *w = v->users[k];
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] && w->nmods == 0 &&
+             !view_is_constant(other_operand(w, v));
+    }
+    return ok;
+}
+
+/* chain_read_beside_values(r): see helpers_views.h. */
+bool helper_chain_read_beside_values(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(binary_readers_beside_values(reshape_chain_end(a[0].u.in)));
+    return true;
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -4811,6 +4852,54 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * reshape(u(mb(x))) stayed (seed 1000579). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && unit_broadcast_operand(u)) {
             ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
+            continue;
+        }
+        /* a reshape of u, u a one-operand op of a broadcast[axis] m of k,
+         * that begins a chain of reshapes whose end e (reshape_chain_end:
+         * reshape_of_reshape composes the chain, with no guard, so e's lens
+         * are those of the one reshape that reads m once m sinks below u)
+         * only adds or drops length-1 axes of u's lens (unit_lens_only):
+         * such a reshape of a broadcast is a view of it, and
+         * reshape_of_broadcast makes it one broadcast in e's lens under its
+         * guards (e's readers take the layout, none drops e;
+         * reshapes_merge_at_reader answers no for a reshape of a
+         * broadcast), so e's readers decide (round s45G's next step). Only
+         * where that answer cannot change by order before m sinks:
+         * - m puts k's axes elsewhere than last (aligned_broadcast_to_multibroadcast
+         *   makes the other kind a multibroadcast, with no guard, and some
+         *   orders then ask the multibroadcast's question; seed 2033583);
+         * - k is no broadcast and reads none (one that sinks below k
+         *   changes m's strides and the reshape's let: seed 2000231,
+         *   abs(broadcast[axis=0](abs(broadcast[axis=2](s)))) reshaped to
+         *   {4, 4} for a sub, whose inner abs sank first in program order
+         *   and later in order 15838);
+         * - m read in e's lens is a broadcast of k's elements whose lens are
+         *   k's but for leading 1s (broadcast_view, the rule's let; of more
+         *   than one element, as multibroadcast_of_unit_reshape asks), so the
+         *   rules leave one view where there were two: else
+         *   reshape(broadcast(k)) becomes mb(reshape(k)), as many views, and
+         *   the chain may still compose away in the orders that move u's
+         *   readers above it first (seed 2010453:
+         *   relu(broadcast[axis=1, {3, 4, 3, 2}](p{4, 3})) unsqueezed, sin,
+         *   squeezed for a dot: mb(reshape[{4, 3, 1}](relu)) in program
+         *   order, broadcast[axis=1](relu) where the shape ops met first);
+         * - every reader of e is a two-operand op beside a value that is no
+         *   constant (binary_readers_beside_values; seeds 2000231's output,
+         *   2065075's and 2027110's one-operand and transpose readers,
+         *   2012099's sub beside a literal).
+         * Seed 2066561: tanh(broadcast[axis=2, {1, 4, 3, 1}](p3)) squeezed
+         * for a pointwise max beside reshape(p2) kept tanh above its
+         * broadcast, where the core, whose squeeze had met the broadcast
+         * first, reached max(mb(tanh(p3)), reshape(p2)). */
+        if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && (u->op->classes & OPC_UNARY) &&
+            u->nargs == 1 && is_op(u->args[0], "broadcast") && u->args[0]->nargs == 1) {
+            const ins *m = u->args[0], *k = m->args[0], *e = reshape_chain_end(r);
+            int64_t kc[SHAPE_MAX_RANK];
+            ok = !aligned_broadcast(m) && !broadcast_op(k) && !reads_broadcast(k) && shape_elements(&k->sh) > 1 &&
+                 unit_lens_only(e->sh.lens, e->sh.rank, v->sh.lens, v->sh.rank) &&
+                 broadcast_view(m, e->sh.lens, e->sh.rank, kc) &&
+                 lens_equal_but_leading_ones(kc, e->sh.rank, k->sh.lens, k->sh.rank) &&
+                 binary_readers_beside_values(e) && !dropped_below(e) && readers_take_broadcast(e, e, depth + 1);
             continue;
         }
         /* the same of v, a two-operand op whose broadcasts merge (dots),

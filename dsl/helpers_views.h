@@ -836,6 +836,16 @@ bool helper_reduction_of_reshape(arena *mem, const rule_value *args, int nargs, 
  * reshape_of_reduce_of_reshape, needing that view :once, cannot take). */
 bool helper_reduction_takes_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* chain_read_beside_values(r): instruction -> bool: every reader of the
+ * last of the chain of reshapes from r (each but the last read only by the
+ * next; a squeeze or unsqueeze of a standard value counts) is a
+ * two-operand op beside a value that is no constant. readers_take_broadcast
+ * asks it of a unit reshape of u(broadcast[axis]) before the broadcast
+ * sinks below u, and squeeze_of_broadcast of the squeeze it takes, so
+ * that the core's squeeze and the noisy graph's reshape become the same
+ * broadcast (tuned seed 16568: a squeeze read by sin and by sub). */
+bool helper_chain_read_beside_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* dropped_below(r): instruction -> bool: every reader of shape op r is a
  * multibroadcast for which unit_reshape_below holds: r goes or loses its
  * leading 1s there. reshape_of_multibroadcast waits for that, so that the
