@@ -642,6 +642,14 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* shape_op_reads(x): see helpers_views.h. */
+bool helper_shape_op_reads(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(other_shape_op_reads(a[0].u.in, NULL));
+    return true;
+}
+
 /* copy_kept_beside(r): see helpers_views.h. */
 bool helper_copy_kept_beside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -5811,11 +5819,21 @@ static bool flows_into_view_w(const ins *x, bool broadcasts, bool units, bool pi
             return flows_into_view_w(u, true, units, pinned, waits || cd, NULL, 0, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
-         * multibroadcast of a reduction read by a max) */
+         * multibroadcast of a reduction read by a max), and is weighed as
+         * the shape ops above are: one that only adds or drops 1s is walked
+         * past unless units says otherwise, and given cd it counts only to
+         * lens cd refine (seed 1021148: mb[{1, 1, 4, 1}] of a reduction's
+         * {4, 1} counted as a reshape to other lens while it was a
+         * broadcast, and the reduction went into the common dims
+         * {2, 2, 3} in the orders that met it before multibroadcast_to_reshape
+         * fired, one view more than the others) */
         if (broadcast_op(u) && u->nargs == 1 &&
             shape_elements(&u->sh) == shape_elements(&x->sh)) {
-            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur))
-                return true;
+            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur) &&
+                (units || !unit_lens_only(u->sh.lens, u->sh.rank, cur, ncur)))
+                return !cd || refines_but_units(cd, ncd, u->sh.lens, u->sh.rank);
+            memcpy(cur, u->sh.lens, sizeof(int64_t) * (size_t)u->sh.rank);
+            ncur = u->sh.rank;
             x = u;
             continue;
         }
