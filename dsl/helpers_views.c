@@ -379,6 +379,88 @@ static const ins *folding_shape_chain(const ins *x)
     return !folding_shape_link(z) && one_reader(z) && shape_equal(&z->sh, &x->sh) ? z : NULL;
 }
 
+/* x = transpose[q](u1(...uk(transpose[s](w)))), x and every op below it
+ * read once, u1..uk one-operand pointwise ops (k may be 0), and the two
+ * transposes compose into one that does nothing (vanishes): left alone,
+ * the pair cancels (unary_above_transpose sinks the lower one to the
+ * upper, transpose_of_transpose composes them) and x is u1(...uk(w)).
+ * Returns w; NULL otherwise. */
+static const ins *cancelling_pair(const ins *x)
+{
+    const attr_value *q = is_op(x, "transpose") && x->nargs == 1 ? ins_attr(x, "permutation") : NULL;
+    if (!q || q->kind != ATTR_INTS || q->n != x->sh.rank || q->n > SHAPE_MAX_RANK || !one_reader(x))
+        return NULL;
+    int n = (int)q->n;
+    const ins *z = x->args[0];
+    for (int k = 0; k < ABSORBS_TRANSPOSE_MAX_DEPTH && pointwise_unary(z) && one_reader(z) && z->sh.rank == n; k++)
+        z = z->args[0];
+    const attr_value *s = is_op(z, "transpose") && z->nargs == 1 && one_reader(z) ? ins_attr(z, "permutation") : NULL;
+    if (!s || s->kind != ATTR_INTS || s->n != n)
+        return NULL;
+    const ins *w = z->args[0];
+    int64_t r[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+        if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+            return NULL;
+        r[i] = s->u.ints[q->u.ints[i]];
+    }
+    return vanishes(r, n, w->sh.lens) ? w : NULL;
+}
+
+/* transpose[p] lowered into y takes a view away there: y is a transpose
+ * (p composes with it or cancels it) whose own pair does not cancel
+ * below it (cancelling_pair: that view goes without p), or one reached
+ * through one-operand pointwise ops and two-operand ops read once. A dot
+ * taking p as its output permutation, a constant folding it (a transpose
+ * of one too: it folds in, and then takes p in place; round s46A, seed
+ * 1051871), a broadcast taking it in place take no view away: the
+ * transpose only moves there. */
+static bool removes_view(const ins *y, int depth)
+{
+    if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || constant(y, 0))
+        return false;
+    if (is_op(y, "transpose") && y->nargs == 1)
+        return !cancelling_pair(y);
+    if (!one_reader(y) || y->nmods > 0)
+        return false;
+    if (pointwise_unary(y))
+        return removes_view(y->args[0], depth + 1);
+    if ((y->op->classes & OPC_BINARY) && y->nargs == 2)
+        return removes_view(y->args[0], depth + 1) || removes_view(y->args[1], depth + 1);
+    return false;
+}
+
+static bool cancels_above(const ins *t);
+
+/* x's pair cancels below it (cancelling_pair), so a transpose[p] lowered
+ * into x, whose composition with q vanishes, only trades that cancelling
+ * for its own against q: p and q go and s stays, where left alone q and s
+ * go and p stays, the same count at x. absorbs then asks the value under
+ * the pair (w) for x, in every order the same answer: before the pair
+ * cancels and after (round s46A, seeds 1055851, 1056689, and 15764 of the
+ * tuned range under round s45D's r7: t(mul(mul(d1, d2), t(neg(t(p2)))))
+ * lowered t into the dots in the orders that met it before neg's pair
+ * cancelled, and kept it above mul in the others). Not where the tie is
+ * broken: x cancels with the
+ * transposes above it (cancels_at_reader of x: the rules pair x with
+ * those, seed 1073399: t(sin(tanh(t'(sin(abs(t(broadcast(..)))))))) with
+ * t' o t the identity both ways), or x is read by a two-operand op whose
+ * other operand takes a view away with the transpose lowered into it
+ * (removes_view: lowering then wins by one, golden
+ * unary_above_transpose.not_reader_risen_into: t(mul(t(tanh(t(mb(s)))),
+ * t(p0)))). Returns w; NULL otherwise. */
+static const ins *cancelled_below(const ins *x)
+{
+    const ins *w = cancelling_pair(x);
+    if (!w || cancels_above(x))
+        return NULL;
+    const ins *b = x->users[0];
+    if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->args[0] != b->args[1] &&
+        removes_view(b->args[0] == x ? b->args[1] : b->args[0], 0))
+        return NULL;
+    return w;
+}
+
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
@@ -396,6 +478,9 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
                 return false;
             r[i] = q->u.ints[p[i]];
         }
+        const ins *w = cancelled_below(x);
+        if (w)
+            return absorbs(w, p, n, depth + 1);
         if (vanishes(r, n, z->sh.lens))
             return true;
         return one_reader(x) && absorbs(z, r, n, depth + 1);
@@ -639,6 +724,14 @@ bool helper_shares_reshape(arena *mem, const rule_value *a, int n, rule_value *o
 {
     (void)mem, (void)n;
     *out = rule_bool(shares_reshape(a[0].u.in));
+    return true;
+}
+
+/* shape_op_reads(x): see helpers_views.h. */
+bool helper_shape_op_reads(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(other_shape_op_reads(a[0].u.in, NULL));
     return true;
 }
 
@@ -4635,6 +4728,47 @@ static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
     return ops_is_permutation(p->u.ints, p->n, p->n) && !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
 }
 
+static bool aligned_broadcast(const ins *b);
+
+/* The last of the chain of reshapes from r, each (but the last) read only
+ * by the next; a squeeze or unsqueeze of a standard value counts as one
+ * (becomes_reshape: squeeze_to_reshape, unsqueeze_to_reshape, and
+ * reshape_of_reshape, compose them with no guard). */
+static const ins *reshape_chain_end(const ins *r)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && r->nusers == 1 && becomes_reshape(r->users[0]) &&
+                    r->users[0]->nmods == 0;
+         d++)
+        r = r->users[0];
+    return r;
+}
+
+/* Every reader of v is a two-operand op of v and another value that is no
+ * constant (v has a reader). Not an output, which keeps v's strides (a
+ * copy where they change), nor a shape op or a one-operand op, which may
+ * move above a reshape v (unary_above_reshape and the like) and let it
+ * compose away with the shape ops beyond; and not beside a constant: a
+ * reshape of a constant folds into a constant of the reshape's lens, after
+ * which the op's two reshapes no longer move above it. */
+static bool binary_readers_beside_values(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *w = v->users[k];
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] != w->args[1] && w->nmods == 0 &&
+             !view_is_constant(other_operand(w, v));
+    }
+    return ok;
+}
+
+/* chain_read_beside_values(r): see helpers_views.h. */
+bool helper_chain_read_beside_values(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(binary_readers_beside_values(reshape_chain_end(a[0].u.in)));
+    return true;
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -4811,6 +4945,54 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * reshape(u(mb(x))) stayed (seed 1000579). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && unit_broadcast_operand(u)) {
             ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
+            continue;
+        }
+        /* a reshape of u, u a one-operand op of a broadcast[axis] m of k,
+         * that begins a chain of reshapes whose end e (reshape_chain_end:
+         * reshape_of_reshape composes the chain, with no guard, so e's lens
+         * are those of the one reshape that reads m once m sinks below u)
+         * only adds or drops length-1 axes of u's lens (unit_lens_only):
+         * such a reshape of a broadcast is a view of it, and
+         * reshape_of_broadcast makes it one broadcast in e's lens under its
+         * guards (e's readers take the layout, none drops e;
+         * reshapes_merge_at_reader answers no for a reshape of a
+         * broadcast), so e's readers decide (round s45G's next step). Only
+         * where that answer cannot change by order before m sinks:
+         * - m puts k's axes elsewhere than last (aligned_broadcast_to_multibroadcast
+         *   makes the other kind a multibroadcast, with no guard, and some
+         *   orders then ask the multibroadcast's question; seed 2033583);
+         * - k is no broadcast and reads none (one that sinks below k
+         *   changes m's strides and the reshape's let: seed 2000231,
+         *   abs(broadcast[axis=0](abs(broadcast[axis=2](s)))) reshaped to
+         *   {4, 4} for a sub, whose inner abs sank first in program order
+         *   and later in order 15838);
+         * - m read in e's lens is a broadcast of k's elements whose lens are
+         *   k's but for leading 1s (broadcast_view, the rule's let; of more
+         *   than one element, as multibroadcast_of_unit_reshape asks), so the
+         *   rules leave one view where there were two: else
+         *   reshape(broadcast(k)) becomes mb(reshape(k)), as many views, and
+         *   the chain may still compose away in the orders that move u's
+         *   readers above it first (seed 2010453:
+         *   relu(broadcast[axis=1, {3, 4, 3, 2}](p{4, 3})) unsqueezed, sin,
+         *   squeezed for a dot: mb(reshape[{4, 3, 1}](relu)) in program
+         *   order, broadcast[axis=1](relu) where the shape ops met first);
+         * - every reader of e is a two-operand op beside a value that is no
+         *   constant (binary_readers_beside_values; seeds 2000231's output,
+         *   2065075's and 2027110's one-operand and transpose readers,
+         *   2012099's sub beside a literal).
+         * Seed 2066561: tanh(broadcast[axis=2, {1, 4, 3, 1}](p3)) squeezed
+         * for a pointwise max beside reshape(p2) kept tanh above its
+         * broadcast, where the core, whose squeeze had met the broadcast
+         * first, reached max(mb(tanh(p3)), reshape(p2)). */
+        if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && (u->op->classes & OPC_UNARY) &&
+            u->nargs == 1 && is_op(u->args[0], "broadcast") && u->args[0]->nargs == 1) {
+            const ins *m = u->args[0], *k = m->args[0], *e = reshape_chain_end(r);
+            int64_t kc[SHAPE_MAX_RANK];
+            ok = !aligned_broadcast(m) && !broadcast_op(k) && !reads_broadcast(k) && shape_elements(&k->sh) > 1 &&
+                 unit_lens_only(e->sh.lens, e->sh.rank, v->sh.lens, v->sh.rank) &&
+                 broadcast_view(m, e->sh.lens, e->sh.rank, kc) &&
+                 lens_equal_but_leading_ones(kc, e->sh.rank, k->sh.lens, k->sh.rank) &&
+                 binary_readers_beside_values(e) && !dropped_below(e) && readers_take_broadcast(e, e, depth + 1);
             continue;
         }
         /* the same of v, a two-operand op whose broadcasts merge (dots),
@@ -5811,11 +5993,21 @@ static bool flows_into_view_w(const ins *x, bool broadcasts, bool units, bool pi
             return flows_into_view_w(u, true, units, pinned, waits || cd, NULL, 0, NULL, 0);
         /* a broadcast that stretches nothing is a reshape (fold.rules turns
          * it into one, or drops it), no broadcast (seed 5637: an identity
-         * multibroadcast of a reduction read by a max) */
+         * multibroadcast of a reduction read by a max), and is weighed as
+         * the shape ops above are: one that only adds or drops 1s is walked
+         * past unless units says otherwise, and given cd it counts only to
+         * lens cd refine (seed 1021148: mb[{1, 1, 4, 1}] of a reduction's
+         * {4, 1} counted as a reshape to other lens while it was a
+         * broadcast, and the reduction went into the common dims
+         * {2, 2, 3} in the orders that met it before multibroadcast_to_reshape
+         * fired, one view more than the others) */
         if (broadcast_op(u) && u->nargs == 1 &&
             shape_elements(&u->sh) == shape_elements(&x->sh)) {
-            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur))
-                return true;
+            if (!lens_equal(u->sh.lens, u->sh.rank, cur, ncur) &&
+                (units || !unit_lens_only(u->sh.lens, u->sh.rank, cur, ncur)))
+                return !cd || refines_but_units(cd, ncd, u->sh.lens, u->sh.rank);
+            memcpy(cur, u->sh.lens, sizeof(int64_t) * (size_t)u->sh.rank);
+            ncur = u->sh.rank;
             x = u;
             continue;
         }
@@ -6166,10 +6358,8 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
  * long chain of them answers no: the rule does not wait); r is t's
  * permutation composed with the transposes met so far (axis i of the last
  * one is axis r[i] of t's operand). */
-bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+static bool cancels_above(const ins *t)
 {
-    (void)mem, (void)n;
-    const ins *t = a[0].u.in;
     const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
     bool yes = false;
     if (p && p->kind == ATTR_INTS && p->n <= SHAPE_MAX_RANK && p->n == t->sh.rank) {
@@ -6197,7 +6387,13 @@ bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value
             memcpy(r, next, (size_t)p->n * sizeof *r);
         }
     }
-    *out = rule_bool(yes);
+    return yes;
+}
+
+bool helper_cancels_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(cancels_above(a[0].u.in));
     return true;
 }
 

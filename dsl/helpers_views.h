@@ -547,7 +547,10 @@ bool helper_reshaped_below_free(arena *mem, const rule_value *args, int nargs, r
  * reduction's unit axes (reduce_without_unit_axes_below_*) ask
  * reshaped_below, since such a chain is what they take in. Past a
  * reduction the walk no longer compares with the common dims, but it still
- * says no at a cluster op whose lens are not known yet (seed 1048032). */
+ * says no at a cluster op whose lens are not known yet (seed 1048032).
+ * A broadcast that stretches nothing counts as the reshape fold.rules makes
+ * of it, under the same two tests (seed 1021148: a multibroadcast that only
+ * added 1s counted as a reshape to other lens until it became one). */
 bool helper_regrouped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_or_broadcast_below(d, cd, c): instruction, ints x2 -> bool:
  * regrouped_below(d, cd), cd being the reduced common dims d would run in
@@ -836,6 +839,16 @@ bool helper_reduction_of_reshape(arena *mem, const rule_value *args, int nargs, 
  * reshape_of_reduce_of_reshape, needing that view :once, cannot take). */
 bool helper_reduction_takes_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* chain_read_beside_values(r): instruction -> bool: every reader of the
+ * last of the chain of reshapes from r (each but the last read only by the
+ * next; a squeeze or unsqueeze of a standard value counts) is a
+ * two-operand op beside a value that is no constant. readers_take_broadcast
+ * asks it of a unit reshape of u(broadcast[axis]) before the broadcast
+ * sinks below u, and squeeze_of_broadcast of the squeeze it takes, so
+ * that the core's squeeze and the noisy graph's reshape become the same
+ * broadcast (tuned seed 16568: a squeeze read by sin and by sub). */
+bool helper_chain_read_beside_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* dropped_below(r): instruction -> bool: every reader of shape op r is a
  * multibroadcast for which unit_reshape_below holds: r goes or loses its
  * leading 1s there. reshape_of_multibroadcast waits for that, so that the
@@ -1011,6 +1024,15 @@ bool helper_dot_reads(arena *mem, const rule_value *args, int nargs, rule_value 
  * reading x can share it, or is taken in (reshape_of_reduce_of_reshape,
  * reduce_without_unit_axes). */
 bool helper_shares_reshape(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* shape_op_reads(x): instruction -> bool: a shape op (reshape, squeeze,
+ * unsqueeze, flatten) of no submodule reads x. A reduction that keeps
+ * length-1 axes it does not reduce, read by such an op beside other
+ * readers, loses them (reduce_without_unit_axes_shared): read by that op
+ * alone it would have lost them to it (reshape_of_reduce_of_reshape,
+ * reduce_without_unit_axes), so the reader count, which is the visiting
+ * order's, does not decide. */
+bool helper_shape_op_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
  * result that a shape op reads: the two compose into one reshape
