@@ -2371,6 +2371,20 @@ static bool cluster_of(const ins *v, cluster *c)
                 t = t->users[0];
                 c->red_unary = c->red_unary || !is_reshape(t);
             }
+            /* A shape op reading d itself, read once by a reduction
+             * that reduce_below_reshape moves it below
+             * (reduction_takes_run), is below that reduction in the
+             * orders that met it first, where the walk ends at d: it ends
+             * at d in every order (seed 1069486: mul in {3, 1, 3} squeezed
+             * for reduce_mean[{0}], unsqueezed for reduce_mean[{2}]; the
+             * orders that met the lower reduction first weighed it against
+             * the unsqueeze's {1, 1, 3} and kept mul in {3, 1, 3}, the
+             * others against {1, 3} and moved mul into {3, 3}). Only a
+             * shape op of d: reduction_takes_run asks in_cluster_lens of
+             * its operand, which for a cluster op would ask this cluster
+             * again. */
+            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_takes_run(t))
+                t = t->args[0];
             c->red_end = t;
             c->nred_to = t->sh.rank;
             memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
