@@ -580,6 +580,8 @@ static const rule_helper helper_table[] = {
      "has_unit_axes(z, axes): z has a length-1 axis that a reduction over axes does not reduce (lens_without_unit_axes(z, axes) succeeds)"},
     {"pointwise_reshape_taken", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_reshape_taken,
      "pointwise_reshape_taken(d): the reduction d is read by a one-operand pointwise op (or a two-operand one reading it twice) read by a reshape that only moves 1s and keeps the reduced axes"},
+    {"reshaped_back_to_operand", RV_BOOL, 1, {RV_INS}, false, helper_reshaped_back_to_operand,
+     "reshaped_back_to_operand(r): r's value reaches, through single-reader pointwise ops, a run of shape ops ending in the lens of r's operand"},
     {"reshaped_to", RV_INTS, 1, {RV_INS}, true, helper_reshaped_to,
      "reshaped_to(b): the lens of the reshape b's value reaches through single-reader one-operand pointwise ops; fails otherwise"},
     {"multibroadcast_below", RV_BOOL, 2, {RV_INS, RV_INT}, false, helper_multibroadcast_below,

@@ -960,6 +960,15 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, last->sh.lens, last->sh.rank, out);
 }
 
+/* reshaped_back_to_operand(r): see helpers_views.h. */
+bool helper_reshaped_back_to_operand(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in, *last = r->nargs == 1 ? reshaped_to_run(r) : NULL;
+    *out = rule_bool(last && shape_same_lens(&last->sh, &r->args[0]->sh));
+    return true;
+}
+
 static bool broadcast_bound(const ins *v, const ins *u, int depth);
 static const ins *other_operand(const ins *b, const ins *x);
 
@@ -2371,6 +2380,20 @@ static bool cluster_of(const ins *v, cluster *c)
                 t = t->users[0];
                 c->red_unary = c->red_unary || !is_reshape(t);
             }
+            /* A shape op reading d itself, read once by a reduction
+             * that reduce_below_reshape moves it below
+             * (reduction_takes_run), is below that reduction in the
+             * orders that met it first, where the walk ends at d: it ends
+             * at d in every order (seed 1069486: mul in {3, 1, 3} squeezed
+             * for reduce_mean[{0}], unsqueezed for reduce_mean[{2}]; the
+             * orders that met the lower reduction first weighed it against
+             * the unsqueeze's {1, 1, 3} and kept mul in {3, 1, 3}, the
+             * others against {1, 3} and moved mul into {3, 3}). Only a
+             * shape op of d: reduction_takes_run asks in_cluster_lens of
+             * its operand, which for a cluster op would ask this cluster
+             * again. */
+            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_takes_run(t))
+                t = t->args[0];
             c->red_end = t;
             c->nred_to = t->sh.rank;
             memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
@@ -4947,7 +4970,9 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
             ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
             continue;
         }
-        /* a reshape of u, u a one-operand op of a broadcast[axis] m of k,
+        /* a reshape of u (or a squeeze or unsqueeze of it, which
+         * becomes_reshape: the fold rules make it a reshape with no guard,
+         * round s46D), u a one-operand op of a broadcast[axis] m of k,
          * that begins a chain of reshapes whose end e (reshape_chain_end:
          * reshape_of_reshape composes the chain, with no guard, so e's lens
          * are those of the one reshape that reads m once m sinks below u)
@@ -4984,7 +5009,7 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * for a pointwise max beside reshape(p2) kept tanh above its
          * broadcast, where the core, whose squeeze had met the broadcast
          * first, reached max(mb(tanh(p3)), reshape(p2)). */
-        if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v == u && (u->op->classes & OPC_UNARY) &&
+        if (becomes_reshape(r) && r->nmods == 0 && v == u && (u->op->classes & OPC_UNARY) &&
             u->nargs == 1 && is_op(u->args[0], "broadcast") && u->args[0]->nargs == 1) {
             const ins *m = u->args[0], *k = m->args[0], *e = reshape_chain_end(r);
             int64_t kc[SHAPE_MAX_RANK];
@@ -5834,8 +5859,13 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
+        /* not a reshape of a broadcast[axis] read back to the broadcast's
+         * lens (reshape_of_broadcast's guard, reshaped_back_to_operand):
+         * that one waits for the ops between to move */
+        const ins *back = reshaped_to_run(r);
         yes = broadcast_op(m) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
+              !(is_op(m, "broadcast") && back && shape_same_lens(&back->sh, &m->sh)) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
             yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
