@@ -5612,16 +5612,23 @@ static const ins *merging_step(const ins *w, const ins *x)
     return NULL;
 }
 
-/* w is b, or reached from b through one-operand pointwise ops, b and each
- * of them read once: once b's value is a broadcast, it sinks below them
- * (unary_above_multibroadcast) and w is a broadcast of b's small value.
- * Where w is b, b too is read once (another reader keeps b's copy of the
- * broadcast beside the one the diamond merges, round s42G).
+/* w is b, or reached from b through one-operand pointwise ops, b, w and
+ * each op between them read once: once b's value is a broadcast, it sinks
+ * below them (unary_above_multibroadcast) and w is a broadcast of b's small
+ * value read by the diamond's reader alone, which merges it. Where w is b,
+ * b too is read once (another reader keeps b's copy of the broadcast beside
+ * the one the diamond merges, round s42G); the same holds of w at the end
+ * of a longer chain (round s47C: seeds 6012430, 6014335, 6016275 at 24
+ * ops, a chain abs -> sin whose sin a max read beside the diamond's add;
+ * the chain rules copied the broadcast, the twin hoists took the copy
+ * back, and unary_above_multibroadcast sank it again, without end).
  * With each_takes_broadcast, also every op on the way, w and b included,
  * takes a broadcast's layout (readers_take_broadcast), so the copy sinks
  * along the whole chain. */
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x)
 {
+    if (!one_reader(w))
+        return false;
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
         if (w == b)
             return one_reader(b) && (!each_takes_broadcast || readers_take_broadcast(w, w, 0));
