@@ -2239,6 +2239,64 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     c->leaves[c->nleaves++] = x;
 }
 
+/* Every reader of x, through reshapes inside the cluster (any number of
+ * readers each), is an op of cluster c: x is read by c alone. */
+static bool read_inside(const cluster *c, const ins *x, int depth)
+{
+    if (x->nusers < 1 || depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *u = x->users[k];
+        if (cluster_has(c->ops, c->nops, u))
+            continue;
+        if (u == x || !reshape_inside(u) || !read_inside(c, u, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* cluster_collect's second pass: a leaf that is a cluster op (reading no
+ * broadcast) and that only ops of the cluster read, through reshapes, is
+ * an op of the cluster, as one read once through a reshape that those
+ * ops read is (one_reader). Why this holds in general: the two are the
+ * same op in two states that reshape_of_reshape and the cluster rules
+ * turn into each other (a reshape read by several ops is split into one
+ * per reader, and an op moved into its lens reads x directly), so the
+ * cluster must take both or neither; taking neither made a fan-out of
+ * reshapes read once a leaf of two clusters that then loop (round s46F,
+ * seed 2084074), so both are taken. cluster_root already treats the two
+ * alike where every reader has one root; this covers readers that are in
+ * the cluster by one_reader chains though their own root is another op
+ * (seed 3002085's core: tanh read by max and by a second tanh, both in
+ * abs's cluster through add read once by a reshape, was a leaf there,
+ * while the same tanh read once by a reshape that max and the second tanh
+ * read was an op, and unary_into_cluster_lens moved it between the two
+ * states in program order until the rule budget ran out). Repeated
+ * until no leaf is taken, since a leaf taken may be the last outside
+ * reader of another. */
+static void collect_leaves_read_inside(cluster *c)
+{
+    for (bool more = c->ok; more && c->ok;) {
+        more = false;
+        for (int l = 0; l < c->nleaves && c->ok; l++) {
+            const ins *x = c->leaves[l];
+            if (!is_cluster_op(x) || reads_broadcast(x) || !read_inside(c, x, 0))
+                continue;
+            if (c->nops == VIEW_CLUSTER_MAX) {
+                c->ok = false;
+                return;
+            }
+            memmove(c->leaves + l, c->leaves + l + 1, sizeof(c->leaves[0]) * (size_t)(c->nleaves - l - 1));
+            c->nleaves--;
+            c->ops[c->nops++] = x;
+            for (int k = 0; k < x->nargs; k++)
+                cluster_collect(c, x->args[k], 1);
+            more = true;
+            break;
+        }
+    }
+}
+
 static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n);
 
 /* Transpose t, a reader of a cluster's root (or of the reshape chain to
@@ -2411,6 +2469,7 @@ static bool cluster_of(const ins *v, cluster *c)
         for (int k = 0; k < root->nargs; k++)
             cluster_collect(c, root->args[k], 1);
     }
+    collect_leaves_read_inside(c);
     return c->ok && cluster_has(c->ops, c->nops, v);
 }
 
@@ -5612,16 +5671,27 @@ static const ins *merging_step(const ins *w, const ins *x)
     return NULL;
 }
 
-/* w is b, or reached from b through one-operand pointwise ops, b and each
- * of them read once: once b's value is a broadcast, it sinks below them
- * (unary_above_multibroadcast) and w is a broadcast of b's small value.
- * Where w is b, b too is read once (another reader keeps b's copy of the
- * broadcast beside the one the diamond merges, round s42G).
+/* w is b, or reached from b through one-operand pointwise ops, b, w and
+ * each op between them read once: once b's value is a broadcast, it sinks
+ * below them (unary_above_multibroadcast) and w is a broadcast of b's small
+ * value read by the diamond's reader alone, which merges it. Where w is b,
+ * b too is read once (another reader keeps b's copy of the broadcast beside
+ * the one the diamond merges, round s42G); the same holds of w at the end
+ * of a longer chain, and an answer that asked it only of b changed as the
+ * copy sank along the chain (rounds s47A and s47C, seeds 6012430, 6014335,
+ * 6016275 at 24 ops: in sin(sigmoid(mb(p0))) read by mul(mb(p0), .) and by
+ * a sub, with the copy of mb(p0) read by sigmoid, w = sin was read twice
+ * but not asked, so twin_of saw no twin and unary_above_multibroadcast
+ * sank the copy below sigmoid; below it, sin was b, twin_of saw the twin
+ * and multibroadcast_above_unary_to_twin took the copy back, until the
+ * rule budget ran out).
  * With each_takes_broadcast, also every op on the way, w and b included,
  * takes a broadcast's layout (readers_take_broadcast), so the copy sinks
  * along the whole chain. */
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x)
 {
+    if (!one_reader(w))
+        return false;
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
         if (w == b)
             return one_reader(b) && (!each_takes_broadcast || readers_take_broadcast(w, w, 0));

@@ -1104,6 +1104,7 @@ typedef struct outcome {
     char *result; /* the optimised dump (program order), malloc'd */
     char *other;  /* for F_ORDER / F_CORE: the differing canonical dumps */
     char *mine;
+    bool core_run; /* F_RUN: the run that failed is the core's, not the noisy graph's */
 } outcome;
 
 static void outcome_free(outcome *o)
@@ -1200,6 +1201,7 @@ static failure check_text(const char *noisy, const char *core, bool hoisted, out
             graph *cg = optimise(core, 0, o->why, sizeof o->why);
             if (!cg) {
                 o->f = F_RUN;
+                o->core_run = true;
             } else if (got > bound) {
                 o->f = F_BOUND;
                 snprintf(o->why, sizeof o->why, "%d views left; the core has %d", got, bound);
@@ -1336,16 +1338,23 @@ static void report_failure(uint64_t seed, int ops, unsigned noise, const outcome
         generate(seed, ops, noise, &gcase);
         check_text(gcase.noisy, gcase.core, gcase.hoisted, &o);
     }
-    char *text = gcase.noisy ? strdup(gcase.noisy) : NULL;
+    /* Where the run that failed is the core's (the noisy graph converges),
+     * the core is the reproducer: it is shrunk and printed as the input, and
+     * `graft opt -p normalize` on it fails the same way. */
+    bool core_run = first->f == F_RUN && o.core_run && gcase.core;
+    const char *start = core_run ? gcase.core : gcase.noisy;
+    char *text = start ? strdup(start) : NULL;
     if (text && first->f != F_BOUND && first->f != F_CORE && first->f != F_GENERATOR)
         text = shrink_text(text, first->f);
     outcome fin;
     check_text(text, (first->f == F_BOUND || first->f == F_CORE || first->f == F_GENERATOR) ? gcase.core : NULL,
                gcase.hoisted, &fin);
-    printf("minimal failing case (seed %llu, %d ops): %s: %s\n", (unsigned long long)seed, best,
-           failure_names[fin.f], fin.why);
+    printf("minimal failing case (seed %llu, %d ops%s): %s: %s\n", (unsigned long long)seed, best,
+           core_run ? ", the core's run, shrunk" : "", failure_names[fin.f], fin.why);
+    if (core_run)
+        printf("---- noisy input (converges) ----\n%s", gcase.noisy);
     printf("---- input ----\n%s", text ? text : "(none)\n");
-    if (first->f == F_BOUND || first->f == F_CORE || first->f == F_GENERATOR)
+    if (first->f == F_BOUND || first->f == F_CORE || first->f == F_GENERATOR || core_run)
         printf("---- core ----\n%s", gcase.core ? gcase.core : "(none)\n");
     printf("---- after -p normalize ----\n%s", fin.result ? fin.result : "(none)\n");
     if (fin.mine && fin.other)
