@@ -3873,6 +3873,19 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     int64_t tuples = 1;
     int first[GROUP_MAX], roots[GROUP_MAX];
     bool sink_leaf[GROUP_MAX];
+    /* No group either where a sink read by a multibroadcast (sink_loose)
+     * has not dropped leading 1s but a candidate of the group other than
+     * the sink is free as the sink (sink_cost 0: the sink's lens with
+     * leading 1s): labelled in it, the sink then drops them
+     * (multibroadcast_of_unit_reshape), the cluster leaves the group (the
+     * sink_trimmed guard above) and, alone, moves back (seed 6012706:
+     * mul(s, s) of a {12} s under a multibroadcast, moved to a {1, 12}
+     * candidate by the group and back by itself). Asked in either state,
+     * such a cluster is now labelled alone. */
+    for (int g = 0; g < ng; g++)
+        for (int q = 1; gs[g].sink_loose > 0 && q < Ls[g]->ncand; q++)
+            if (sink_cost(Ls[g], q) == 0)
+                goto out;
     for (int g = 0; g < ng; g++) {
         if (!labelling_costs(Ls[g]))
             goto out;
