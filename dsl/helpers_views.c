@@ -5931,11 +5931,15 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
         int64_t kc[SHAPE_MAX_RANK];
         /* not a reshape of a broadcast[axis] read back to the broadcast's
          * lens (reshape_of_broadcast's guard, reshaped_back_to_operand):
-         * that one waits for the ops between to move */
+         * that one waits for the ops between to move; nor one of a
+         * multibroadcast read back where kc is not k's lens but for
+         * leading 1s (reshape_of_multibroadcast's guard) */
         const ins *back = reshaped_to_run(r);
         yes = broadcast_op(m) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
-              !(is_op(m, "broadcast") && back && shape_same_lens(&back->sh, &m->sh)) &&
+              !(back && shape_same_lens(&back->sh, &m->sh) &&
+                (is_op(m, "broadcast") ||
+                 !lens_equal_but_leading_ones(kc, r->sh.rank, m->args[0]->sh.lens, m->args[0]->sh.rank))) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
             yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
