@@ -3873,6 +3873,19 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     int64_t tuples = 1;
     int first[GROUP_MAX], roots[GROUP_MAX];
     bool sink_leaf[GROUP_MAX];
+    /* No group either where a sink read by a multibroadcast (sink_loose)
+     * has not dropped leading 1s but a candidate of the group other than
+     * the sink is free as the sink (sink_cost 0: the sink's lens with
+     * leading 1s): labelled in it, the sink then drops them
+     * (multibroadcast_of_unit_reshape), the cluster leaves the group (the
+     * sink_trimmed guard above) and, alone, moves back (seed 6012706:
+     * mul(s, s) of a {12} s under a multibroadcast, moved to a {1, 12}
+     * candidate by the group and back by itself). Asked in either state,
+     * such a cluster is now labelled alone. */
+    for (int g = 0; g < ng; g++)
+        for (int q = 1; gs[g].sink_loose > 0 && q < Ls[g]->ncand; q++)
+            if (sink_cost(Ls[g], q) == 0)
+                goto out;
     for (int g = 0; g < ng; g++) {
         if (!labelling_costs(Ls[g]))
             goto out;
@@ -5931,11 +5944,15 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
         int64_t kc[SHAPE_MAX_RANK];
         /* not a reshape of a broadcast[axis] read back to the broadcast's
          * lens (reshape_of_broadcast's guard, reshaped_back_to_operand):
-         * that one waits for the ops between to move */
+         * that one waits for the ops between to move; nor one of a
+         * multibroadcast read back where kc is not k's lens but for
+         * leading 1s (reshape_of_multibroadcast's guard) */
         const ins *back = reshaped_to_run(r);
         yes = broadcast_op(m) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
-              !(is_op(m, "broadcast") && back && shape_same_lens(&back->sh, &m->sh)) &&
+              !(back && shape_same_lens(&back->sh, &m->sh) &&
+                (is_op(m, "broadcast") ||
+                 !lens_equal_but_leading_ones(kc, r->sh.rank, m->args[0]->sh.lens, m->args[0]->sh.rank))) &&
               readers_take_broadcast(r, r, 0);
         if (!yes)
             yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
