@@ -1041,16 +1041,16 @@ static bool unit_drop_taken_into_reduction(const ins *q);
  * reshape (a squeeze or unsqueeze of a standard value becomes one,
  * *_to_reshape, with no guard): that rule's guards (x in its cluster's
  * lens, q shared with no other shape op, d's result reshape not moving, q
- * no drop of 1s taken into a reduction below) and its `let` (d's axes map
- * through q onto x's). */
-static bool reduction_takes_run(const ins *q)
+ * no drop of 1s taken into a reduction below, asked only where
+ * ask_unit_drop) and its `let` (d's axes map through q onto x's). */
+static bool reduction_takes_run_unless(const ins *q, bool ask_unit_drop)
 {
     if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
         return false;
     const ins *d = q->users[0], *x = q->args[0];
     const attr_value *ax = ins_attr(d, "axes");
     if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
-        view_is_constant(x) || shares_reshape(q) || unit_drop_taken_into_reduction(q))
+        view_is_constant(x) || shares_reshape(q) || (ask_unit_drop && unit_drop_taken_into_reduction(q)))
         return false;
     int64_t r[SHAPE_MAX_RANK];
     int nr = 0;
@@ -1060,6 +1060,12 @@ static bool reduction_takes_run(const ins *q)
     if (!helper_in_cluster_lens(NULL, &a_x, 1, &v) || !v.u.i)
         return false;
     return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
+}
+
+/* reduction_takes_run_unless with every guard of reduce_below_reshape. */
+static bool reduction_takes_run(const ins *q)
+{
+    return reduction_takes_run_unless(q, true);
 }
 
 /* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
@@ -2449,8 +2455,14 @@ static bool cluster_of(const ins *v, cluster *c)
              * others against {1, 3} and moved mul into {3, 3}). Only a
              * shape op of d: reduction_takes_run asks in_cluster_lens of
              * its operand, which for a cluster op would ask this cluster
-             * again. */
-            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_takes_run(t))
+             * again. Without unit_drop_taken_into_reduction: its reshape
+             * r above the reduction is the chain to this cluster's sink,
+             * so its answer follows the lens the root runs in now and
+             * red_to flipped with it (seed 8015266: sub in {4, 1} or
+             * {2, 1, 1, 2} under reduce_mean[{0}], red_to {2, 1} in one,
+             * {1, 1, 2} in the other); sink_cost weighs, per candidate, a
+             * reshape below that only moves 1s joining the one above. */
+            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_takes_run_unless(t, false))
                 t = t->args[0];
             c->red_end = t;
             c->nred_to = t->sh.rank;
