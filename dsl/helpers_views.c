@@ -5715,11 +5715,11 @@ static const ins *merging_step(const ins *w, const ins *x)
  * along the whole chain. */
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x)
 {
-    if (!one_reader(w))
-        return false;
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (!one_reader(w))
+            return false;
         if (w == b)
-            return one_reader(b) && (!each_takes_broadcast || readers_take_broadcast(w, w, 0));
+            return !each_takes_broadcast || readers_take_broadcast(w, w, 0);
         const ins *v = x ? merging_step(w, x) : NULL;
         if (v)
             w = v;
@@ -5727,8 +5727,6 @@ static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_br
                  (w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0)
             w = w->args[0];
         else
-            return false;
-        if (!one_reader(w))
             return false;
     }
     return false;
