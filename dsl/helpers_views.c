@@ -960,12 +960,36 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
     return ints_result(mem, last->sh.lens, last->sh.rank, out);
 }
 
-/* reshaped_back_to_operand(r): see helpers_views.h. */
-bool helper_reshaped_back_to_operand(arena *mem, const rule_value *a, int n, rule_value *out)
+static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* Whether r, a reshape of the broadcast m (directly, or through the views
+ * becomes_broadcast walks), waits for its read back instead of becoming a
+ * broadcast: r's value reaches, as reshaped_to(r) walks it, a run of shape
+ * ops that ends in m's lens, and made a broadcast first r would keep a
+ * view that no rule takes back: m is a broadcast[axis], or a multibroadcast
+ * whose kc (broadcast_view of r's lens) is not k's lens but for leading 1s.
+ * The one test of reshape_of_broadcast's and reshape_of_multibroadcast's
+ * guards (waits_for_read_back) and of becomes_broadcast's read-back clause,
+ * so the rules and the helper wait in the same states (rounds s46D, s47F). */
+static bool read_back_waits(const ins *r, const ins *m)
+{
+    const ins *back = r->nargs == 1 ? reshaped_to_run(r) : NULL;
+    if (!back || !shape_same_lens(&back->sh, &m->sh))
+        return false;
+    if (is_op(m, "broadcast"))
+        return true;
+    int64_t kc[SHAPE_MAX_RANK];
+    return is_op(m, "multibroadcast") && m->nargs == 1 && broadcast_view(m, r->sh.lens, r->sh.rank, kc) &&
+           !lens_equal_but_leading_ones(kc, r->sh.rank, m->args[0]->sh.lens, m->args[0]->sh.rank);
+}
+
+/* waits_for_read_back(r): see helpers_views.h. */
+bool helper_waits_for_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *r = a[0].u.in, *last = r->nargs == 1 ? reshaped_to_run(r) : NULL;
-    *out = rule_bool(last && shape_same_lens(&last->sh, &r->args[0]->sh));
+    const ins *r = a[0].u.in;
+    *out = rule_bool(r->nargs == 1 && broadcast_op(r->args[0]) && read_back_waits(r, r->args[0]));
     return true;
 }
 
@@ -1524,13 +1548,11 @@ static bool is_cluster_op(const ins *x)
            x->nmods == 0 && !view_is_constant(x);
 }
 
-static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
 static const ins *past_same_shape_views(const ins *x);
 static bool drops_to_shape(const ins *x);
 static bool composes_below(const ins *m);
 
 static bool is_reduction(const ins *x);
-static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* The shape two-operand op b would have with operand shapes in[0] and
  * in[1] (its own shape rule), or false where it cannot be computed. */
@@ -5193,8 +5215,6 @@ static bool binary_of_value_and_constant(const ins *j, const ins *x)
     return k && k != x && view_is_constant(k);
 }
 
-static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
-
 /* j is a two-operand pointwise op of x and a reshape read once of a
  * value that is not constant, the reshape adding only leading 1s (round
  * s43E): multibroadcast_of_unit_reshape composes a multibroadcast of it
@@ -5952,18 +5972,11 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];
-        /* not a reshape of a broadcast[axis] read back to the broadcast's
-         * lens (reshape_of_broadcast's guard, reshaped_back_to_operand):
-         * that one waits for the ops between to move; nor one of a
-         * multibroadcast read back where kc is not k's lens but for
-         * leading 1s (reshape_of_multibroadcast's guard) */
-        const ins *back = reshaped_to_run(r);
+        /* not a reshape that waits for its read back (the guards of
+         * reshape_of_broadcast and reshape_of_multibroadcast) */
         yes = broadcast_op(m) && m->nargs == 1 &&
               broadcast_view(m, r->sh.lens, r->sh.rank, kc) && !view_is_constant(m->args[0]) &&
-              !(back && shape_same_lens(&back->sh, &m->sh) &&
-                (is_op(m, "broadcast") ||
-                 !lens_equal_but_leading_ones(kc, r->sh.rank, m->args[0]->sh.lens, m->args[0]->sh.rank))) &&
-              readers_take_broadcast(r, r, 0);
+              !read_back_waits(r, m) && readers_take_broadcast(r, r, 0);
         if (!yes)
             yes = broadcasts_merge_below(m) && regroups_as_broadcast(m, r->sh.lens, r->sh.rank) &&
                   readers_take_broadcast(r, r, 0);

@@ -153,13 +153,16 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *args, int narg
  * run counts as a whole, since it composes into one reshape. Fails when
  * there is no such run or it ends in b's own lens. */
 bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_value *out);
-/* reshaped_back_to_operand(r): instruction -> bool: r is a shape op of
- * one operand whose value reaches, as reshaped_to(r) walks it (through
+/* waits_for_read_back(r): instruction -> bool: r is a reshape of a
+ * broadcast m whose value reaches, as reshaped_to(r) walks it (through
  * single-reader one-operand pointwise ops and two-operand ones beside a
- * constant), a run of shape ops that ends in the lens of r's operand: the
- * ops between move into those lens (the clusters, unary_above_reshape)
- * and r composes away with the run, in the orders that reach them first. */
-bool helper_reshaped_back_to_operand(arena *mem, const rule_value *args, int nargs, rule_value *out);
+ * constant), a run of shape ops that ends in m's lens, and m is a
+ * broadcast[axis], or a multibroadcast whose kc (broadcast_view_lens(m,
+ * r.lens)) is not k's lens but for leading 1s: the ops between move into
+ * m's lens (the clusters, unary_above_reshape) and r composes away with
+ * the run, where made a broadcast first r would keep a view no rule takes
+ * back. becomes_broadcast asks the same. */
+bool helper_waits_for_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* multibroadcast_below(b, rank): instruction, int -> bool: b's value
  * reaches, through single-reader one-operand pointwise ops and b(v, v)
  * (and, as b's first reader, w(v, s) of a reshape s that is b's own
