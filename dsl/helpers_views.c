@@ -1061,20 +1061,22 @@ static bool becomes_reshape(const ins *r);
 static bool unit_drop_taken_into_reduction(const ins *q);
 
 /* Shape op q, the whole run from a pointwise op x, is read once by a
- * reduction d that reduce_below_reshape moves it below once q is a
+ * reduction d that reduce_below_reshape would move it below once q is a
  * reshape (a squeeze or unsqueeze of a standard value becomes one,
- * *_to_reshape, with no guard): that rule's guards (x in its cluster's
- * lens, q shared with no other shape op, d's result reshape not moving, q
- * no drop of 1s taken into a reduction below, asked only where
- * ask_unit_drop) and its `let` (d's axes map through q onto x's). */
-static bool reduction_takes_run_unless(const ins *q, bool ask_unit_drop)
+ * *_to_reshape, with no guard): that rule's guards but one (x in its
+ * cluster's lens, q shared with no other shape op, d's result reshape not
+ * moving) and its `let` (d's axes map through q onto x's). The guard left
+ * out, q no drop of 1s taken into a reduction below, follows the lens x
+ * runs in now, so cluster_of's walk below a reduction does not ask it
+ * (round s47G). */
+static bool reduction_would_take_run(const ins *q)
 {
     if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
         return false;
     const ins *d = q->users[0], *x = q->args[0];
     const attr_value *ax = ins_attr(d, "axes");
     if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
-        view_is_constant(x) || shares_reshape(q) || (ask_unit_drop && unit_drop_taken_into_reduction(q)))
+        view_is_constant(x) || shares_reshape(q))
         return false;
     int64_t r[SHAPE_MAX_RANK];
     int nr = 0;
@@ -1086,10 +1088,10 @@ static bool reduction_takes_run_unless(const ins *q, bool ask_unit_drop)
     return helper_result_reshape_moves(NULL, &a_d, 1, &v) && !v.u.i;
 }
 
-/* reduction_takes_run_unless with every guard of reduce_below_reshape. */
+/* Whether reduce_below_reshape moves q below its reduction: every guard. */
 static bool reduction_takes_run(const ins *q)
 {
-    return reduction_takes_run_unless(q, true);
+    return reduction_would_take_run(q) && !unit_drop_taken_into_reduction(q);
 }
 
 /* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
@@ -2484,7 +2486,7 @@ static bool cluster_of(const ins *v, cluster *c)
              * {2, 1, 1, 2} under reduce_mean[{0}], red_to {2, 1} in one,
              * {1, 1, 2} in the other); sink_cost weighs, per candidate, a
              * reshape below that only moves 1s joining the one above. */
-            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_takes_run_unless(t, false))
+            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_would_take_run(t))
                 t = t->args[0];
             c->red_end = t;
             c->nred_to = t->sh.rank;
