@@ -485,6 +485,19 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
             return true;
         return one_reader(x) && absorbs(z, r, n, depth + 1);
     }
+    /* a pending op that only changes the layout (transparent), read once,
+     * is invisible to a transpose (view_through_pending moves the
+     * transpose onto its operand, in every order; pending_of_pending makes
+     * a chain of them one, transparent too): x is asked as its operand, so
+     * the answer is the same before the pending op goes and after (round
+     * s48D, seed 2012695: transpose_above_reduce raised t through
+     * reduce_mean(sigmoid(t(d))), t(d) sank below sigmoid and left
+     * pending(t(sigmoid(d))), and reduce_below_transpose, asked with the
+     * pending op in between, found nothing to absorb t and lowered it
+     * again; reduce_through_pending and transpose_above_unary then made
+     * the first state again, until the rule budget ran out) */
+    if (pending_is_transparent(x) && x->nargs == 1)
+        return one_reader(x) && absorbs(x->args[0], p, n, depth + 1);
     if (constant(x, 0))
         return true;
     if (x->nmods > 0 || !(one_reader(x) || readers_rise_to(x, p, n)))
