@@ -1812,7 +1812,6 @@ typedef struct cluster {
      * the one without leading 1s */
     int sink_loose;
     bool sink_trimmed; /* leading 1s were dropped from the sink (sink_loose) */
-    bool sink_shared;  /* the loose sink has several multibroadcast readers */
     /* the sink is read by one reduction over red_axes (of the sink's
      * lens), whose value is reshaped to red_to below it: see sink_cost */
     const ins *red;
@@ -2423,7 +2422,6 @@ static bool cluster_of(const ins *v, cluster *c)
         c->nsink -= k;
         c->sink_trimmed = k > 0;
         c->sink_loose = loose;
-        c->sink_shared = !one_reader(s);
     }
     if (one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
         const ins *d = s->users[0];
@@ -2826,6 +2824,7 @@ static bool leaf_read_outside(const cluster *c, const ins *x)
 
 static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost);
 static bool leaf_weighed_in(const labelling *L, int l, int k);
+static bool has_no_lens_of_its_own(const ins *x);
 
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
@@ -3199,6 +3198,21 @@ static void add_paired_cands(labelling *L, const ins *x, int64_t *red)
     labelling_add_cand(L, red, nl);
 }
 
+/* The broadcast x reads through one-operand pointwise ops and shape ops,
+ * or x itself where it is one (NULL if there is none): the lens a value of
+ * one element broadcast has whatever ops have moved across it yet. */
+static const ins *one_operand_broadcast_below(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0; d++) {
+        if (broadcast_op(x))
+            return x;
+        if (!((x->op->classes & (OPC_UNARY | OPC_SHAPE)) || ins_is_pending(x)))
+            return NULL;
+        x = x->args[0];
+    }
+    return NULL;
+}
+
 /* The candidates of cluster c's labelling: the sink's lens first, then the
  * leaves', then those of kept reshapes. */
 static void labelling_cands(labelling *L, const cluster *c, bool shared)
@@ -3217,7 +3231,21 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
         if (!moved)
             L->nleaf_lens[k] = x->sh.rank;
         L->leaf_own_free[k] = !moved || leaf_read_outside(c, x);
-        labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
+        /* a leaf that computes one element under a broadcast
+         * (has_no_lens_of_its_own) stands for the lens of that broadcast,
+         * not its own: one-operand pointwise ops and reshapes between move
+         * above and below the broadcast and its reshapes by order
+         * (unary_above_reshape, unary_into_cluster_lens, the broadcast
+         * sinking rules), and each stop gave a candidate of its own (seed
+         * 1088081: sub(neg(reshape(tanh(mb(p2)))), p1) of a {1} p2 ran in
+         * neg's {4, 1} in the orders where neg had moved above the
+         * reshape {1, 4, 1} before the cluster was labelled, and in p1's
+         * {1, 4, 1} in the others) */
+        const ins *b = !is_reduction(x) && has_no_lens_of_its_own(x) ? one_operand_broadcast_below(x) : NULL;
+        if (b)
+            labelling_add_cand(L, b->sh.lens, b->sh.rank);
+        else
+            labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
         if (moved && L->leaf_own_free[k])
             labelling_add_cand(L, x->sh.lens, x->sh.rank);
         /* a paired reduction keeps its own lens (reduction_leaf_costs
@@ -3243,18 +3271,24 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
             add_outside_cands(L, c->leaves[k], c->leaves[k], shared, 0);
     /* and those of each op's kept reshapes (edge_cost: free there for
      * an op that keeps its lens, as for the leaf it becomes); not the
-     * root's where the loose sink has several multibroadcast readers
-     * (sink_shared): then every reshape of the root is the chain to the
-     * sink, whose lenses the sink stands for (sink_cost), and a chain that
-     * moves other 1s than leading ones stays there or goes by order
+     * root's where the sink is loose (sink_loose): then every reshape of
+     * the root is the chain to the sink, whose lenses the sink stands for
+     * (sink_cost), and the chain stays there or goes by order
      * (multibroadcast_of_unit_reshape takes a chain of leading 1s from
      * each reader, multibroadcast_of_reshape_leading_ones the rest from a
-     * reshape of one reader only): counted, it added a candidate while it
-     * stood, and a tie went to it and away from it in turn until the rule
-     * budget ran out (seed 1025311: max(literal, p0) of a {3, 1} p0
-     * unsqueezed for two multibroadcasts) */
+     * reshape of one reader only, reshape_of_reshape and
+     * reshape_to_same_shape what is left once the root runs in its
+     * lens): counted, it added a candidate while it stood, and a tie went
+     * to it and away from it in turn until the rule budget ran out (seed
+     * 1025311: max(literal, p0) of a {3, 1} p0 unsqueezed for two
+     * multibroadcasts; seed 7007101 at 24 ops, with one: tanh of a
+     * {1, 3, 4, 1} reduction reshaped to {1, 3, 4} for a multibroadcast
+     * ran in {1, 3, 4} while the reshape stood, and where it ran in them
+     * they were no candidate, and the tie went back to the reduction's
+     * lens). Asked only where the sink had several readers, it left the
+     * one-reader chain counted. */
     for (int k = 0; k < c->nops; k++)
-        if (shape_standard_p(&c->ops[k]->sh) && !(c->sink_shared && c->ops[k] == c->root))
+        if (shape_standard_p(&c->ops[k]->sh) && !(c->sink_loose > 0 && c->ops[k] == c->root))
             add_outside_cands(L, c->ops[k], c->ops[k], shared, 0);
 }
 
