@@ -1849,7 +1849,6 @@ typedef struct cluster {
      * the one without leading 1s */
     int sink_loose;
     bool sink_trimmed; /* leading 1s were dropped from the sink (sink_loose) */
-    bool sink_shared;  /* the loose sink has several multibroadcast readers */
     /* the sink is read by one reduction over red_axes (of the sink's
      * lens), whose value is reshaped to red_to below it: see sink_cost */
     const ins *red;
@@ -2460,7 +2459,6 @@ static bool cluster_of(const ins *v, cluster *c)
         c->nsink -= k;
         c->sink_trimmed = k > 0;
         c->sink_loose = loose;
-        c->sink_shared = !one_reader(s);
     }
     if (one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
         const ins *d = s->users[0];
@@ -2863,6 +2861,7 @@ static bool leaf_read_outside(const cluster *c, const ins *x)
 
 static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost);
 static bool leaf_weighed_in(const labelling *L, int l, int k);
+static bool has_no_lens_of_its_own(const ins *x);
 
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
@@ -3236,6 +3235,21 @@ static void add_paired_cands(labelling *L, const ins *x, int64_t *red)
     labelling_add_cand(L, red, nl);
 }
 
+/* The broadcast x reads through one-operand pointwise ops and shape ops,
+ * or x itself where it is one (NULL if there is none): the lens a value of
+ * one element broadcast has whatever ops have moved across it yet. */
+static const ins *one_operand_broadcast_below(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0; d++) {
+        if (broadcast_op(x))
+            return x;
+        if (!((x->op->classes & (OPC_UNARY | OPC_SHAPE)) || ins_is_pending(x)))
+            return NULL;
+        x = x->args[0];
+    }
+    return NULL;
+}
+
 /* The candidates of cluster c's labelling: the sink's lens first, then the
  * leaves', then those of kept reshapes. */
 static void labelling_cands(labelling *L, const cluster *c, bool shared)
@@ -3254,7 +3268,21 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
         if (!moved)
             L->nleaf_lens[k] = x->sh.rank;
         L->leaf_own_free[k] = !moved || leaf_read_outside(c, x);
-        labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
+        /* a leaf that computes one element under a broadcast
+         * (has_no_lens_of_its_own) stands for the lens of that broadcast,
+         * not its own: one-operand pointwise ops and reshapes between move
+         * above and below the broadcast and its reshapes by order
+         * (unary_above_reshape, unary_into_cluster_lens, the broadcast
+         * sinking rules), and each stop gave a candidate of its own (seed
+         * 1088081: sub(neg(reshape(tanh(mb(p2)))), p1) of a {1} p2 ran in
+         * neg's {4, 1} in the orders where neg had moved above the
+         * reshape {1, 4, 1} before the cluster was labelled, and in p1's
+         * {1, 4, 1} in the others) */
+        const ins *b = !is_reduction(x) && has_no_lens_of_its_own(x) ? one_operand_broadcast_below(x) : NULL;
+        if (b)
+            labelling_add_cand(L, b->sh.lens, b->sh.rank);
+        else
+            labelling_add_cand(L, L->leaf_lens[k], L->nleaf_lens[k]);
         if (moved && L->leaf_own_free[k])
             labelling_add_cand(L, x->sh.lens, x->sh.rank);
         /* a paired reduction keeps its own lens (reduction_leaf_costs
@@ -3280,18 +3308,24 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
             add_outside_cands(L, c->leaves[k], c->leaves[k], shared, 0);
     /* and those of each op's kept reshapes (edge_cost: free there for
      * an op that keeps its lens, as for the leaf it becomes); not the
-     * root's where the loose sink has several multibroadcast readers
-     * (sink_shared): then every reshape of the root is the chain to the
-     * sink, whose lenses the sink stands for (sink_cost), and a chain that
-     * moves other 1s than leading ones stays there or goes by order
+     * root's where the sink is loose (sink_loose): then every reshape of
+     * the root is the chain to the sink, whose lenses the sink stands for
+     * (sink_cost), and the chain stays there or goes by order
      * (multibroadcast_of_unit_reshape takes a chain of leading 1s from
      * each reader, multibroadcast_of_reshape_leading_ones the rest from a
-     * reshape of one reader only): counted, it added a candidate while it
-     * stood, and a tie went to it and away from it in turn until the rule
-     * budget ran out (seed 1025311: max(literal, p0) of a {3, 1} p0
-     * unsqueezed for two multibroadcasts) */
+     * reshape of one reader only, reshape_of_reshape and
+     * reshape_to_same_shape what is left once the root runs in its
+     * lens): counted, it added a candidate while it stood, and a tie went
+     * to it and away from it in turn until the rule budget ran out (seed
+     * 1025311: max(literal, p0) of a {3, 1} p0 unsqueezed for two
+     * multibroadcasts; seed 7007101 at 24 ops, with one: tanh of a
+     * {1, 3, 4, 1} reduction reshaped to {1, 3, 4} for a multibroadcast
+     * ran in {1, 3, 4} while the reshape stood, and where it ran in them
+     * they were no candidate, and the tie went back to the reduction's
+     * lens). Asked only where the sink had several readers, it left the
+     * one-reader chain counted. */
     for (int k = 0; k < c->nops; k++)
-        if (shape_standard_p(&c->ops[k]->sh) && !(c->sink_shared && c->ops[k] == c->root))
+        if (shape_standard_p(&c->ops[k]->sh) && !(c->sink_loose > 0 && c->ops[k] == c->root))
             add_outside_cands(L, c->ops[k], c->ops[k], shared, 0);
 }
 
@@ -3658,9 +3692,36 @@ static bool group_lens_of(labelling *const *Ls, int ng, const ins *x, const int6
     return false;
 }
 
+/* The views of group root x (of cluster g) that its readers outside the
+ * group read it through, with the root run in lens: one per lens other
+ * than lens that such a reader reads, directly or through reshapes of x
+ * (any number of readers each). The group's own ops count what they read
+ * themselves (group_cost's leaf edges). */
+static void group_root_reader_views(group_view *vs, int *nv, int max, labelling *const *Ls, int ng, int g,
+                                    const ins *root, const ins *x, const int64_t *lens, int rank, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *u = x->users[k];
+        if (u != x && is_reshape(u)) {
+            group_root_reader_views(vs, nv, max, Ls, ng, g, root, u, lens, rank, depth + 1);
+            continue;
+        }
+        bool held = false;
+        for (int h = 0; h < ng && !held; h++)
+            held = h != g && op_index(Ls[h]->c, u) >= 0;
+        if (!held && !lens_equal(x->sh.lens, x->sh.rank, lens, rank))
+            group_view_add(vs, nv, max, root, x->sh.lens, x->sh.rank);
+    }
+}
+
 /* The exact cost of the group's labelling: one reshape per value and lens
  * it is read in other than its own (shared by every reader in that lens,
- * of whichever cluster), and what each root's sink costs. */
+ * of whichever cluster), and for each root what its sink costs above a
+ * reduction or where a multibroadcast reads it, else the views its readers
+ * outside the group read it through (group_root_reader_views: they do not
+ * change when the root moves, where "a reshape to the sink" did). */
 static int64_t group_cost(labelling *const *Ls, int ng)
 {
     enum { NV = 4 * VIEW_CLUSTER_MAX * GROUP_MAX };
@@ -3674,8 +3735,8 @@ static int64_t group_cost(labelling *const *Ls, int ng)
         int kr = L->label[root];
         if (c->red || c->sink_loose)
             cost += sink_cost(L, kr);
-        else if (kr != 0)
-            group_view_add(vs, &nv, NV, c->root, c->sink, c->nsink);
+        else
+            group_root_reader_views(vs, &nv, NV, Ls, ng, g, c->root, c->root, L->cand[kr], L->ncand_rank[kr], 0);
         for (int i = 0; i < c->nops; i++) {
             const ins *x = c->ops[i];
             int k = L->label[i];
@@ -3727,6 +3788,19 @@ static bool group_op_shared(labelling *const *Ls, int ng, const ins *x)
     return in > 1;
 }
 
+/* The cluster of the group whose root x is, or -1. Such an op in another
+ * cluster too (read once through a reshape that ops of both read, or an
+ * op of theirs) is labelled in every cluster with its own cluster's root
+ * label (group_assign), so the group gives the same answer whether x is
+ * read once by that reshape or not (seed 1083252). */
+static int group_root_of(labelling *const *Ls, int ng, const ins *x)
+{
+    for (int g = 0; g < ng; g++)
+        if (Ls[g]->c->root == x)
+            return g;
+    return -1;
+}
+
 static bool group_shared_ops(labelling *const *Ls, int ng, group_shared *sh)
 {
     sh->n = 0;
@@ -3734,15 +3808,13 @@ static bool group_shared_ops(labelling *const *Ls, int ng, group_shared *sh)
         const cluster *c = Ls[g]->c;
         for (int i = 0; i < c->nops; i++) {
             const ins *y = c->ops[i];
-            bool shared = group_op_shared(Ls, ng, y);
-            if (shared && y == c->root)
-                return false;
-            if (shared)
+            if (group_op_shared(Ls, ng, y))
                 continue;
             for (int a = 0; a < y->nargs; a++) {
                 const ins *leaf = NULL;
                 int j = operand_kind(c, y->args[a], &leaf);
-                if (j < 0 || !group_op_shared(Ls, ng, c->ops[j]) || cluster_has(sh->x, sh->n, c->ops[j]))
+                if (j < 0 || !group_op_shared(Ls, ng, c->ops[j]) || group_root_of(Ls, ng, c->ops[j]) >= 0 ||
+                    cluster_has(sh->x, sh->n, c->ops[j]))
                     continue;
                 if (sh->n == GROUP_SHARED)
                     return false;
@@ -3774,8 +3846,9 @@ static int cand_index(const labelling *L, const int64_t *lens, int rank)
 /* Labels the group for tuple t (root candidates, then the top shared ops'
  * candidates in their first cluster's labelling): cluster by cluster in
  * canonical order, an op an earlier cluster labelled keeps that label,
- * a top shared op takes its tuple's, and the rest are labelled below the
- * root and below those as each cluster alone would. */
+ * the root of another cluster and a top shared op take their tuple's, and
+ * the rest are labelled below the root and below those as each cluster
+ * alone would. */
 static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, const int *roots, const int *t)
 {
     for (int g = 0; g < ng; g++) {
@@ -3792,6 +3865,12 @@ static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, c
                     if (q < 0)
                         return false;
                 }
+            }
+            int r = group_root_of(Ls, ng, x);
+            if (r >= 0 && r != g) {
+                q = cand_index(L, Ls[r]->cand[t[r]], Ls[r]->ncand_rank[t[r]]);
+                if (q < 0)
+                    return false;
             }
             for (int s = 0; s < sh->n && q < 0; s++)
                 if (sh->x[s] == x) {
@@ -3810,6 +3889,11 @@ static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, c
         label_assign(L, roots[g], 0);
         for (int s = 0; s < sh->n; s++) {
             int i = op_index(c, sh->x[s]);
+            if (i >= 0)
+                label_assign(L, i, 0);
+        }
+        for (int h = 0; h < ng; h++) {
+            int i = h != g ? op_index(c, Ls[h]->c->root) : -1;
             if (i >= 0)
                 label_assign(L, i, 0);
         }
@@ -3835,6 +3919,47 @@ static bool group_reads_only(const cluster *gs, int ng, int g, const ins *x, int
             held = h != g && op_index(&gs[h], r) >= 0;
         if (!held)
             return false;
+    }
+    return true;
+}
+
+/* The lens in which the instructions reading x, directly or through shape
+ * ops of x (is_reshape, any number of readers each), read it under the
+ * group's labelling, into *lens and *rank (NULL until the first): an op of
+ * a group cluster other than g in its label (which the tuple chooses, not
+ * where it runs now; without `inside` such readers are not counted), any
+ * other reader in the lens it reads now (which a move of x does not
+ * change: a reshape back keeps it); false where two of them read it in
+ * different lens. */
+static bool readers_lens(labelling *const *Ls, int ng, int g, bool inside, const ins *x, const int64_t **lens,
+                         int *rank, int depth)
+{
+    if (depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *u = x->users[k];
+        if (u != x && is_reshape(u)) {
+            if (!readers_lens(Ls, ng, g, inside, u, lens, rank, depth + 1))
+                return false;
+            continue;
+        }
+        const int64_t *l = x->sh.lens;
+        int r = x->sh.rank;
+        const labelling *H = NULL;
+        int i = -1;
+        for (int h = 0; h < ng && !H; h++)
+            if (h != g && (i = op_index(Ls[h]->c, u)) >= 0)
+                H = Ls[h];
+        if (H && !inside)
+            continue;
+        if (H) {
+            l = H->cand[H->label[i]];
+            r = H->ncand_rank[H->label[i]];
+        }
+        if (*lens && !lens_equal(*lens, *rank, l, r))
+            return false;
+        *lens = l;
+        *rank = r;
     }
     return true;
 }
@@ -3948,7 +4073,9 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
      * of a cluster that is in no other) are labelled like roots, every
      * candidate tried; the ones below them follow in the first cluster
      * that holds them and are copied into the others. A root in another
-     * cluster is left to the old labelling. */
+     * cluster (its own cluster kept: a reader of it is outside the group)
+     * takes its own cluster's root label in every cluster (group_assign,
+     * group_root_of). */
     group_shared sh;
     if (!group_shared_ops(Ls, ng, &sh))
         goto out;
@@ -3960,6 +4087,9 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     int nt = ng + sh.n;
     int64_t best_cost = INT64_MAX;
     int best_sinks = 0;
+    bool own_sink[GROUP_MAX];
+    for (int g = 0; g < ng; g++)
+        own_sink[g] = !gs[g].red && !gs[g].sink_loose;
     for (int g = 0; g < ng; g++)
         cur[g] = first[g];
     for (int s = 0; s < sh.n; s++)
@@ -3967,9 +4097,30 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     for (;;) {
         if (group_assign(Ls, ng, &sh, roots, cur)) {
             int64_t cost = group_cost(Ls, ng);
+            /* then fewest roots at their sink: above a reduction or of a
+             * loose sink, at its first candidate; any other at the one
+             * lens its readers read it in under this tuple (readers_lens),
+             * or where they read two, the one its readers outside the
+             * group read it in (none where those read two or there are
+             * none): no move of the root or of its readers in the group
+             * changes either (seeds 5015263, 5018303) */
             int sinks = 0;
             for (int g = 0; g < ng; g++)
-                sinks += cur[g] == 0 && !sink_leaf[g];
+                if (sink_leaf[g])
+                    continue;
+                else if (!own_sink[g])
+                    sinks += cur[g] == 0;
+                else {
+                    const int64_t *rl = NULL;
+                    int rr = 0, kr = Ls[g]->label[roots[g]];
+                    if (!readers_lens(Ls, ng, g, true, gs[g].root, &rl, &rr, 0)) {
+                        rl = NULL;
+                        if (!readers_lens(Ls, ng, g, false, gs[g].root, &rl, &rr, 0))
+                            rl = NULL;
+                    }
+                    if (rl)
+                        sinks += lens_equal(Ls[g]->cand[kr], Ls[g]->ncand_rank[kr], rl, rr);
+                }
             /* a shared op at the end of its reshapes is at its sink: where
              * the reshapes have gone (it has several readers), it is a
              * root, its sink its own lens, and counts as one (above) */
