@@ -5400,6 +5400,7 @@ static bool binary_of_value_and_unit_reshape(const ins *j, const ins *x)
 
 static bool copies_at_output(const ins *b, const ins *x, const ins *y);
 static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_broadcast, const ins *x);
+static bool shares_split(const ins *m, const ins *b);
 
 /* Does m's chain of one-operand readers rejoin a reader of its twin j? m
  * is read once, by a one-operand op u, and j has a two-operand reader r
@@ -5410,7 +5411,17 @@ static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_br
  * merges it with j (binary_above_multibroadcasts), so the twin hoists must
  * not take it back: hoisted, m is j again and the rejoined rule copies it
  * once more (round s40A: seeds 2027930, 2052384 looped between the two
- * (8 fires each) until the driver's bound on such fires stopped them). */
+ * (8 fires each) until the driver's bound on such fires stopped them).
+ * Only where r can merge j: j is read by r alone (the plain merge's
+ * :once, which unary_above_multibroadcast_rejoined's uses(m) == 2 leaves
+ * once u has its copy) or each other reader of j takes it away on its own
+ * (shares_split, the *_of_shared merges). A reader that keeps j keeps the
+ * copy beside it for good, and the promise then held in one state only
+ * (round s48G, seed 7006279 at 24 ops: sub(j, abs(m)) with j also read by
+ * mul(j, p): seen as a diamond, the twin hoist waited and
+ * unary_above_multibroadcast sank m below abs; below it, m was read by sub
+ * directly, no chain, and multibroadcast_above_unary_to_twin took it back,
+ * until the driver's bound on sweeps or on such fires stopped them). */
 static bool chain_rejoins_twin(const ins *m, const ins *j)
 {
     if (!one_reader(m) || shape_elements(&m->sh) <= shape_elements(&m->args[0]->sh))
@@ -5424,7 +5435,8 @@ static bool chain_rejoins_twin(const ins *m, const ins *j)
             continue;
         const ins *w = other_operand(r, j);
         if (shape_same_lens(&r->sh, &j->sh) && w != m && reached_through_unary(w, u, true, j->args[0]) &&
-            readers_take_broadcast(r, r, 0) && !copies_at_output(r, j->args[0], j->args[0]))
+            readers_take_broadcast(r, r, 0) && !copies_at_output(r, j->args[0], j->args[0]) &&
+            (one_reader(j) || shares_split(j, r)))
             return true;
     }
     return false;
@@ -5580,8 +5592,6 @@ static bool readers_keep_standard(const ins *m, const ins *apart_of)
     }
     return ok;
 }
-
-static bool shares_split(const ins *m, const ins *b);
 
 /* o, r's other operand, is a multibroadcast of a computed value that r
  * cannot merge with m's broadcast: o has readers besides r, one of which
