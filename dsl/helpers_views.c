@@ -3692,6 +3692,16 @@ static bool group_lens_of(labelling *const *Ls, int ng, const ins *x, const int6
     return false;
 }
 
+/* The labelling of a group cluster other than g that has x among its ops,
+ * with x's index there in *i, or NULL. */
+static const labelling *group_cluster_holding(labelling *const *Ls, int ng, int g, const ins *x, int *i)
+{
+    for (int h = 0; h < ng; h++)
+        if (h != g && (*i = op_index(Ls[h]->c, x)) >= 0)
+            return Ls[h];
+    return NULL;
+}
+
 /* The views of group root x (of cluster g) that its readers outside the
  * group read it through, with the root run in lens: one per lens other
  * than lens that such a reader reads, directly or through reshapes of x
@@ -3708,10 +3718,8 @@ static void group_root_reader_views(group_view *vs, int *nv, int max, labelling 
             group_root_reader_views(vs, nv, max, Ls, ng, g, root, u, lens, rank, depth + 1);
             continue;
         }
-        bool held = false;
-        for (int h = 0; h < ng && !held; h++)
-            held = h != g && op_index(Ls[h]->c, u) >= 0;
-        if (!held && !lens_equal(x->sh.lens, x->sh.rank, lens, rank))
+        int i;
+        if (!group_cluster_holding(Ls, ng, g, u, &i) && !lens_equal(x->sh.lens, x->sh.rank, lens, rank))
             group_view_add(vs, nv, max, root, x->sh.lens, x->sh.rank);
     }
 }
@@ -3945,11 +3953,8 @@ static bool readers_lens(labelling *const *Ls, int ng, int g, bool inside, const
         }
         const int64_t *l = x->sh.lens;
         int r = x->sh.rank;
-        const labelling *H = NULL;
-        int i = -1;
-        for (int h = 0; h < ng && !H; h++)
-            if (h != g && (i = op_index(Ls[h]->c, u)) >= 0)
-                H = Ls[h];
+        int i;
+        const labelling *H = group_cluster_holding(Ls, ng, g, u, &i);
         if (H && !inside)
             continue;
         if (H) {
