@@ -313,7 +313,6 @@ static bool reader_rises_to(const ins *r, const int64_t *p, int n, int *budget)
     return true;
 }
 
-static bool moves_unit_axes_only(const int64_t *p, int n, const int64_t *lens);
 static bool readers_rise_to(const ins *x, const int64_t *p, int n)
 {
     int budget = VIEW_CONE_READERS_MAX;
@@ -1567,8 +1566,6 @@ static const ins *past_same_shape_views(const ins *x);
 static bool drops_to_shape(const ins *x);
 static bool composes_below(const ins *m);
 
-static bool is_reduction(const ins *x);
-
 /* The shape two-operand op b would have with operand shapes in[0] and
  * in[1] (its own shape rule), or false where it cannot be computed. */
 static bool binary_shape_of(const ins *b, const shape in[2], shape *out)
@@ -1704,15 +1701,6 @@ static bool reshape_inside_at(const ins *r, int depth)
 
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 
-/* Pointwise op x reads a broadcast (through shape ops and transposes: a
- * transposed broadcast folds into a broadcast literal, and the answer must
- * not depend on whether it has yet), or a literal that constant folding
- * made from one, or a constant with a broadcast's layout that folds into
- * such a literal (folding keeps the exact shape), or a binary op whose
- * broadcasts merge into one (merges_into_broadcast: in some orders they
- * have already): the common-dims rules move it (GroupNorm), so it bounds
- * the clusters around it. */
-static bool broadcast_bound(const ins *v, const ins *u, int depth);
 static bool merges_into_broadcast(const ins *v);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
@@ -1746,6 +1734,14 @@ static bool unary_of_one_element_broadcast(const ins *x)
     return false;
 }
 
+/* Pointwise op x reads a broadcast (through shape ops and transposes: a
+ * transposed broadcast folds into a broadcast literal, and the answer must
+ * not depend on whether it has yet), or a literal that constant folding
+ * made from one, or a constant with a broadcast's layout that folds into
+ * such a literal (folding keeps the exact shape), or a binary op whose
+ * broadcasts merge into one (merges_into_broadcast: in some orders they
+ * have already): the common-dims rules move it (GroupNorm), so it bounds
+ * the clusters around it. */
 static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
@@ -3909,6 +3905,15 @@ static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, c
     return true;
 }
 
+/* A group cluster other than gs[g] has x among its ops. */
+static bool group_other_holds(const cluster *gs, int ng, int g, const ins *x)
+{
+    for (int h = 0; h < ng; h++)
+        if (h != g && op_index(&gs[h], x) >= 0)
+            return true;
+    return false;
+}
+
 /* Every reader of x, through reshapes, is an op of a group cluster other
  * than gs[g]. */
 static bool group_reads_only(const cluster *gs, int ng, int g, const ins *x, int depth)
@@ -3922,10 +3927,7 @@ static bool group_reads_only(const cluster *gs, int ng, int g, const ins *x, int
                 return false;
             continue;
         }
-        bool held = false;
-        for (int h = 0; h < ng && !held; h++)
-            held = h != g && op_index(&gs[h], r) >= 0;
-        if (!held)
+        if (!group_other_holds(gs, ng, g, r))
             return false;
     }
     return true;
@@ -3993,16 +3995,9 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
      * others and whose root only they read (through reshapes) is labelled
      * by them: its sink is their edges. */
     for (int g = 0; g < ng;) {
-        bool inside = false;
-        for (int h = 0; h < ng && !inside; h++)
-            inside = h != g && op_index(&gs[h], gs[g].root) >= 0;
-        inside = inside && group_reads_only(gs, ng, g, gs[g].root, 0);
-        for (int i = 0; i < gs[g].nops && inside; i++) {
-            bool held = false;
-            for (int h = 0; h < ng && !held; h++)
-                held = h != g && op_index(&gs[h], gs[g].ops[i]) >= 0;
-            inside = held;
-        }
+        bool inside = group_other_holds(gs, ng, g, gs[g].root) && group_reads_only(gs, ng, g, gs[g].root, 0);
+        for (int i = 0; i < gs[g].nops && inside; i++)
+            inside = group_other_holds(gs, ng, g, gs[g].ops[i]);
         if (!inside) {
             g++;
             continue;
@@ -4275,7 +4270,6 @@ static const ins *past_cancelling_transposes(const ins *x)
 }
 
 static bool one_element_source(const ins *v, int depth, int *budget);
-static bool has_no_lens_of_its_own(const ins *x);
 
 /* binary_above_reshapes (or its _into_first, _into_second) moves two-operand
  * op w above its two reshapes, with those rules' own guard; an operand
@@ -4458,7 +4452,6 @@ bool helper_broadcast_view_lens(arena *mem, const rule_value *a, int n, rule_val
  * reshape_above_unary_of_multibroadcast moved r above u in the orders
  * that met r before the sink, leaving a contiguous at the output where
  * the others kept the copying reshape (seed 1036836). */
-static bool one_element_source(const ins *v, int depth, int *budget);
 bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -5681,12 +5674,6 @@ static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb
     return ok;
 }
 
-/* Two-operand op v reads two multibroadcasts of computed values that
- * binary_above_multibroadcasts* merge into one below it (whatever they
- * wait for first): its value becomes a broadcast, even while its own
- * strides, of two broadcasts of different layouts, are standard. */
-static bool aligned_broadcast(const ins *b);
-
 /* A multibroadcast, or a broadcast[axis] that puts its operand's axes last
  * and that aligned_broadcast_to_multibroadcast makes one in every order
  * (round s28G: seed 1007512's mul(mb(s), broadcast[axis=1](t(p))) read
@@ -5783,6 +5770,10 @@ static bool merges_with_constant_broadcast_x(const ins *v, const ins **xo)
 
 static bool merges_with_constant_broadcast(const ins *v) { return merges_with_constant_broadcast_x(v, NULL); }
 
+/* Two-operand op v reads two multibroadcasts of computed values that
+ * binary_above_multibroadcasts* merge into one below it (whatever they
+ * wait for first): its value becomes a broadcast, even while its own
+ * strides, of two broadcasts of different layouts, are standard. */
 static bool merges_into_broadcast(const ins *v)
 {
     return is_cluster_op(v) && v->nargs == 2 &&
@@ -7546,8 +7537,6 @@ bool helper_reduction_of_reshape(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
-static bool aligned_broadcast(const ins *b);
-
 static bool unit_reshape_below_of(const ins *m, bool aligned);
 
 /* u is a one-operand pointwise op read once that unary_above_reshape moves
@@ -8319,7 +8308,6 @@ static bool same_transpose_beside(const ins *u, const ins *v)
  * reduction's axes back onto `base`. */
 static bool permutation_settles_below(const ins *v, const int64_t *p, int n, const int64_t *base, bool unit);
 static bool permutation_settles_below_at(const ins *v, const int64_t *p, int n, const int64_t *base, bool unit, bool composed);
-static bool is_reduction(const ins *x);
 
 static bool permutation_vanishes_below(const ins *v, const int64_t *p, int n, const int64_t *base)
 {
