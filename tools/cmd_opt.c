@@ -1,7 +1,8 @@
 /* cmd_opt.c: `graft opt`: optimise a graph with rule sets and report.
  *
  *   graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]
- *             [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]
+ *             [--trace] [--disable RULE] [--max-rewrites N] [--max-sweeps N]
+ *             [--shapes lazy|eager]
  *             [--verify] [--seed-order N] [--allow-nonconvergence]
  *
  * It loads GRAPH, runs the pipeline's rule sets, phase by phase, through the
@@ -33,7 +34,8 @@
 
 static const char opt_help[] =
     "usage: graft opt GRAPH [-p PIPELINE | -r FILE.rules ...] [-o OUT] [--stats [json]]\n"
-    "                 [--trace] [--disable RULE] [--max-rewrites N] [--shapes lazy|eager]\n"
+    "                 [--trace] [--disable RULE] [--max-rewrites N] [--max-sweeps N]\n"
+    "                 [--shapes lazy|eager]\n"
     "                 [--verify] [--seed-order N] [--dim NAME=VALUE ...]\n"
     "                 [--allow-nonconvergence] [--explain RULE]\n"
     "                 [--output-format standard|P0,P1,...]\n"
@@ -65,6 +67,9 @@ static const char opt_help[] =
     "                       that could not be placed) with its file:line:col, on\n"
     "                       stderr\n"
     "  --max-rewrites N     stop after N rewrites (for bisecting a bad rule)\n"
+    "  --max-sweeps N       full sweeps over the graph each phase may take (default\n"
+    "                       10; the last must change nothing): a graph whose\n"
+    "                       rewrites feed each other in a long chain may need more\n"
     "  --shapes lazy|eager  shape changes deferred (default) or recomputed through\n"
     "                       all users at once (only to measure against)\n"
     "  --verify             run the original and the result on the reference\n"
@@ -334,7 +339,7 @@ static void nonconvergence_reason(const driver_result *d, char *buf, size_t size
         n = (size_t)snprintf(buf, size, "a nonterminating rule used up its fire budget");
         break;
     case DRIVER_MAX_ITERATIONS:
-        n = (size_t)snprintf(buf, size, "every one of %d sweeps changed the graph",
+        n = (size_t)snprintf(buf, size, "every one of %d sweeps changed the graph (--max-sweeps)",
                              d->iterations);
         break;
     default:
@@ -679,12 +684,13 @@ static int run_sets(opt_args *a, const char *path, const optimize_plan *plan, co
 
 static int run(opt_args *a)
 {
-    const char *pipeline_name = NULL, *out = NULL, *max_rewrites = NULL, *shapes = NULL,
-               *seed_order = NULL, *explain = NULL;
+    const char *pipeline_name = NULL, *out = NULL, *max_rewrites = NULL, *max_sweeps = NULL,
+               *shapes = NULL, *seed_order = NULL, *explain = NULL;
     bool trace = false, verify_flag = false;
     const cli_option options[] = {
         {"pipeline", 'p', &pipeline_name, NULL}, {"output", 'o', &out, NULL},
-        {"max-rewrites", 0, &max_rewrites, NULL}, {"shapes", 0, &shapes, NULL},
+        {"max-rewrites", 0, &max_rewrites, NULL}, {"max-sweeps", 0, &max_sweeps, NULL},
+        {"shapes", 0, &shapes, NULL},
         {"seed-order", 0, &seed_order, NULL},   {"trace", 0, NULL, &trace},
         {"verify", 0, NULL, &verify_flag},      {"explain", 0, &explain, NULL},
         {"allow-nonconvergence", 0, NULL, &a->allow_nonconvergence},
@@ -721,6 +727,12 @@ static int run(opt_args *a)
         if (!cli_parse_u64(max_rewrites, &v) || v > INT64_MAX)
             return cli_usage_error("opt", "--max-rewrites needs a count, not '%s'", max_rewrites);
         o.max_rewrites = (int64_t)v;
+    }
+    if (max_sweeps) {
+        uint64_t v;
+        if (!cli_parse_u64(max_sweeps, &v) || v < 1 || v > INT32_MAX)
+            return cli_usage_error("opt", "--max-sweeps needs a count of at least 1, not '%s'", max_sweeps);
+        o.max_iterations = (int)v;
     }
     if (seed_order) {
         uint64_t v;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/cli/opt.sh: `graft opt`: pipelines, --stats [json], --trace,
-# --disable, --max-rewrites, --seed-order, --shapes, --verify, -o, and the
+# --disable, --max-rewrites, --max-sweeps, --seed-order, --shapes, --verify, -o, and the
 # usage errors. Prints one line per test: PASS name or FAIL name: why.
 . "$(dirname "$0")/lib/common.sh"
 tmp=$t
@@ -81,6 +81,32 @@ if grep -q '"rewrites":1,' "$tmp/json" && grep -q '"converged":false' "$tmp/json
    grep -q '"stop":"max rewrites"' "$tmp/json"; then
     pass opt_max_rewrites
 else fail opt_max_rewrites "$(head -c 300 "$tmp/json") $(cat "$tmp/err")"; fi
+
+# --max-sweeps N bounds the sweeps: one sweep that changes the graph cannot
+# also be the sweep that finds nothing left, so 1 does not converge (exit 1
+# naming the option, a warning with --allow-nonconvergence); a bound the
+# run stays under gives the default's graph
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --max-sweeps 1 > /dev/null 2> "$tmp/err"
+st=$?
+if [ $st -eq 1 ] && grep -q "did not converge: every one of 1 sweeps changed the graph (--max-sweeps)" "$tmp/err"; then
+    pass opt_max_sweeps_not_converged
+else fail opt_max_sweeps_not_converged "status $st: $(cat "$tmp/err")"; fi
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --max-sweeps 1 --allow-nonconvergence --stats json > "$tmp/json" 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && grep -q '"converged":false' "$tmp/json" && grep -q '"stop":"max iterations"' "$tmp/json"; then
+    pass opt_max_sweeps_allowed
+else fail opt_max_sweeps_allowed "status $st: $(head -c 300 "$tmp/json") $(cat "$tmp/err")"; fi
+"$GRAFT" opt "$tmp/pairs.txt" -p fold -o "$tmp/sw10.txt" 2> /dev/null
+"$GRAFT" opt "$tmp/pairs.txt" -p fold --max-sweeps 40 -o "$tmp/sw40.txt" 2> "$tmp/err"
+st=$?
+if [ $st -eq 0 ] && cmp -s "$tmp/sw10.txt" "$tmp/sw40.txt"; then pass opt_max_sweeps_converged
+else fail opt_max_sweeps_converged "status $st: $(cat "$tmp/err")"; fi
+for bad in 0 -3 lots; do
+    "$GRAFT" opt "$tmp/pairs.txt" -p fold --max-sweeps "$bad" > /dev/null 2> "$tmp/err"
+    st=$?
+    if [ $st -eq 2 ] && grep -q -- "--max-sweeps needs a count of at least 1" "$tmp/err"; then pass "opt_bad_max_sweeps_$bad"
+    else fail "opt_bad_max_sweeps_$bad" "status $st: $(cat "$tmp/err")"; fi
+done
 
 # --seed-order N reaches the same graph as program order
 "$GRAFT" opt "$tmp/pairs.txt" -p fold -o "$tmp/a.txt" 2> /dev/null
