@@ -3939,7 +3939,12 @@ static bool group_reads_only(const cluster *gs, int ng, int g, const ins *x, int
  * a group cluster other than g in its label (which the tuple chooses, not
  * where it runs now; without `inside` such readers are not counted), any
  * other reader in the lens it reads now (which a move of x does not
- * change: a reshape back keeps it); false where two of them read it in
+ * change: a reshape back keeps it), except a multibroadcast that reads x
+ * itself or a reshape of x it alone reads: it reads that lens without
+ * leading 1s (it reads either for free, and multibroadcast_of_unit_reshape
+ * and multibroadcast_of_reshape_leading_ones add or drop the reshape that
+ * makes the difference by order; a reshape other readers share stays
+ * whatever the multibroadcast does); false where two of them read it in
  * different lens. */
 static bool readers_lens(labelling *const *Ls, int ng, int g, bool inside, const ins *x, const int64_t **lens,
                          int *rank, int depth)
@@ -3963,6 +3968,19 @@ static bool readers_lens(labelling *const *Ls, int ng, int g, bool inside, const
             l = H->cand[H->label[i]];
             r = H->ncand_rank[H->label[i]];
         }
+        /* seed 10001194: sin(p) read by a multibroadcast, directly in
+         * {1, 3} or through reshape[{3}] by order, and by a cluster in
+         * {1, 3}: the tie-break put it at its readers' lens in one state
+         * and not in the other, and the root moved back and forth. Not
+         * through a shared reshape (seeds 1029668, 1082957, 2097270: the
+         * multibroadcast reading x's {1, 4} reshape beside a cluster op is
+         * what ties such a state as the one after the multibroadcast moved
+         * onto x, where the cost decides) */
+        if (!H && is_op(u, "multibroadcast") && !unit_broadcast(u) && (depth == 0 || x->nusers == 1))
+            while (r > 1 && l[0] == 1) {
+                l++;
+                r--;
+            }
         if (*lens && !lens_equal(*lens, *rank, l, r))
             return false;
         *lens = l;
