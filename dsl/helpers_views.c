@@ -2179,6 +2179,8 @@ static const ins *leaf_base(const ins *x)
 static bool reshapes_merge_at_reader(const ins *r);
 /* see reduction_leaf_costs */
 static _Thread_local int pair_lower_depth, pair_upper_depth;
+/* see cluster_of: the guard of the op reading a cluster's sink chain */
+static _Thread_local int sink_mover_depth;
 static bool binary_reshapes_move(const ins *w, int depth);
 
 static void cluster_collect(cluster *c, const ins *x, int depth)
@@ -2443,6 +2445,30 @@ static bool cluster_of(const ins *v, cluster *c)
         if (!(one_reader(s) && is_reshape(s->users[0])))
             break;
         s = s->users[0];
+    }
+    /* A binary op outside the clusters (it reads a broadcast) reading the
+     * end of that chain moves above its two reshapes first
+     * (binary_above_reshapes*, asked with their own guard,
+     * binary_reshapes_move), as for such an op among the leaves
+     * (cluster_collect): the chain then ends at the reshape back from the
+     * op's new lens, so its lens are not the sink yet. Taken as the sink,
+     * the max of seed 12001924 kept the {1, 4, 1, 4} of a mul of two
+     * unsqueezes squeezed for a dot, and unary_into_cluster_lens put the
+     * tanh below it back into those lens while
+     * reduce_without_unit_axes_below_unary, whose walk passes the mul to
+     * the squeeze, took the reduction's 1 out again, until the rule budget
+     * ran out in the orders that did not reach the mul first. Not asked
+     * inside that guard, which asks clusters (in_reshape_cluster) in turn. */
+    if (sink_mover_depth == 0 && s != root && one_reader(s) && is_cluster_op(s->users[0]) &&
+        reads_broadcast(s->users[0])) {
+        sink_mover_depth++;
+        bool moves = binary_reshapes_move(s->users[0], 0);
+        sink_mover_depth--;
+        if (moves) {
+            c->ok = false;
+            c->pending = true;
+            return false;
+        }
     }
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
@@ -8218,6 +8244,16 @@ static bool cone_value_at(const ins *w, int depth, bool transposed)
         return transposed || dot_permuted(w);
     if (is_op(w, "transpose") && w->nargs == 1)
         return !view_is_constant(w->args[0]) && cone_value_at(w->args[0], depth + 1, true);
+    /* a layout-only pending shape change is looked through, as the walk of
+     * vanishes_below does (reads go through it: pending.rules); asked of
+     * the op as it stands, a transpose that binary_above_transpose_and_constant
+     * had sunk below an add under a cone's max left a pending op there, the
+     * cone ended at it, and transpose_above_binary raised the transpose
+     * back into the dot (dot_permutation_canonical_for_reduce_of_cone took
+     * it out again), until the rule budget ran out (seed 13006912's core) */
+    if (is_op(w, "pending_shape_change") && w->nargs == 1 && w->sh.rank == w->args[0]->sh.rank &&
+        memcmp(w->sh.lens, w->args[0]->sh.lens, sizeof(int64_t) * (size_t)w->sh.rank) == 0)
+        return cone_value_at(w->args[0], depth + 1, transposed);
     if (w->nmods > 0)
         return false;
     if ((c & OPC_UNARY) && w->nargs == 1)
