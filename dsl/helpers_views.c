@@ -8251,8 +8251,7 @@ static bool cone_value_at(const ins *w, int depth, bool transposed)
      * cone ended at it, and transpose_above_binary raised the transpose
      * back into the dot (dot_permutation_canonical_for_reduce_of_cone took
      * it out again), until the rule budget ran out (seed 13006912's core) */
-    if (is_op(w, "pending_shape_change") && w->nargs == 1 && w->sh.rank == w->args[0]->sh.rank &&
-        memcmp(w->sh.lens, w->args[0]->sh.lens, sizeof(int64_t) * (size_t)w->sh.rank) == 0)
+    if (layout_pending(w))
         return cone_value_at(w->args[0], depth + 1, transposed);
     if (w->nmods > 0)
         return false;
