@@ -2587,6 +2587,12 @@ typedef struct labelling {
     /* a reduction leaf's lens once the reshape under it has moved below
      * it: leaf_lens's for an unpaired one, add_paired_cands's for a paired */
     int64_t moved_lens[VIEW_CLUSTER_MAX][SHAPE_MAX_RANK];
+    /* labelled with its cluster's group (group_pin_costs): an op whose
+     * label the tuple or an earlier cluster gave, and a leaf the group runs
+     * in lens of its own, weighed at what group_cost charges for it */
+    bool pinned[VIEW_CLUSTER_MAX];
+    bool leaf_pinned[VIEW_CLUSTER_MAX];
+    int64_t leaf_group_cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1];
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -2971,16 +2977,33 @@ static void label_costs(labelling *L, int i, int depth)
         int j = operand_kind(c, x->args[a], &leaf);
         if (j == -2)
             continue;
+        /* an op the group pinned (group_pin_costs) read twice by x
+         * (x = y * y) is one reshape to x's lens, its edge all that is
+         * left to weigh (seed 1061907); an op still free keeps the double
+         * weight, which the 1/n split of the shared ops below it is set
+         * against (seed 1050264: counted once, sub's cluster under
+         * add(sigmoid, sigmoid) took {1, 3} at 1.5 views, truly 2) */
+        bool again = false;
+        for (int b = 0; b < a && j >= 0 && L->pinned[j] && !again; b++) {
+            const ins *lb = NULL;
+            again = operand_kind(c, x->args[b], &lb) == j;
+        }
+        if (again)
+            continue;
         if (j >= 0 && depth < VIEW_CLUSTER_MAX)
             label_costs(L, j, depth + 1);
         int l = j == -1 ? leaf_index(c, leaf) : -1;
         for (int k = 0; k < L->ncand; k++) {
             if (j == -1) {
-                L->cost[i][k] += l >= 0 ? L->leaf_cost[l][k] : LABEL_UNIT * !cand_is(L, k, &leaf->sh);
+                L->cost[i][k] += l < 0                ? LABEL_UNIT * !cand_is(L, k, &leaf->sh)
+                                 : L->leaf_pinned[l] ? L->leaf_group_cost[l][k]
+                                                     : L->leaf_cost[l][k];
                 continue;
             }
             int64_t best = INT64_MAX;
             for (int q = 0; q < L->ncand; q++) {
+                if (L->pinned[j] && q != L->label[j])
+                    continue;
                 int64_t v = L->cost[j][q] + edge_cost(L, j, q, k);
                 if (v < best)
                     best = v;
@@ -3873,6 +3896,106 @@ static int cand_index(const labelling *L, const int64_t *lens, int rank)
     return -1;
 }
 
+/* The lens the group runs x in under tuple t, as far as cluster g's
+ * labelling knows them before its own ops are labelled: x the root of
+ * another cluster (its tuple entry), a top shared op (its tuple entry) or
+ * an op an earlier cluster labelled (that label); else false. */
+static bool group_pinned_lens(labelling *const *Ls, int ng, const group_shared *sh, const int *t, int g,
+                              const ins *x, const int64_t **lens, int *rank)
+{
+    int r = group_root_of(Ls, ng, x);
+    if (r >= 0 && r != g) {
+        *lens = Ls[r]->cand[t[r]];
+        *rank = Ls[r]->ncand_rank[t[r]];
+        return true;
+    }
+    for (int s = 0; s < sh->n; s++)
+        if (sh->x[s] == x) {
+            const labelling *F = Ls[sh->first[s]];
+            *lens = F->cand[t[ng + s]];
+            *rank = F->ncand_rank[t[ng + s]];
+            return true;
+        }
+    for (int h = 0; h < g; h++) {
+        int j = op_index(Ls[h]->c, x);
+        if (j >= 0 && Ls[h]->labelled[j]) {
+            *lens = Ls[h]->cand[Ls[h]->label[j]];
+            *rank = Ls[h]->ncand_rank[Ls[h]->label[j]];
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether x has a reader the group leaves where it is: one that is no
+ * reshape and no op of the group's clusters (Ls[0..ng)), so it reads x in
+ * the lens x runs in now whatever tuple the group takes. */
+static bool read_outside_group(labelling *const *Ls, int ng, const ins *x)
+{
+    for (int u = 0; u < x->nusers; u++) {
+        const ins *r = x->users[u];
+        bool ours = is_reshape(r);
+        for (int h = 0; h < ng && !ours; h++)
+            ours = op_index(Ls[h]->c, r) >= 0 || in_group(Ls[h]->c, r);
+        if (!ours)
+            return true;
+    }
+    return false;
+}
+
+/* Cluster g's cost table under tuple t, before its ops below the root are
+ * labelled (label_assign): an op already labelled (another cluster's root,
+ * a top shared op, or an op of an earlier cluster) is weighed in that
+ * label only, and a leaf the group moves out of the lens it runs in now
+ * is free in its new lens and one reshape (shared by the edges that read
+ * it, as leaf_costs shares it) in any other; a leaf the group keeps where
+ * it is keeps leaf_costs's weights, which group_cost charges alike. Why:
+ * the ops between the root and such a value were
+ * labelled as if it could still take any lens (an op) or stayed where it
+ * runs now (a leaf), so the tuple's exact cost was that of a labelling
+ * that ignored the tuple's own choice for it, and differed between the
+ * state where x is a shared op (its tuple entry) and the one where it is
+ * its own cluster's root and a leaf of the others (seed 12004372: sin
+ * between {4} and {1, 4, 1}, read by sub's and mul's clusters). */
+static void group_pin_costs(labelling *const *Ls, int ng, const group_shared *sh, const int *t, int g)
+{
+    labelling *L = Ls[g];
+    const cluster *c = L->c;
+    for (int i = 0; i < c->nops; i++) {
+        L->pinned[i] = L->labelled[i] && c->ops[i] != c->root;
+        L->costed[i] = false;
+    }
+    int reads[VIEW_CLUSTER_MAX] = {0};
+    for (int i = 0; i < c->nops; i++)
+        for (int a = 0; a < c->ops[i]->nargs; a++) {
+            const ins *leaf = NULL;
+            int l = operand_kind(c, c->ops[i]->args[a], &leaf) == -1 ? leaf_index(c, leaf) : -1;
+            if (l >= 0)
+                reads[l]++;
+        }
+    for (int l = 0; l < c->nleaves; l++) {
+        const ins *x = c->leaves[l];
+        const int64_t *own;
+        int nown;
+        L->leaf_pinned[l] = group_pinned_lens(Ls, ng, sh, t, g, x, &own, &nown) &&
+                            !lens_equal(own, nown, x->sh.lens, x->sh.rank);
+        /* moved, x keeps leaf_costs's free cases: a reshape of it with a
+         * reader outside the cluster (reshaped_outside), and the reshape
+         * back to the lens it runs in now that a reader the group leaves
+         * there needs (seed 1049140: tanh moved to {1, 4} is reshaped to
+         * {4} for sub, which max of the other cluster then shares) */
+        bool stays_read = L->leaf_pinned[l] && shape_standard_p(&x->sh) && read_outside_group(Ls, ng, x);
+        for (int k = 0; L->leaf_pinned[l] && k < L->ncand; k++)
+            L->leaf_group_cost[l][k] =
+                lens_equal(own, nown, L->cand[k], L->ncand_rank[k]) || (stays_read && cand_is(L, k, &x->sh)) ||
+                        (shape_standard_p(&x->sh) &&
+                         reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], L->shared, 0))
+                    ? 0
+                    : LABEL_UNIT / (reads[l] > 1 ? reads[l] : 1);
+    }
+    label_costs(L, op_index(c, c->root), 0);
+}
+
 /* Labels the group for tuple t (root candidates, then the top shared ops'
  * candidates in their first cluster's labelling): cluster by cluster in
  * canonical order, an op an earlier cluster labelled keeps that label,
@@ -3914,6 +4037,7 @@ static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, c
                 L->labelled[i] = true;
             }
         }
+        group_pin_costs(Ls, ng, sh, t, g);
         L->label[roots[g]] = t[g];
         L->labelled[roots[g]] = true;
         label_assign(L, roots[g], 0);
