@@ -2891,14 +2891,12 @@ static bool reduction_leaf_costs(const labelling *L, const ins *d, int64_t *cost
 static bool leaf_weighed_in(const labelling *L, int l, int k);
 static bool has_no_lens_of_its_own(const ins *x);
 
-/* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
- * nothing in the leaf's own lens, where a reshape of the leaf to k stays
- * for a reader outside the cluster, or where the leaf is a copying reshape
- * read once, else its share of one reshape. */
-static void leaf_costs(labelling *L, bool shared)
+/* How many operand edges of c's ops read each leaf, into reads[0..nleaves):
+ * a reshape of the leaf is one view, shared by those edges. */
+static void leaf_reads(const cluster *c, int *reads)
 {
-    const cluster *c = L->c;
-    int reads[VIEW_CLUSTER_MAX] = {0};
+    for (int l = 0; l < c->nleaves; l++)
+        reads[l] = 0;
     for (int i = 0; i < c->nops; i++)
         for (int a = 0; a < c->ops[i]->nargs; a++) {
             const ins *leaf = NULL;
@@ -2906,6 +2904,17 @@ static void leaf_costs(labelling *L, bool shared)
             if (l >= 0)
                 reads[l]++;
         }
+}
+
+/* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
+ * nothing in the leaf's own lens, where a reshape of the leaf to k stays
+ * for a reader outside the cluster, or where the leaf is a copying reshape
+ * read once, else its share of one reshape. */
+static void leaf_costs(labelling *L, bool shared)
+{
+    const cluster *c = L->c;
+    int reads[VIEW_CLUSTER_MAX];
+    leaf_reads(c, reads);
     for (int l = 0; l < c->nleaves; l++) {
         const ins *x = c->leaves[l];
         bool standard = shape_standard_p(&x->sh);
@@ -3965,14 +3974,8 @@ static void group_pin_costs(labelling *const *Ls, int ng, const group_shared *sh
         L->pinned[i] = L->labelled[i] && c->ops[i] != c->root;
         L->costed[i] = false;
     }
-    int reads[VIEW_CLUSTER_MAX] = {0};
-    for (int i = 0; i < c->nops; i++)
-        for (int a = 0; a < c->ops[i]->nargs; a++) {
-            const ins *leaf = NULL;
-            int l = operand_kind(c, c->ops[i]->args[a], &leaf) == -1 ? leaf_index(c, leaf) : -1;
-            if (l >= 0)
-                reads[l]++;
-        }
+    int reads[VIEW_CLUSTER_MAX];
+    leaf_reads(c, reads);
     for (int l = 0; l < c->nleaves; l++) {
         const ins *x = c->leaves[l];
         const int64_t *own;
