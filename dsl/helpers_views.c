@@ -973,6 +973,7 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 }
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+static int leading_ones(const int64_t *a, int na);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* Whether r, a reshape of the broadcast m (directly, or through the views
@@ -4129,11 +4130,11 @@ static bool readers_lens(labelling *const *Ls, int ng, int g, bool inside, const
          * multibroadcast reading x's {1, 4} reshape beside a cluster op is
          * what ties such a state as the one after the multibroadcast moved
          * onto x, where the cost decides) */
-        if (!H && is_op(u, "multibroadcast") && !unit_broadcast(u) && (depth == 0 || x->nusers == 1))
-            while (r > 1 && l[0] == 1) {
-                l++;
-                r--;
-            }
+        if (!H && is_op(u, "multibroadcast") && !unit_broadcast(u) && (depth == 0 || x->nusers == 1)) {
+            int ones = leading_ones(l, r);
+            l += ones;
+            r -= ones;
+        }
         if (*lens && !lens_equal(*lens, *rank, l, r))
             return false;
         *lens = l;
