@@ -1735,6 +1735,30 @@ static bool unary_of_one_element_broadcast(const ins *x)
     return false;
 }
 
+/* reads_broadcast walks up from an operand through a while this holds:
+ * shape ops, transposes and unit broadcasts of one operand. A pending op that only
+ * changes the layout (transparent) is read through as the shape ops are:
+ * every reader takes its operand in every order (view_through_pending,
+ * reshape_of_pending, unary_through_pending and binary_through_pending_* in
+ * pending.rules, and shapes_resolve for what is left), so what x reads is
+ * the pending op's operand, and the answer must not depend on whether the
+ * pending op has gone yet (seed 1071873: max(reshape(pending(mb(y))), .)
+ * with the pending op left by binary_above_multibroadcasts_into_first
+ * counted as a cluster op, and reduce_below_reshape took max's reshape, in
+ * the orders that asked before reshape_of_pending fired). Not a pending op
+ * whose own strides hold a 0: it keeps a broadcast's layout (a unit-axis
+ * multibroadcast_to_reshape leaves one), the stride test below already reads
+ * it as a broadcast, and the walk would only lose that (golden
+ * binary_into_cluster_lens.not_sink_read_by_binary_above_reshapes:
+ * sub(pending(reshape(s)), ..) under mul, whose wait in cluster_of stops the
+ * s49C loop, looped again). */
+static bool broadcast_read_through(const ins *a)
+{
+    return ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a) ||
+            (pending_is_transparent(a) && !shape_broadcasted_p(&a->sh))) &&
+           a->nargs == 1;
+}
+
 /* Pointwise op x reads a broadcast (through shape ops and transposes: a
  * transposed broadcast folds into a broadcast literal, and the answer must
  * not depend on whether it has yet), or a literal that constant folding
@@ -1747,28 +1771,7 @@ static bool reads_broadcast(const ins *x)
 {
     for (int k = 0; k < x->nargs; k++) {
         const ins *a = x->args[k];
-        /* A pending op that only changes the layout (transparent) is read
-         * through as the shape ops are: every reader takes its operand in
-         * every order (view_through_pending, reshape_of_pending,
-         * unary_through_pending and binary_through_pending_* in
-         * pending.rules, and shapes_resolve for what is left), so what x
-         * reads is the pending op's operand, and the answer must not
-         * depend on whether the pending op has gone yet (seed 1071873:
-         * max(reshape(pending(mb(y))), .) with the pending op left by
-         * binary_above_multibroadcasts_into_first counted as a cluster
-         * op, and reduce_below_reshape took max's reshape, in the orders
-         * that asked before reshape_of_pending fired). Not a pending op
-         * whose own strides hold a 0: it keeps a broadcast's layout (a
-         * unit-axis multibroadcast_to_reshape leaves one), the stride test
-         * below already reads it as a broadcast, and the walk would only
-         * lose that (golden
-         * binary_into_cluster_lens.not_sink_read_by_binary_above_reshapes:
-         * sub(pending(reshape(s)), ..) under mul, whose wait in cluster_of
-         * stops the s49C loop, looped again). */
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a) ||
-                                                           (pending_is_transparent(a) && !shape_broadcasted_p(&a->sh))) &&
-                            a->nargs == 1;
-             depth++)
+        for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(a); depth++)
             a = a->args[0];
         /* the stride test first: it is cheap, and view_is_constant walks
          * up to VIEW_CONSTANT_MAX_DEPTH operands */
@@ -1818,10 +1821,7 @@ static bool reads_broadcast(const ins *x)
         bool both = true;
         for (int k = 0; k < 2 && both; k++) {
             const ins *a = x->args[k];
-            for (int depth = 0; depth < VIEW_CLUSTER_MAX && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a) ||
-                                                               (pending_is_transparent(a) && !shape_broadcasted_p(&a->sh))) &&
-                                a->nargs == 1;
-                 depth++)
+            for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(a); depth++)
                 a = a->args[0];
             both = unary_of_one_element_broadcast(a);
         }
