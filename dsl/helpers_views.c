@@ -2584,6 +2584,10 @@ static bool lens_less(const int64_t *a, int na, const int64_t *b, int nb)
     return false;
 }
 
+/* At most this many shared ops, and this many lens tuples of theirs, are
+ * tried by label_costs_shared. */
+enum { LABEL_SHARE_MAX = 2, LABEL_SHARE_TUPLES = 256 };
+
 /* The lenses a cluster's ops may run in, and the cost table of the
  * labelling below. */
 typedef struct labelling {
@@ -2614,6 +2618,17 @@ typedef struct labelling {
     bool pinned[VIEW_CLUSTER_MAX];
     bool leaf_pinned[VIEW_CLUSTER_MAX];
     int64_t leaf_group_cost[VIEW_CLUSTER_MAX][VIEW_CLUSTER_MAX + 1];
+    /* the ops two or more cluster ops read whose lens label_costs_shared
+     * tried (none where too many), and for each root candidate the lens
+     * of each that its cheapest labelling gives it */
+    int nshare;
+    int share_op[LABEL_SHARE_MAX];
+    signed char share_lab[VIEW_CLUSTER_MAX + 1][LABEL_SHARE_MAX];
+    signed char share_read[VIEW_CLUSTER_MAX + 1][LABEL_SHARE_MAX];
+    /* while tried: the other lens its readers read it in through one
+     * reshape (its own lens where none), charged once (label_costs_shared) */
+    int read_lab[VIEW_CLUSTER_MAX];
+    bool tried[VIEW_CLUSTER_MAX];
 } labelling;
 
 static int op_index(const cluster *c, const ins *x)
@@ -3007,14 +3022,12 @@ static void label_costs(labelling *L, int i, int depth)
         int j = operand_kind(c, x->args[a], &leaf);
         if (j == -2)
             continue;
-        /* an op the group pinned (group_pin_costs) read twice by x
-         * (x = y * y) is one reshape to x's lens, its edge all that is
-         * left to weigh (seed 1061907); an op still free keeps the double
-         * weight, which the 1/n split of the shared ops below it is set
-         * against (seed 1050264: counted once, sub's cluster under
-         * add(sigmoid, sigmoid) took {1, 3} at 1.5 views, truly 2) */
+        /* an op read twice by x (x = y * y) is one value and one
+         * reshape to x's lens: weighed once (seed 1061907). Its double
+         * weight was set against the 1/n split of a shared op below it
+         * (seed 1050264), which label_costs_shared now weighs exactly. */
         bool again = false;
-        for (int b = 0; b < a && j >= 0 && L->pinned[j] && !again; b++) {
+        for (int b = 0; b < a && j >= 0 && !again; b++) {
             const ins *lb = NULL;
             again = operand_kind(c, x->args[b], &lb) == j;
         }
@@ -3030,6 +3043,18 @@ static void label_costs(labelling *L, int i, int depth)
                                                      : L->leaf_cost[l][k];
                 continue;
             }
+            int n = L->readers[j] > 1 ? L->readers[j] : 1;
+            if (L->tried[j]) {
+                /* a shared op whose lens label_costs_shared tries: the
+                 * n readers share its own cost, each pays 1/n of it; a
+                 * reader in its lens or in the lens of the one reshape
+                 * of it the tuple charges once (read_lab) pays nothing
+                 * more, a reader in any other lens its whole reshape; so
+                 * the readers together pay what it truly costs */
+                int q = L->label[j];
+                L->cost[i][k] += L->cost[j][q] / n + (k == L->read_lab[j] ? 0 : edge_cost(L, j, q, k));
+                continue;
+            }
             int64_t best = INT64_MAX;
             for (int q = 0; q < L->ncand; q++) {
                 if (L->pinned[j] && q != L->label[j])
@@ -3039,10 +3064,120 @@ static void label_costs(labelling *L, int i, int depth)
                     best = v;
             }
             /* an op that n cluster ops read (cluster_root joins it where
-             * they share a root) is below each of them: each pays 1/n of
-             * it, as for a shared leaf, not all of it */
-            L->cost[i][k] += best / (L->readers[j] > 1 ? L->readers[j] : 1);
+             * they share a root) and whose lens label_costs_shared did
+             * not try (too many such ops, or the group pinned it): each
+             * reader pays 1/n of it, as for a shared leaf, not all of it */
+            L->cost[i][k] += best / n;
         }
+    }
+}
+
+/* cost[root][k] with the lens of each op that two or more cluster ops
+ * read (and that nothing pinned yet) tried in turn: for each op a pair
+ * (the lens it runs in, the lens of the one reshape of it its readers
+ * share, charged once where they differ), each tuple of such pairs fixed
+ * and the table computed under it (label_costs: the op's own cost charged
+ * once, split among its readers; a reader in either lens pays nothing
+ * more, one in any other its whole reshape), and each root candidate
+ * keeps its cheapest tuple (share_lab, share_read, which
+ * label_root_assign then gives those ops). Why: the table is a tree's,
+ * exact, only where a shared op has one lens; with each reader choosing
+ * its own lens for it (the 1/n split) the sum undercounts where they
+ * choose differently (seed 1050264: sub in {1, 3} over add@6 read in
+ * {1, 3} and {1, 1, 3} weighed 1.5 views, truly 2), and charging each
+ * reader its own reshape overcounts the one reshape two readers in the
+ * same lens share (seed 1001938: mul read by sub and add, both in the
+ * sink's lens, moved with them at two views against one). Too many such
+ * ops or lens: the split as before (nshare 0). */
+static void label_costs_shared(labelling *L, int root)
+{
+    const cluster *c = L->c;
+    L->nshare = 0;
+    int combos = 1;
+    for (int j = 0; j < c->nops; j++)
+        if (j != root && L->readers[j] > 1 && !L->pinned[j]) {
+            if (L->nshare == LABEL_SHARE_MAX || combos * L->ncand * L->ncand > LABEL_SHARE_TUPLES) {
+                L->nshare = 0;
+                break;
+            }
+            combos *= L->ncand * L->ncand;
+            L->share_op[L->nshare++] = j;
+        }
+    if (L->nshare == 0) {
+        for (int i = 0; i < c->nops; i++)
+            L->costed[i] = false;
+        label_costs(L, root, 0);
+        return;
+    }
+    int64_t best[VIEW_CLUSTER_MAX + 1];
+    for (int k = 0; k < L->ncand; k++)
+        best[k] = INT64_MAX;
+    int saved[LABEL_SHARE_MAX];
+    for (int s = 0; s < L->nshare; s++) {
+        saved[s] = L->label[L->share_op[s]];
+        L->tried[L->share_op[s]] = true;
+    }
+    for (int t = 0; t < combos; t++) {
+        int r = t;
+        int64_t once = 0;
+        for (int s = 0; s < L->nshare; s++) {
+            int j = L->share_op[s];
+            L->label[j] = r % L->ncand;
+            r /= L->ncand;
+            L->read_lab[j] = r % L->ncand;
+            r /= L->ncand;
+            if (L->read_lab[j] != L->label[j])
+                once += edge_cost(L, j, L->label[j], L->read_lab[j]);
+        }
+        for (int i = 0; i < c->nops; i++)
+            L->costed[i] = false;
+        label_costs(L, root, 0);
+        for (int k = 0; k < L->ncand; k++)
+            if (L->cost[root][k] + once < best[k]) {
+                best[k] = L->cost[root][k] + once;
+                for (int s = 0; s < L->nshare; s++) {
+                    L->share_lab[k][s] = (signed char)L->label[L->share_op[s]];
+                    L->share_read[k][s] = (signed char)L->read_lab[L->share_op[s]];
+                }
+            }
+    }
+    for (int s = 0; s < L->nshare; s++) {
+        L->label[L->share_op[s]] = saved[s];
+        L->tried[L->share_op[s]] = false;
+    }
+    for (int k = 0; k < L->ncand; k++)
+        L->cost[root][k] = best[k];
+}
+
+static void label_assign(labelling *L, int i, int depth);
+
+/* Labels the ops below root, run in candidate k: the shared ops that
+ * label_costs_shared tried take the lens its cheapest tuple for k gives
+ * them, the table is computed again under that tuple, and the rest is
+ * labelled from it (label_assign), below the root and below each shared
+ * op. */
+static void label_root_assign(labelling *L, int root, int k)
+{
+    const cluster *c = L->c;
+    L->label[root] = k;
+    L->labelled[root] = true;
+    if (L->nshare > 0) {
+        for (int s = 0; s < L->nshare; s++) {
+            int j = L->share_op[s];
+            L->tried[j] = true;
+            L->label[j] = L->share_lab[k][s];
+            L->read_lab[j] = L->share_read[k][s];
+        }
+        for (int i = 0; i < c->nops; i++)
+            L->costed[i] = false;
+        label_costs(L, root, 0);
+        for (int s = 0; s < L->nshare; s++)
+            L->labelled[L->share_op[s]] = true;
+    }
+    label_assign(L, root, 0);
+    for (int s = 0; s < L->nshare; s++) {
+        label_assign(L, L->share_op[s], 0);
+        L->tried[L->share_op[s]] = false;
     }
 }
 
@@ -3422,7 +3557,7 @@ static bool labelling_costs(labelling *L)
             if (j >= 0 && !seen)
                 L->readers[j]++;
         }
-    label_costs(L, root, 0);
+    label_costs_shared(L, root);
     return true;
 }
 
@@ -3649,8 +3784,7 @@ static bool cluster_labelled_lens(const cluster *c, const ins *v, bool shared, i
     if (ok) {
         int root = op_index(c, c->root);
         int best = labelling_root_choice(L);
-        L->label[root] = best;
-        label_assign(L, root, 0);
+        label_root_assign(L, root, best);
         int i = op_index(c, v);
         ok = i >= 0;
         if (ok) {
@@ -4017,7 +4151,7 @@ static void group_pin_costs(labelling *const *Ls, int ng, const group_shared *sh
                     ? 0
                     : LABEL_UNIT / (reads[l] > 1 ? reads[l] : 1);
     }
-    label_costs(L, op_index(c, c->root), 0);
+    label_costs_shared(L, op_index(c, c->root));
 }
 
 /* Labels the group for tuple t (root candidates, then the top shared ops'
@@ -4062,9 +4196,7 @@ static bool group_assign(labelling *const *Ls, int ng, const group_shared *sh, c
             }
         }
         group_pin_costs(Ls, ng, sh, t, g);
-        L->label[roots[g]] = t[g];
-        L->labelled[roots[g]] = true;
-        label_assign(L, roots[g], 0);
+        label_root_assign(L, roots[g], t[g]);
         for (int s = 0; s < sh->n; s++) {
             int i = op_index(c, sh->x[s]);
             if (i >= 0)
