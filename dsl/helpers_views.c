@@ -1865,6 +1865,10 @@ typedef struct cluster {
      * drops such a reshape): each of them costs nothing, and sink holds
      * the one without leading 1s */
     int sink_loose;
+    /* the sink is the root's own lens because the op reading the end of
+     * its reshape chain moves into them (see cluster_of): group_cost weighs
+     * it by sink_cost, not by that op's present lens */
+    bool sink_mover;
     bool sink_trimmed; /* leading 1s were dropped from the sink (sink_loose) */
     /* the sink is read by one reduction over red_axes (of the sink's
      * lens), whose value is reshaped to red_to below it: see sink_cost */
@@ -2203,6 +2207,46 @@ static _Thread_local int pair_lower_depth, pair_upper_depth;
 /* see cluster_of: the guard of the op reading a cluster's sink chain */
 static _Thread_local int sink_mover_depth;
 static bool binary_reshapes_move(const ins *w, int depth);
+static const ins *binary_reshapes_run_in(const ins *w);
+
+/* Operand a of a two-operand op w (the operand that is not the end of a
+ * cluster's reshape chain) reads, through shape ops, a value that widens
+ * an axis longer than 1 with stride 0 (a broadcast, or a pointwise op of
+ * broadcasts whose broadcast sinks below it, broadcast_sinks_below): w
+ * reads a broadcast on its own side in every order, whatever the cluster's
+ * own rules do to the root. Not a broadcast that only adds unit axes (it
+ * becomes a reshape, unit_broadcast, or sinks as one: w then joins the
+ * clusters), nor a pointwise op above a broadcast that is still to sink.
+ * And not a broadcast of one element reached through a view another
+ * instruction reads too: w's move (reshape[dims = x.lens](y)) takes a
+ * reader from that view, which changes how it composes for the others,
+ * among them cluster leaves of no lens of their own (round s50D). */
+static bool widens_axis(const shape *sh)
+{
+    for (int k = 0; k < sh->rank; k++)
+        if (sh->lens[k] > 1 && sh->strides[k] == 0)
+            return true;
+    return false;
+}
+
+static bool reads_own_broadcast(const ins *a)
+{
+    bool shared = false;
+    for (int d = 0; d < VIEW_CLUSTER_MAX; d++) {
+        if (!one_reader(a))
+            shared = true;
+        if (broadcast_op(a) && a->nargs == 1)
+            return !unit_broadcast(a) && widens_axis(&a->sh) &&
+                   !(shared && shape_elements(&a->args[0]->sh) == 1);
+        if (a->nargs == 1 && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose"))) {
+            a = a->args[0];
+            continue;
+        }
+        return widens_axis(&a->sh) && ((shape_broadcasted_p(&a->sh) && (is_op(a, "@literal") || view_is_constant(a))) ||
+                                       merges_into_broadcast(a) || broadcast_sinks_below(a));
+    }
+    return false;
+}
 
 static void cluster_collect(cluster *c, const ins *x, int depth)
 {
@@ -2484,11 +2528,18 @@ static bool cluster_of(const ins *v, cluster *c)
         reads_broadcast(s->users[0])) {
         sink_mover_depth++;
         bool moves = binary_reshapes_move(s->users[0], 0);
+        const ins *w = s->users[0];
+        bool into_root = moves && binary_reshapes_run_in(w) == s && w->args[0] != w->args[1] &&
+                         reads_own_broadcast(w->args[w->args[0] == s ? 1 : 0]);
         sink_mover_depth--;
-        if (moves) {
+        if (moves && !into_root) {
             c->ok = false;
             c->pending = true;
             return false;
+        }
+        if (into_root) {
+            s = root;
+            c->sink_mover = true;
         }
     }
     c->nsink = s->sh.rank;
@@ -3950,7 +4001,7 @@ static int64_t group_cost(labelling *const *Ls, int ng)
         const cluster *c = L->c;
         int root = op_index(c, c->root);
         int kr = L->label[root];
-        if (c->red || c->sink_loose)
+        if (c->red || c->sink_loose || c->sink_mover)
             cost += sink_cost(L, kr);
         else
             group_root_reader_views(vs, &nv, NV, Ls, ng, g, c->root, c->root, L->cand[kr], L->ncand_rank[kr], 0);
@@ -4413,7 +4464,7 @@ static bool group_labelled_lens(const cluster *c0, const ins *v, int64_t *lens, 
     int best_sinks = 0;
     bool own_sink[GROUP_MAX];
     for (int g = 0; g < ng; g++)
-        own_sink[g] = !gs[g].red && !gs[g].sink_loose;
+        own_sink[g] = !gs[g].red && !gs[g].sink_loose && !gs[g].sink_mover;
     for (int g = 0; g < ng; g++)
         cur[g] = first[g];
     for (int s = 0; s < sh.n; s++)
@@ -4638,6 +4689,33 @@ static bool binary_reshapes_move(const ins *w, int depth)
         if (one_element_below(w->args[k]) && !reshapes_merge_at_reader_d(w->args[k], depth + 1))
             return false;
     return true;
+}
+
+/* The operand (w->args[k]) of two-operand op w, for which
+ * binary_reshapes_move holds, whose lens w runs in once it has moved: the
+ * _into_ rules' own choice (binary_above_reshapes_into_second where w's
+ * value is reshaped to the second operand's lens further down or the first
+ * has no lens of its own, _into_first otherwise), or NULL where both
+ * operands have one lens (binary_above_reshapes: w runs in the lens both
+ * give it). */
+static const ins *binary_reshapes_run_in(const ins *w)
+{
+    const ins *v[2];
+    for (int k = 0; k < 2; k++) {
+        v[k] = w->args[k]->args[0];
+        for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_reshape(v[k]); d++)
+            v[k] = v[k]->args[0];
+    }
+    const ins *x = v[0], *y = v[1];
+    if (lens_equal(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank))
+        return NULL;
+    const ins *last = reshaped_to_run(w);
+    bool to_y = last && !shape_same_lens(&last->sh, &w->sh) && lens_equal(last->sh.lens, last->sh.rank, y->sh.lens, y->sh.rank);
+    if ((to_y || has_no_lens_of_its_own(x)) && !has_no_lens_of_its_own(y))
+        return w->args[1];
+    if ((!to_y || has_no_lens_of_its_own(y)) && !has_no_lens_of_its_own(x))
+        return w->args[0];
+    return NULL;
 }
 
 /* reshapes_merge_at_reader(r): see helpers_views.h. */
