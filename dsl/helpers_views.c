@@ -2206,8 +2206,7 @@ static bool reshapes_merge_at_reader(const ins *r);
 static _Thread_local int pair_lower_depth, pair_upper_depth;
 /* see cluster_of: the guard of the op reading a cluster's sink chain */
 static _Thread_local int sink_mover_depth;
-static bool binary_reshapes_move(const ins *w, int depth);
-static const ins *binary_reshapes_run_in(const ins *w);
+static bool binary_reshapes_move(const ins *w, int depth, const ins **run_in);
 
 /* Operand a of a two-operand op w (the operand that is not the end of a
  * cluster's reshape chain) reads, through shape ops, a value that widens
@@ -2221,14 +2220,6 @@ static const ins *binary_reshapes_run_in(const ins *w);
  * instruction reads too: w's move (reshape[dims = x.lens](y)) takes a
  * reader from that view, which changes how it composes for the others,
  * among them cluster leaves of no lens of their own (round s50D). */
-static bool widens_axis(const shape *sh)
-{
-    for (int k = 0; k < sh->rank; k++)
-        if (sh->lens[k] > 1 && sh->strides[k] == 0)
-            return true;
-    return false;
-}
-
 static bool reads_own_broadcast(const ins *a)
 {
     bool shared = false;
@@ -2236,13 +2227,13 @@ static bool reads_own_broadcast(const ins *a)
         if (!one_reader(a))
             shared = true;
         if (broadcast_op(a) && a->nargs == 1)
-            return !unit_broadcast(a) && widens_axis(&a->sh) &&
+            return !unit_broadcast(a) && shape_widens_p(&a->sh) &&
                    !(shared && shape_elements(&a->args[0]->sh) == 1);
         if (a->nargs == 1 && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose"))) {
             a = a->args[0];
             continue;
         }
-        return widens_axis(&a->sh) && ((shape_broadcasted_p(&a->sh) && (is_op(a, "@literal") || view_is_constant(a))) ||
+        return shape_widens_p(&a->sh) && ((shape_broadcasted_p(&a->sh) && (is_op(a, "@literal") || view_is_constant(a))) ||
                                        merges_into_broadcast(a) || broadcast_sinks_below(a));
     }
     return false;
@@ -2297,7 +2288,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
          * unsqueeze(reshape(mb(s)))) squeezed and its sin, through
          * transposes that cancel, ran in the add's {4, 2, 4, 4, 1} in the
          * orders that judged mul before the second unsqueeze was a reshape) */
-        if (is_cluster_op(w) && reads_broadcast(w) && binary_reshapes_move(w, 0)) {
+        if (is_cluster_op(w) && reads_broadcast(w) && binary_reshapes_move(w, 0, NULL)) {
             c->ok = false;
             c->pending = true;
             return;
@@ -2527,9 +2518,9 @@ static bool cluster_of(const ins *v, cluster *c)
     if (sink_mover_depth == 0 && s != root && one_reader(s) && is_cluster_op(s->users[0]) &&
         reads_broadcast(s->users[0])) {
         sink_mover_depth++;
-        bool moves = binary_reshapes_move(s->users[0], 0);
-        const ins *w = s->users[0];
-        bool into_root = moves && binary_reshapes_run_in(w) == s && w->args[0] != w->args[1] &&
+        const ins *w = s->users[0], *run_in = NULL;
+        bool moves = binary_reshapes_move(w, 0, &run_in);
+        bool into_root = moves && run_in == s && w->args[0] != w->args[1] &&
                          reads_own_broadcast(w->args[w->args[0] == s ? 1 : 0]);
         sink_mover_depth--;
         if (moves && !into_root) {
@@ -3168,6 +3159,20 @@ static void label_costs_shared(labelling *L, int root)
         saved[s] = L->label[L->share_op[s]];
         L->tried[L->share_op[s]] = true;
     }
+    /* The ops whose cost a tuple changes: those that read a shared op,
+     * directly or through other cluster ops. The others' costs do not
+     * depend on the tuple: computed under the first, kept for the rest. */
+    bool above[VIEW_CLUSTER_MAX] = {false};
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int i = 0; i < c->nops; i++)
+            for (int a = 0; a < c->ops[i]->nargs && !above[i]; a++) {
+                const ins *leaf = NULL;
+                int j = operand_kind(c, c->ops[i]->args[a], &leaf);
+                if (j >= 0 && (L->tried[j] || above[j]))
+                    grew = above[i] = true;
+            }
+    }
     for (int t = 0; t < combos; t++) {
         int r = t;
         int64_t once = 0;
@@ -3181,7 +3186,8 @@ static void label_costs_shared(labelling *L, int root)
                 once += edge_cost(L, j, L->label[j], L->read_lab[j]);
         }
         for (int i = 0; i < c->nops; i++)
-            L->costed[i] = false;
+            if (t == 0 || above[i] || i == root)
+                L->costed[i] = false;
         label_costs(L, root, 0);
         for (int k = 0; k < L->ncand; k++)
             if (L->cost[root][k] + once < best[k]) {
@@ -4650,9 +4656,19 @@ static bool one_element_source(const ins *v, int depth, int *budget);
  * op w above its two reshapes, with those rules' own guard; an operand
  * reshape of a one-element broadcast only where reshape_of_multibroadcast
  * waits for that (reshapes_merge_at_reader), else that rule may take it
- * first in some orders. */
-static bool binary_reshapes_move(const ins *w, int depth)
+ * first in some orders.
+ *
+ * Where it moves and run_in is not NULL, *run_in is the operand
+ * (w->args[k]) whose lens w runs in once it has moved: the _into_ rules'
+ * own choice (binary_above_reshapes_into_second where w's value is
+ * reshaped to the second operand's lens further down or the first has no
+ * lens of its own, _into_first otherwise), or NULL where both operands
+ * have one lens (binary_above_reshapes: w runs in the lens both give it)
+ * or neither _into_ rule's choice holds alone. */
+static bool binary_reshapes_move(const ins *w, int depth, const ins **run_in)
 {
+    if (run_in)
+        *run_in = NULL;
     if (depth > VIEW_CLUSTER_MAX || !((w->op->classes & OPC_BINARY) && w->nargs == 2) || w->nmods != 0 ||
         w->args[0] == w->args[1])
         return false;
@@ -4674,7 +4690,7 @@ static bool binary_reshapes_move(const ins *w, int depth)
     rule_value in = {RV_INS, 1, {.in = (ins *)w}}, res;
     if (!helper_in_reshape_cluster(NULL, &in, 1, &res) || res.u.i)
         return false;
-    const ins *x = v[0], *y = v[1];
+    const ins *x = v[0], *y = v[1], *runs_in = NULL;
     if (!lens_equal(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank)) {
         const ins *last = reshaped_to_run(w);
         if (!last || shape_same_lens(&last->sh, &w->sh))
@@ -4682,40 +4698,21 @@ static bool binary_reshapes_move(const ins *w, int depth)
         /* neither _into_ rule fires where both operands are values of
          * many elements, read once, that compute one (each runs b in the
          * lens of the operand that is no such value, round s31G) */
-        if (has_no_lens_of_its_own(x) && has_no_lens_of_its_own(y))
+        bool x_none = has_no_lens_of_its_own(x), y_none = has_no_lens_of_its_own(y);
+        if (x_none && y_none)
             return false;
+        bool to_y = lens_equal(last->sh.lens, last->sh.rank, y->sh.lens, y->sh.rank);
+        if ((to_y || x_none) && !y_none)
+            runs_in = w->args[1];
+        else if ((!to_y || y_none) && !x_none)
+            runs_in = w->args[0];
     }
     for (int k = 0; k < 2; k++)
         if (one_element_below(w->args[k]) && !reshapes_merge_at_reader_d(w->args[k], depth + 1))
             return false;
+    if (run_in)
+        *run_in = runs_in;
     return true;
-}
-
-/* The operand (w->args[k]) of two-operand op w, for which
- * binary_reshapes_move holds, whose lens w runs in once it has moved: the
- * _into_ rules' own choice (binary_above_reshapes_into_second where w's
- * value is reshaped to the second operand's lens further down or the first
- * has no lens of its own, _into_first otherwise), or NULL where both
- * operands have one lens (binary_above_reshapes: w runs in the lens both
- * give it). */
-static const ins *binary_reshapes_run_in(const ins *w)
-{
-    const ins *v[2];
-    for (int k = 0; k < 2; k++) {
-        v[k] = w->args[k]->args[0];
-        for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_reshape(v[k]); d++)
-            v[k] = v[k]->args[0];
-    }
-    const ins *x = v[0], *y = v[1];
-    if (lens_equal(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank))
-        return NULL;
-    const ins *last = reshaped_to_run(w);
-    bool to_y = last && !shape_same_lens(&last->sh, &w->sh) && lens_equal(last->sh.lens, last->sh.rank, y->sh.lens, y->sh.rank);
-    if ((to_y || has_no_lens_of_its_own(x)) && !has_no_lens_of_its_own(y))
-        return w->args[1];
-    if ((!to_y || has_no_lens_of_its_own(y)) && !has_no_lens_of_its_own(x))
-        return w->args[0];
-    return NULL;
 }
 
 /* reshapes_merge_at_reader(r): see helpers_views.h. */
@@ -4792,7 +4789,7 @@ static bool reshapes_merge_at_reader_d(const ins *r, int depth)
              * moved into {8}; the orders that took s's broadcast into the
              * outer reshape's lens first kept mb(reshape[{1, 1}](s)) beside
              * mb[{8}](s)) */
-            bool y_moves = yes && (y->op->classes & OPC_BINARY) && binary_reshapes_move(y, depth + 1);
+            bool y_moves = yes && (y->op->classes & OPC_BINARY) && binary_reshapes_move(y, depth + 1, NULL);
             if (yes && !y_moves && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) {
                 const ins *last = reshaped_to_run(b);
                 yes = last && !shape_same_lens(&last->sh, &b->sh);
@@ -9005,7 +9002,7 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
      * transposes that cancel moved below the squeeze's reshape, into the
      * add's {4, 2, 4, 4, 1}, in the orders that cancelled the transposes
      * before the add's reshapes merged into p0's {4, 2, 4, 4}) */
-    moves = moves || (is_cluster_op(x) && reads_broadcast(x) && binary_reshapes_move(x, 0));
+    moves = moves || (is_cluster_op(x) && reads_broadcast(x) && binary_reshapes_move(x, 0, NULL));
     /* nor is an op of the lower cluster of a reduction pair while the
      * upper one is not known (see reduction_leaf_costs): its lens are not
      * known either, and a reshape that moves below the reduction meanwhile

@@ -195,6 +195,14 @@ bool shape_broadcasted_p(const shape *s)
     return false;
 }
 
+bool shape_widens_p(const shape *s)
+{
+    for (int i = 0; i < s->rank; i++)
+        if (s->lens[i] > 1 && s->strides[i] == 0)
+            return true;
+    return false;
+}
+
 bool shape_scalar_p(const shape *s)
 {
     if (s->type == GRAFT_TUPLE || s->rank == 0)

@@ -76,7 +76,10 @@ size_t shape_bytes(const shape *s);          /* element_space * type_size */
 bool shape_standard_p(const shape *s);
 bool shape_packed_p(const shape *s);
 bool shape_transposed_p(const shape *s);
-bool shape_broadcasted_p(const shape *s);
+bool shape_broadcasted_p(const shape *s); /* some stride is 0 */
+/* Some axis longer than 1 has stride 0: the value repeats elements (a
+ * stride-0 axis of length 1 repeats nothing). */
+bool shape_widens_p(const shape *s);
 bool shape_scalar_p(const shape *s);
 bool shape_skips_p(const shape *s);
 bool shape_is_tuple(const shape *s);

@@ -494,6 +494,20 @@ static void test_broadcast(void)
               "error: broadcast: out_lens {} has 0 entries; 1 to 8 are supported");
 }
 
+/* shape_broadcasted_p asks for any stride-0 axis; shape_widens_p only for
+ * one longer than 1, an axis that repeats elements. */
+static void test_broadcast_predicates(void)
+{
+    int64_t lens[3] = {2, 1, 4};
+    int64_t unit_zero[3] = {4, 0, 1}, wide_zero[3] = {0, 4, 1}, none[3] = {4, 4, 1};
+    shape unit = shape_with_strides(GRAFT_FLOAT, 3, lens, unit_zero);
+    shape wide = shape_with_strides(GRAFT_FLOAT, 3, lens, wide_zero);
+    shape plain = shape_with_strides(GRAFT_FLOAT, 3, lens, none);
+    CHECK(shape_broadcasted_p(&unit) && !shape_widens_p(&unit));
+    CHECK(shape_broadcasted_p(&wide) && shape_widens_p(&wide));
+    CHECK(!shape_broadcasted_p(&plain) && !shape_widens_p(&plain));
+}
+
 static void test_multibroadcast(void)
 {
     /* migraphx.md 2(b): multibroadcast[out_lens={2, 320, 64, 64},out_dyn_dims={}](@3) */
@@ -1026,6 +1040,7 @@ static void test_kernel_counts_by_class(void)
 int main(void)
 {
     RUN(test_find);
+    RUN(test_broadcast_predicates);
     RUN(test_kernel_counts_by_class);
     RUN(test_table_is_consistent);
     RUN(test_classes);
