@@ -2207,6 +2207,7 @@ static _Thread_local int pair_lower_depth, pair_upper_depth;
 /* see cluster_of: the guard of the op reading a cluster's sink chain */
 static _Thread_local int sink_mover_depth;
 static bool binary_reshapes_move(const ins *w, int depth, const ins **run_in);
+static bool has_no_lens_of_its_own(const ins *x);
 
 /* Operand a of a two-operand op w (the operand that is not the end of a
  * cluster's reshape chain) reads, through shape ops, a value that widens
@@ -2515,6 +2516,7 @@ static bool cluster_of(const ins *v, cluster *c)
      * the squeeze, took the reduction's 1 out again, until the rule budget
      * ran out in the orders that did not reach the mul first. Not asked
      * inside that guard, which asks clusters (in_reshape_cluster) in turn. */
+    bool into_last_sink = false;
     if (sink_mover_depth == 0 && s != root && one_reader(s) && is_cluster_op(s->users[0]) &&
         reads_broadcast(s->users[0])) {
         sink_mover_depth++;
@@ -2522,8 +2524,32 @@ static bool cluster_of(const ins *v, cluster *c)
         bool moves = binary_reshapes_move(w, 0, &run_in);
         bool into_root = moves && run_in == s && w->args[0] != w->args[1] &&
                          reads_own_broadcast(w->args[w->args[0] == s ? 1 : 0]);
+        /* Where the op runs in its other operand o's lens instead (the
+         * _into_ rules' choice from the root's present lens), that choice
+         * reads lens the labelling has not given the root yet: once the root
+         * runs in the lens R the op's value is reshaped to further down
+         * (reshaped_to_run), the same rules run the op in R, the root's own
+         * lens (_into_second where the root is the second operand, since
+         * its lens are then R; _into_first where it is the first, since R
+         * is not o's; binary_above_reshapes where R is o's lens too), and
+         * in any other lens they run it in o's. So the sink is R, as for
+         * into_root, not a wait on an op that waits on the root (the
+         * _into_ rules ask in_cluster_lens of both operands): the op's side
+         * (o reads a broadcast of its own, reads_own_broadcast) and R do not
+         * change when the cluster moves. Not where the root is a value of
+         * no lens of its own (the rules then take o's lens in every lens
+         * the root runs in). */
+        const ins *into_last = NULL;
+        if (moves && !into_root && w->args[0] != w->args[1]) {
+            const ins *o = w->args[w->args[0] == s ? 1 : 0];
+            const ins *last = reshaped_to_run(w);
+            if (run_in == o && reads_own_broadcast(o) && last && last->nargs == 1 &&
+                becomes_reshape(last) && !shape_same_lens(&last->sh, &w->sh) &&
+                shape_elements(&last->sh) == shape_elements(&root->sh) && !has_no_lens_of_its_own(root))
+                into_last = last;
+        }
         sink_mover_depth--;
-        if (moves && !into_root) {
+        if (moves && !into_root && !into_last) {
             c->ok = false;
             c->pending = true;
             return false;
@@ -2532,10 +2558,17 @@ static bool cluster_of(const ins *v, cluster *c)
             s = root;
             c->sink_mover = true;
         }
+        if (into_last) {
+            s = into_last;
+            c->sink_mover = true;
+            into_last_sink = true;
+        }
     }
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
-    int loose = sink_read_by_multibroadcasts(s);
+    /* R's own readers (past the op, outside this cluster) are not the
+     * sink's: they read the op's value, not the root's */
+    int loose = into_last_sink ? 0 : sink_read_by_multibroadcasts(s);
     if (loose > 0) {
         int k = 0;
         while (k < c->nsink - 1 && c->sink[k] == 1)
@@ -2545,7 +2578,7 @@ static bool cluster_of(const ins *v, cluster *c)
         c->sink_trimmed = k > 0;
         c->sink_loose = loose;
     }
-    if (one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
+    if (!into_last_sink && one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
         const ins *d = s->users[0];
         const attr_value *ax = ins_attr(d, "axes");
         if (ax && ax->n <= SHAPE_MAX_RANK) {
