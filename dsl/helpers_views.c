@@ -2240,42 +2240,6 @@ static bool reads_own_broadcast(const ins *a)
     return false;
 }
 
-/* One-operand pointwise op x is a leaf, not a cluster op, because it reads a broadcast
- * through a layout-only pending op (broadcast_read_through, round s50A):
- * the cluster that reads x is not known yet. The pending rules take the
- * pending op away (reshape_of_pending, view_through_pending, ...), and x,
- * now reading the broadcast through shape ops alone, moves above them and
- * sinks below the broadcast (unary_above_reshape, unary_above_*broadcast)
- * in the orders that reach it first, after which x's reader reads a
- * broadcast and leaves the cluster; in the orders that asked first the
- * cluster took x's reader in and moved it into its lens. Waiting while the
- * pending op stands is what the clusters did before round s50A, when x,
- * reading a pending op, was a cluster op and the walk met the pending op
- * below it (ins_is_pending in cluster_collect): the same wait, now asked
- * of the leaf, so s50A's answer for x itself stays (seed 6007966:
- * mul(reshape(max), reshape(tanh(reshape(pending(mb(add)))))) moved into
- * max's {27, 1, 2} in order 7919, where every other order sank tanh below
- * the broadcast and mul stayed in {2, 3, 3, 3}). Only a one-operand x: the
- * moves that change the cluster's extent (unary_above_reshape,
- * unary_above_*broadcast) are of one-operand ops; a two-operand leaf over
- * such a pending op (binary_above_multibroadcasts_into_first leaves one)
- * keeps its place, and waiting on it stopped the cluster for good where
- * the pending op stays (seed 1011957, a first version). */
-static bool leaf_reads_through_pending(const ins *x)
-{
-    if (!is_cluster_op(x) || x->nargs != 1 || !reads_broadcast(x))
-        return false;
-    for (int k = 0; k < x->nargs; k++) {
-        const ins *a = x->args[k];
-        for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(a); depth++) {
-            if (ins_is_pending(a))
-                return true;
-            a = a->args[0];
-        }
-    }
-    return false;
-}
-
 static void cluster_collect(cluster *c, const ins *x, int depth)
 {
     if (!c->ok)
@@ -2357,7 +2321,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     }
     if (view_is_constant(x))
         return;
-    if (leaf_changes(x) || leaf_reads_through_pending(x)) {
+    if (leaf_changes(x)) {
         c->ok = false;
         c->pending = true;
         return;
