@@ -2516,7 +2516,7 @@ static bool cluster_of(const ins *v, cluster *c)
      * the squeeze, took the reduction's 1 out again, until the rule budget
      * ran out in the orders that did not reach the mul first. Not asked
      * inside that guard, which asks clusters (in_reshape_cluster) in turn. */
-    bool into_last_sink = false;
+    const ins *into_last = NULL;
     if (sink_mover_depth == 0 && s != root && one_reader(s) && is_cluster_op(s->users[0]) &&
         reads_broadcast(s->users[0])) {
         sink_mover_depth++;
@@ -2539,12 +2539,10 @@ static bool cluster_of(const ins *v, cluster *c)
          * change when the cluster moves. Not where the root is a value of
          * no lens of its own (the rules then take o's lens in every lens
          * the root runs in). */
-        const ins *into_last = NULL;
-        if (moves && !into_root && w->args[0] != w->args[1]) {
+        if (moves && !into_root) {
             const ins *o = w->args[w->args[0] == s ? 1 : 0];
-            const ins *last = reshaped_to_run(w);
-            if (run_in == o && reads_own_broadcast(o) && last && last->nargs == 1 &&
-                becomes_reshape(last) && !shape_same_lens(&last->sh, &w->sh) &&
+            const ins *last = run_in == o && o != s && reads_own_broadcast(o) ? reshaped_to_run(w) : NULL;
+            if (last && becomes_reshape(last) && !shape_same_lens(&last->sh, &w->sh) &&
                 shape_elements(&last->sh) == shape_elements(&root->sh) && !has_no_lens_of_its_own(root))
                 into_last = last;
         }
@@ -2561,14 +2559,13 @@ static bool cluster_of(const ins *v, cluster *c)
         if (into_last) {
             s = into_last;
             c->sink_mover = true;
-            into_last_sink = true;
         }
     }
     c->nsink = s->sh.rank;
     memcpy(c->sink, s->sh.lens, sizeof(int64_t) * (size_t)s->sh.rank);
     /* R's own readers (past the op, outside this cluster) are not the
      * sink's: they read the op's value, not the root's */
-    int loose = into_last_sink ? 0 : sink_read_by_multibroadcasts(s);
+    int loose = into_last ? 0 : sink_read_by_multibroadcasts(s);
     if (loose > 0) {
         int k = 0;
         while (k < c->nsink - 1 && c->sink[k] == 1)
@@ -2578,7 +2575,7 @@ static bool cluster_of(const ins *v, cluster *c)
         c->sink_trimmed = k > 0;
         c->sink_loose = loose;
     }
-    if (!into_last_sink && one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
+    if (!into_last && one_reader(s) && is_reduction(s->users[0]) && s->users[0]->nargs == 1) {
         const ins *d = s->users[0];
         const attr_value *ax = ins_attr(d, "axes");
         if (ax && ax->n <= SHAPE_MAX_RANK) {
