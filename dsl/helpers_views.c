@@ -6876,7 +6876,36 @@ static bool layout_settles_below_at(const ins *top, int depth)
 static bool layout_settles_below(const ins *top) { return layout_settles_below_at(top, 0); }
 
 /* moves_beside(b, p), moves_beside_below(top, b, p): see helpers_views.h. */
-static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np)
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth);
+
+/* x as the broadcast tests of moves_beside_at see it: past layout-only
+ * pending ops read once, which view_through_pending takes away in every
+ * order, so the answer is the same before they go and after (round s52C:
+ * the test asked of the pending op alone passed where the one asked of the
+ * broadcast below failed). */
+static const ins *seen_as_broadcast(const ins *x)
+{
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && pending_is_transparent(x) && x->nargs == 1 && one_reader(x); d++)
+        x = x->args[0];
+    return x;
+}
+
+/* The transpose top is itself the inverse that a transpose above it moves
+ * beside: top's one reader c is a two-operand op read once by a transpose
+ * that moves beside it (moves_beside_at asked of that transpose and c). */
+static bool taken_beside_above(const ins *top, int depth)
+{
+    if (depth >= ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(top) || top->nusers == 0)
+        return false;
+    const ins *c = top->users[0];
+    if (!((c->op->classes & OPC_BINARY) && c->nargs == 2 && one_reader(c) && c->nusers > 0))
+        return false;
+    const ins *t2 = c->users[0];
+    const attr_value *q = ins_attr(t2, "permutation");
+    return is_op(t2, "transpose") && t2->nargs == 1 && q && moves_beside_at(t2, c, q->u.ints, q->n, depth + 1);
+}
+
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth)
 {
     bool yes = false;
     /* through single-reader one-operand ops, which the transpose rises
@@ -6914,14 +6943,39 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
                 continue;
             if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
                 continue;
+            /* A broadcast x takes a transpose that moves only length-1 axes
+             * as a reshape of its strides: t(x) is a broadcast again and the
+             * move costs nothing (round s52C). The test was a broadcast
+             * stride of x alone before, which a layout-only pending op
+             * between b and the broadcast hid, so the move happened only in
+             * the orders that met the pending op (seed 1029136:
+             * t(add(mb(sin(p2)), t'(sin(p1)))) kept the pair in program
+             * order, the others ended with add(t(mb(sin(p2))), sin(p1)), one
+             * view less); it is asked past such pending ops now
+             * (seen_as_broadcast). A transpose that moves longer axes stays
+             * off a broadcast, as before (golden
+             * transpose_above_unary_shared.loop_sibling_settles). Two waits,
+             * so that the move reaches the same graph in every order: while
+             * x is a one-operand op whose broadcast sinks below it
+             * (broadcast_sinks_below), since t on x would end the sink and
+             * keep the broadcast above x where the other orders take t onto
+             * the sunk broadcast (1029136 in order 7919: t(sin(mb(p2))));
+             * and while t is itself the inverse that a transpose above it
+             * moves beside (taken_beside_above), since that move takes t and
+             * the transpose above away together, two views for none, where
+             * t moving onto the broadcast first leaves the transpose above
+             * standing (seed 2006920: t(mul(p1, t'(max(t(p1), mb(k)))))
+             * read by a dot ended as mul(t(p1), max(t(p1), mb(k))), 3 views,
+             * or with t on mb(k) and t above mul, 4). */
             yes = !view_absorbs_transpose(x, p, np) && !view_absorbs_transpose(y, q->u.ints, np) &&
-                  !view_is_constant(x) && !view_is_constant(y) && !shape_broadcasted_p(&x->sh);
+                  !view_is_constant(x) && !view_is_constant(y) && !broadcast_sinks_below(x) &&
+                  (!shape_broadcasted_p(&seen_as_broadcast(x)->sh) || (unit && !(top && taken_beside_above(top, depth))));
         }
     }
     return yes;
 }
 
-static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np); }
+static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np, 0); }
 
 bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -6933,7 +6987,7 @@ bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out
 bool helper_moves_beside_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n));
+    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n, 0));
     return true;
 }
 
@@ -6980,7 +7034,7 @@ static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int
      * the move. moves_beside alone (only length-1 axes) said no where
      * transpose_above_binary, whose top is read by a dot, said yes, and the
      * two moved the transpose back and forth (seeds 216222, 1016942). */
-    if ((ax || moves_beside_at(b, x, p, n)) && (ay || moves_beside_at(b, y, p, n)))
+    if ((ax || moves_beside_at(b, x, p, n, 0)) && (ay || moves_beside_at(b, y, p, n, 0)))
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */

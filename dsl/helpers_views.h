@@ -230,15 +230,18 @@ bool helper_moves_unit_axes_only(arena *mem, const rule_value *args, int nargs, 
  * only length-1 axes and b, a two-operand op read once, reads its inverse
  * (a single-reader transpose moving only length-1 axes, of a value of the
  * lens transpose[p] gives) beside an operand x that does not absorb it (not a
- * constant, not a broadcast): the transpose moves to x, t(b(x, t'(y))) =>
- * b(t(x), y), one view for two. */
+ * constant, not a one-operand op whose broadcast sinks below it; a broadcast
+ * only where no transpose above b moves beside it with t as its inverse,
+ * round s52C): the transpose moves to x, t(b(x, t'(y))) => b(t(x), y), one
+ * view for two. */
 bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* moves_beside_below(top, b, p): instruction, instruction, ints -> bool:
  * moves_beside(b, p), or the same for a transpose that moves longer axes
  * too, where the op's operand is its exact inverse and top (the value the
  * transpose sits on or would, whose layout the move changes) is read only
- * by dots and by two-operand ops whose other operand is standard. */
+ * by dots and by two-operand ops whose other operand is standard (then x
+ * is no broadcast). */
 bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* has_transpose(x, p): instruction, ints -> bool: x is already read by a
