@@ -2240,6 +2240,42 @@ static bool reads_own_broadcast(const ins *a)
     return false;
 }
 
+/* Leaf x of a cluster is a one-operand pointwise op that reads a broadcast
+ * only through a layout-only pending op (broadcast_read_through reads the
+ * pending op through, round s50A), and x leaves for below the broadcast
+ * once the pending op goes: its readers take the broadcast's layout
+ * (readers_take_broadcast, the guard of unary_above_*broadcast), or it
+ * reads the broadcast through a reshape it rises above first
+ * (unary_rises_above_reshape, every guard of unary_above_reshape; after the
+ * rise the reshape is its reader's, and composes with the cluster's). The
+ * pending rules take that op away in every order; x then sinks below the
+ * broadcast and its reader reads a broadcast and leaves the cluster, so the
+ * cluster is not known while the pending op stands: the wait a cluster op
+ * reading that pending op had before round s50A, now asked of the leaf
+ * (seed 6007966 at --ops 24: mul moved into max's cluster lens before tanh
+ * sank, in order 7919 only). Not where x stays once the pending op goes
+ * (its readers keep its layout and it reads the pending op directly): the
+ * cluster's leaf is then x in every order, and the wait only let other
+ * rules move first by order (round s51C's wider wait; seed 6006442:
+ * relu(pending(mb(relu(p7)))) reshaped for neg, whose cluster then ran in
+ * its reader's lens in order 7919, and seed 3019249, where
+ * binary_above_unit_reshape_beside_multibroadcast_second met sub before
+ * reduce_below_reshape moved the reshape of sub's other operand). */
+static bool unary_rises_above_reshape(const ins *u);
+
+static bool leaf_reads_through_pending(const ins *x)
+{
+    if (x->nargs != 1 || !(x->op->classes & OPC_UNARY) || is_reduction(x) || !reads_broadcast(x))
+        return false;
+    const ins *a = x->args[0];
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(a); depth++) {
+        if (ins_is_pending(a))
+            return readers_take_broadcast(x, x, 0) || unary_rises_above_reshape(x);
+        a = a->args[0];
+    }
+    return false;
+}
+
 static void cluster_collect(cluster *c, const ins *x, int depth)
 {
     if (!c->ok)
@@ -2321,7 +2357,7 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
     }
     if (view_is_constant(x))
         return;
-    if (leaf_changes(x)) {
+    if (leaf_changes(x) || leaf_reads_through_pending(x)) {
         c->ok = false;
         c->pending = true;
         return;
@@ -6473,11 +6509,34 @@ bool helper_broadcast_cone_closes(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
-/* composes_into_reshape(r): see helpers_views.h. */
+/* composes_into_reshape(r): see helpers_views.h. The squeeze or unsqueeze
+ * may stand below a pending op without a permutation, which
+ * reshape_of_pending takes from under r in every order (r then reads the
+ * squeeze or unsqueeze itself): until then an op moved above r meets the
+ * pending op, whose reader unary_through_pending makes read the squeeze or
+ * unsqueeze, and no rule moves it above that (seed 10014722 at --ops 24:
+ * tanh(reshape(pending(unsqueeze(mb(p5))))) of a {1} p5, left by
+ * reshape_to_same_lens, kept tanh above the unsqueeze in the orders that
+ * moved tanh first, and became mb(reshape(tanh(p5))) in the others). */
+static bool pending_taken_by_reshape(const ins *r, const ins *p)
+{
+    if (!ins_is_pending(p) || p->nargs != 1 || !is_op(r, "reshape"))
+        return false;
+    const attr_value *perm = ins_attr(p, "permutation"), *dims = ins_attr(r, "dims");
+    if ((perm && perm->kind == ATTR_INTS && perm->n > 0) || !dims || dims->kind != ATTR_INTS)
+        return false;
+    for (int i = 0; i < dims->n; i++)
+        if (dims->u.ints[i] == 0)
+            return false;
+    return true;
+}
+
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
+    if (x && pending_taken_by_reshape(r, x))
+        x = x->args[0];
     *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
                      shape_broadcasted_p(&x->args[0]->sh) && shape_elements(&r->sh) > 0);
     return true;

@@ -506,8 +506,10 @@ bool helper_hoist_readers(arena *mem, const rule_value *args, int nargs, rule_va
 bool helper_becomes_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* composes_into_reshape(r): instruction -> bool: r is a reshape of a
- * squeeze or unsqueeze of a broadcast, which reshape_of_squeeze and
- * reshape_of_unsqueeze compose into one reshape of the broadcast. A rule
+ * squeeze or unsqueeze of a broadcast (also below a pending op without a
+ * permutation, which reshape_of_pending takes from under r first), which
+ * reshape_of_squeeze and reshape_of_unsqueeze compose into one reshape of
+ * the broadcast. A rule
  * that would move an op above r waits for that, so that the op meets the
  * broadcast, not the squeeze or unsqueeze (which no rule moves it above),
  * whichever rule the driver tries first. */
