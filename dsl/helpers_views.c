@@ -6954,10 +6954,10 @@ static const ins *seen_as_broadcast(const ins *x)
  * that moves beside it (moves_beside_at asked of that transpose and c). */
 static bool taken_beside_above(const ins *top, int depth)
 {
-    if (depth >= ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(top) || top->nusers == 0)
+    if (depth >= ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(top))
         return false;
     const ins *c = top->users[0];
-    if (!((c->op->classes & OPC_BINARY) && c->nargs == 2 && one_reader(c) && c->nusers > 0))
+    if (!((c->op->classes & OPC_BINARY) && c->nargs == 2 && one_reader(c)))
         return false;
     const ins *t2 = c->users[0];
     const attr_value *q = ins_attr(t2, "permutation");
@@ -7003,8 +7003,8 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
             if (memcmp(y->sh.lens, tl, (size_t)np * sizeof tl[0]) != 0)
                 continue;
             /* A broadcast x takes a transpose that moves only length-1 axes
-             * as a reshape of its strides: t(x) is a broadcast again and the
-             * move costs nothing (round s52C). The test was a broadcast
+             * as a reshape of its strides: t(x) is a broadcast again and
+             * copies nothing (round s52C). The test was a broadcast
              * stride of x alone before, which a layout-only pending op
              * between b and the broadcast hid, so the move happened only in
              * the orders that met the pending op (seed 1029136:
