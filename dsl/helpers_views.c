@@ -6270,6 +6270,31 @@ static bool regroups_as_broadcast(const ins *v, const int64_t *lens, int rank)
     return false;
 }
 
+/* r is a two-operand op of m, a broadcast[axis] shared with other
+ * readers, and of a broadcast[axis] of the same attributes (so the same
+ * axis and out_lens) of a computed value of the lens of m's operand, read
+ * by r alone: once r is m's only reader, binary_above_broadcasts merges
+ * the two below r under its own guards (values no constants, the
+ * broadcast not aligned, so aligned_broadcast_to_multibroadcast leaves it
+ * alone, stretching, no copy at an output), and before that
+ * binary_above_broadcasts_of_shared_* give r a copy of m of its own.
+ * Either way r takes m away, as a two-operand op whose multibroadcasts
+ * merge does in shares_split. */
+static bool axis_broadcasts_merge(const ins *r, const ins *m)
+{
+    if (!is_op(m, "broadcast") || m->nargs != 1 || m->nmods != 0 || aligned_broadcast(m))
+        return false;
+    const ins *o = other_operand(r, m);
+    if (!o || !same_view(o, m) || !one_reader(o))
+        return false;
+    const ins *x = m->args[0], *y = o->args[0];
+    if (!shape_same_lens(&x->sh, &y->sh) || view_is_constant(x) || view_is_constant(y) ||
+        shape_elements(&m->sh) <= shape_elements(&x->sh))
+        return false;
+    rule_value args[2] = {rule_ins((ins *)r), rule_ins((ins *)m)}, copies;
+    return helper_broadcast_merge_copies(NULL, args, 2, &copies) && !copies.u.i;
+}
+
 /* shared_broadcast_splits(m, b): see helpers_views.h. Each other reader
  * takes m away on its own: a one-operand op whose readers take the
  * broadcast's layout sinks it (unary_above_multibroadcast, once m is read
@@ -6325,7 +6350,8 @@ static bool shares_split(const ins *m, const ins *b)
                  is_op(other_operand(r, m), "@literal"))
             ok = literal_merge_once_split(r, m);
         else
-            ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] && multibroadcasts_merge(r);
+            ok = (c & OPC_BINARY) && r->nargs == 2 && r->args[0] != r->args[1] &&
+                 (multibroadcasts_merge(r) || axis_broadcasts_merge(r, m));
     }
     return ok;
 }
