@@ -4858,7 +4858,20 @@ static bool reshapes_merge_at_reader_d(const ins *r, int depth)
             bool y_moves = yes && (y->op->classes & OPC_BINARY) && binary_reshapes_move(y, depth + 1, NULL);
             if (yes && !y_moves && !lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) {
                 const ins *last = reshaped_to_run(b);
-                yes = last && !shape_same_lens(&last->sh, &b->sh);
+                /* nor where x and y both have no lens of their own
+                 * (has_no_lens_of_its_own): neither _into_ rule fires then
+                 * (round s31G); they wait for the broadcasts to sink and
+                 * for reshape_of_multibroadcast to make the reshapes
+                 * broadcasts, so a wait here for them was a circle that no
+                 * order left (round s53A, seed 1083587:
+                 * sub(reshape(max(mb, neg(mb))), reshape(mb[{3}](s))) under
+                 * a transpose read by a dot stayed on the broadcast lens, 7
+                 * views, in the orders that met it after mb[{3}](s) had
+                 * lost its other reader, where the orders that met it
+                 * earlier moved sub into {3} while that broadcast was
+                 * still shared, and every op sank to one element, 3) */
+                yes = last && !shape_same_lens(&last->sh, &b->sh) &&
+                      !(has_no_lens_of_its_own(x) && has_no_lens_of_its_own(y));
             }
             if (yes)
                 yes = helper_in_reshape_cluster(NULL, &in, 1, &res) && !res.u.i;
@@ -6415,10 +6428,57 @@ static bool reached_through_unary(const ins *w, const ins *b, bool each_takes_br
     return false;
 }
 
+static bool cone_op(const ins *i, const ins *m);
+static bool in_set(const ins *const *set, int n, const ins *i);
+
+/* w is b, or a pointwise op of b's lens whose every operand is computed
+ * from b alone the same way; each op on the way is added to set. */
+static bool cone_from(const ins *w, const ins *b, const ins **set, int *n, int depth)
+{
+    if (w == b)
+        return true;
+    if (depth > VIEW_CLUSTER_MAX || !cone_op(w, b))
+        return false;
+    if (in_set(set, *n, w))
+        return true;
+    if (*n == VIEW_CLUSTER_MAX)
+        return false;
+    set[(*n)++] = w;
+    for (int t = 0; t < w->nargs; t++)
+        if (!cone_from(w->args[t], b, set, n, depth + 1))
+            return false;
+    return true;
+}
+
+/* w, read by r alone, is computed from b alone through pointwise ops of
+ * b's lens (one- and two-operand, b(v, v) and b(v, u(v)) among them), and
+ * b and every op on the way are read by those ops alone: once b is a
+ * broadcast of a small value, each op of the way reads broadcasts of that
+ * one value only, which the twice, _and_unary and unary rules take below
+ * it, so w becomes a broadcast of a small value too, as a chain of
+ * one-operand ops does (reached_through_unary). */
+static bool computed_from_alone(const ins *w, const ins *b, const ins *r)
+{
+    const ins *set[VIEW_CLUSTER_MAX];
+    int n = 0;
+    if (w == b || !one_reader(w) || w->users[0] != r || !cone_from(w, b, set, &n, 0))
+        return false;
+    for (int j = 0; j < b->nusers; j++)
+        if (!in_set(set, n, b->users[j]))
+            return false;
+    for (int k = 0; k < n; k++)
+        for (int j = 0; j < set[k]->nusers && set[k] != w; j++)
+            if (!in_set(set, n, set[k]->users[j]))
+                return false;
+    return true;
+}
+
 /* shared_broadcast_rejoins(m, b): see helpers_views.h. m has readers
  * besides b (and a one-operand op of m that b alone reads), and each of
- * them is a two-operand op that reads m beside b's value, directly or
- * through one-operand ops read once: a diamond over m that closes below b.
+ * them is a two-operand op that reads m beside b's value, directly,
+ * through one-operand ops read once, or through pointwise ops that read
+ * b's value alone (computed_from_alone): a diamond over m that closes
+ * below b.
  * Once b takes a copy of m below it, that copy sinks to the other reader,
  * which then reads two broadcasts of values of x's lens and merges them
  * (binary_above_multibroadcasts, m read by it alone by then): no view is
@@ -6439,7 +6499,8 @@ bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *a, int n, rul
              shape_same_lens(&r->sh, &m->sh);
         if (ok) {
             const ins *w = other_operand(r, m);
-            ok = reached_through_unary(w, b, false, NULL) && !copies_at_output(r, m->args[0], m->args[0]);
+            ok = (reached_through_unary(w, b, false, NULL) || computed_from_alone(w, b, r)) &&
+                 !copies_at_output(r, m->args[0], m->args[0]);
         }
     }
     *out = rule_bool(ok && other);

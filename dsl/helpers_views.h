@@ -417,10 +417,12 @@ bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs
 bool helper_shared_broadcast_splits(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* shared_broadcast_rejoins(m, b): instruction, instruction -> bool:
- * multibroadcast m, read by pointwise op b (b(m, m), b(m, u(m))), has
- * other readers, and each is a two-operand op reading m beside b's value
- * (directly or through one-operand ops read once): a diamond over m that
- * closes below b, so a copy of m below b merges there with m. */
+ * multibroadcast m, read by pointwise op b (b(m, m), b(m, u(m)), b(m, n)),
+ * has other readers, and each is a two-operand op reading m beside b's
+ * value (directly, through one-operand ops read once, or through pointwise
+ * ops of b's lens that read b's value alone and are read by each other
+ * alone, computed_from_alone, round s53A): a diamond over m that closes
+ * below b, so a copy of m below b merges there with m. */
 bool helper_shared_broadcast_rejoins(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* unary_chain_rejoins(m, u): instruction, instruction -> bool:
