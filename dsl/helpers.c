@@ -141,10 +141,7 @@ static bool helper_add_padding(arena *mem, const rule_value *a, int n, rule_valu
 static bool helper_has_zero(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    bool z = false;
-    for (int i = 0; i < a[0].n; i++)
-        z = z || a[0].u.ints[i] == 0;
-    *out = rule_bool(z);
+    *out = rule_bool(ints_have_zero(a[0].u.ints, a[0].n));
     return true;
 }
 

@@ -87,6 +87,14 @@ bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens)
     return true;
 }
 
+bool ints_have_zero(const int64_t *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (v[i] == 0)
+            return true;
+    return false;
+}
+
 /* ---- rule values ---- */
 
 bool ints_result(arena *mem, const int64_t *v, int n, rule_value *out)

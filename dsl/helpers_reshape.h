@@ -46,6 +46,10 @@ bool common_dims_of(const int64_t *a, int na, const int64_t *b, int nb, common_d
  * axis of lens is a run of axes of c. */
 bool refines(const int64_t *c, int nc, const int64_t *lens, int nlens);
 
+/* True when some element of v is 0: a reshape's dims with a 0 copy a length
+ * from the operand, so they name no lens by themselves (rule has_zero). */
+bool ints_have_zero(const int64_t *v, int n);
+
 /* A reduction over `axes` of out_lens, reading a reshape from in_lens, is a
  * reduction over axes of in_lens exactly when every group of axes the
  * reshape splits or merges is reduced entirely or not at all (length-1 axes

@@ -6610,12 +6610,9 @@ static bool pending_taken_by_reshape(const ins *r, const ins *p)
     if (!ins_is_pending(p) || p->nargs != 1 || !is_op(r, "reshape"))
         return false;
     const attr_value *perm = ins_attr(p, "permutation"), *dims = ins_attr(r, "dims");
-    if ((perm && perm->kind == ATTR_INTS && perm->n > 0) || !dims || dims->kind != ATTR_INTS)
-        return false;
-    for (int i = 0; i < dims->n; i++)
-        if (dims->u.ints[i] == 0)
-            return false;
-    return true;
+    /* reshape_of_pending's guard: an empty permutation, !has_zero(d). */
+    return !(perm && perm->kind == ATTR_INTS && perm->n > 0) && dims && dims->kind == ATTR_INTS &&
+           !ints_have_zero(dims->u.ints, dims->n);
 }
 
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
