@@ -677,6 +677,8 @@ static const rule_helper helper_table[] = {
      "vanishes_below(t): transpose t reaches, through single-reader unary ops (and binary ops whose other operand is the same, a constant, a transpose or a dot cone that gives the sinking transpose a transpose of its permutation to merge with: a dot whose output_permutation is it or that the cone rules rewrite to one, or a transpose of it), a reduction after which it moves only length-1 axes"},
     {"vanishes_composed_below", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_composed_below,
      "vanishes_composed_below(t): vanishes_below(t), or past a reduction (or from a t that reads one) t meets a chain of transposes (and one-operand pointwise ops) it composes with into a permutation of length-1 axes of the reduced lens"},
+    {"folds_into_operand", RV_BOOL, 1, {RV_INS}, false, helper_folds_into_operand,
+     "folds_into_operand(t): transpose t composes with a transpose below it, or goes into a permuted dot read once (the fold and pending rules' guards)"},
     {"dot_permutation_vanishes", RV_BOOL, 1, {RV_INS}, false, helper_dot_permutation_vanishes,
      "dot_permutation_vanishes(d): d's output_permutation, as a transpose of the plain product, would vanish below a reduction (vanishes_below)"},
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,

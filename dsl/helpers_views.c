@@ -1338,7 +1338,27 @@ bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *
         return true;
     }
     b[0].u.in = (ins *)x;
-    return helper_has_transpose(mem, b, n, out);
+    if (!helper_has_transpose(mem, b, n, out))
+        return false;
+    /* or one of x's readers starts a chain of one-operand ops, each read
+     * once, that ends in transpose[p]: the value is wanted in both layouts
+     * all the same, the transpose back only one branch further down, where
+     * unary_above_transpose sinks it to x's own reader (round s53C, seed
+     * 11010775: sigmoid(d[q]) read by mul and by abs, abs read by
+     * transpose[invert(q)] under a dot, kept d[q] in the orders that took
+     * the transpose into the dot before the one back had sunk) */
+    if (!out->u.i)
+        for (int k = 0; k < x->nusers && !out->u.i; k++) {
+            const ins *v = x->users[k];
+            for (int d = 0; d < VIEW_CLUSTER_MAX && pointwise_unary(v) && one_reader(v); d++) {
+                if (transpose_by(v->users[0], a[1].u.ints, a[1].n)) {
+                    *out = rule_bool(true);
+                    break;
+                }
+                v = v->users[0];
+            }
+        }
+    return true;
 }
 
 /* unary_read_back(x, p): see helpers_views.h. */
@@ -9096,6 +9116,36 @@ static bool transpose_vanishes_below(const ins *t)
     if (!p || p->n != n || t->args[0]->sh.rank != n)
         return false;
     return permutation_vanishes_below(t, p->u.ints, n, t->args[0]->sh.lens);
+}
+
+/* folds_into_operand(t): see helpers_views.h. Asked as the fold and
+ * pending rules that take t ask it: transpose_of_transpose composes t with
+ * a transpose below it whatever its readers; transpose_cancels_dot_permutation
+ * and transpose_into_permuted_dot take t into a dot read once that writes
+ * permuted strides, where t does not merge at its reader (and, for the
+ * second, does not vanish below). */
+bool helper_folds_into_operand(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *t = a[0].u.in;
+    const ins *x = is_op(t, "transpose") && t->nargs == 1 ? t->args[0] : NULL;
+    bool yes = false;
+    if (x && is_op(x, "transpose") && x->nargs == 1)
+        yes = true;
+    else if (x && is_op(x, "dot") && one_reader(x)) {
+        const attr_value *p = ins_attr(t, "permutation");
+        const attr_value *q = ins_attr(x, "output_permutation");
+        if (p && q && q->n > 0 && q->n == p->n && !view_merges_at_reader(t)) {
+            /* compose(q, p)[i] = q[p[i]]: the identity where t undoes q */
+            bool undoes = true;
+            for (int i = 0; undoes && i < p->n; i++)
+                undoes = p->u.ints[i] >= 0 && p->u.ints[i] < q->n && q->u.ints[p->u.ints[i]] == i;
+            rule_value r;
+            yes = undoes || (helper_vanishes_below(NULL, a, 1, &r) && !r.u.i);
+        }
+    }
+    *out = rule_bool(yes);
+    return true;
 }
 
 /* dot_permutation_vanishes(d): see helpers_views.h. */

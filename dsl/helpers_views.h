@@ -278,8 +278,10 @@ bool helper_unary_read_back(arena *mem, const rule_value *args, int nargs, rule_
 /* chain_read_back(x, p): instruction, ints -> bool: following x's single
  * readers while they are one-operand pointwise ops, the value reached is
  * read more than once and one of its readers is transpose[p] (for x read
- * more than once: uses(x) > 1 && has_transpose(x, p)). A permuted dot under
- * such a chain is wanted in both layouts (round s39A, seed 1094974). */
+ * more than once: uses(x) > 1 && has_transpose(x, p)), or one of its
+ * readers starts a chain of one-operand ops each read once that ends in
+ * transpose[p] (round s53C). A permuted dot under such a chain is wanted in
+ * both layouts (round s39A, seed 1094974). */
 bool helper_chain_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transposed_sibling(x, u, p): instruction, instruction, ints -> bool: x
@@ -640,6 +642,14 @@ bool helper_vanishes_past_reader(arena *mem, const rule_value *args, int nargs, 
  * moves only length-1 axes into other lens (a free view there: a reshape
  * of the data). plain_dot_beside_settling_transpose asks it. */
 bool helper_settles_past_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* folds_into_operand(t): instruction -> bool: t is a transpose that a
+ * fold or pending rule takes into its operand in every order: a transpose
+ * below it (transpose_of_transpose), or a dot read once that writes
+ * permuted strides (transpose_cancels_dot_permutation,
+ * transpose_into_permuted_dot, by their guards). unary_above_transpose
+ * asks it. */
+bool helper_folds_into_operand(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_permutation_vanishes(d): instruction -> bool: d is a dot whose
  * output_permutation would vanish the same way, were it a transpose of the
