@@ -1326,6 +1326,18 @@ bool helper_has_other_transpose(arena *mem, const rule_value *a, int n, rule_val
     return true;
 }
 
+/* v starts a chain of one-operand pointwise ops, each read once, whose
+ * last op is read by transpose[p]. */
+static bool unary_chain_ends_in_transpose(const ins *v, const int64_t *p, int n)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && pointwise_unary(v) && one_reader(v); d++) {
+        if (transpose_by(v->users[0], p, n))
+            return true;
+        v = v->users[0];
+    }
+    return false;
+}
+
 /* chain_read_back(x, p): see helpers_views.h. */
 bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1347,17 +1359,8 @@ bool helper_chain_read_back(arena *mem, const rule_value *a, int n, rule_value *
      * 11010775: sigmoid(d[q]) read by mul and by abs, abs read by
      * transpose[invert(q)] under a dot, kept d[q] in the orders that took
      * the transpose into the dot before the one back had sunk) */
-    if (!out->u.i)
-        for (int k = 0; k < x->nusers && !out->u.i; k++) {
-            const ins *v = x->users[k];
-            for (int d = 0; d < VIEW_CLUSTER_MAX && pointwise_unary(v) && one_reader(v); d++) {
-                if (transpose_by(v->users[0], a[1].u.ints, a[1].n)) {
-                    *out = rule_bool(true);
-                    break;
-                }
-                v = v->users[0];
-            }
-        }
+    for (int k = 0; k < x->nusers && !out->u.i; k++)
+        *out = rule_bool(unary_chain_ends_in_transpose(x->users[k], a[1].u.ints, a[1].n));
     return true;
 }
 
