@@ -4848,8 +4848,33 @@ static bool reshapes_merge_at_reader_d(const ins *r, int depth)
                                    shape_standard_p(&s->sh)) ||
                                   (unit_broadcast(s) && !lens_equal(s->sh.lens, s->sh.rank, t->sh.lens, t->sh.rank) &&
                                    !composes_below(s));
-                if (!to_reshape)
+                if (!to_reshape) {
+                    /* so is a one-operand pointwise op of a reshape (or
+                     * a chain of them) of value v, where the op's cluster
+                     * runs in v's lens and the op is not yet there:
+                     * unary_into_cluster_lens moves it into that lens in
+                     * every order, its reshape of the reshape composes
+                     * away, and the op reads v and is reshaped back, a
+                     * reshape of a value of v's lens (seed 1000222:
+                     * add(reshape(mb[{4, 3, 4}](s)), abs(reshape[{4, 3,
+                     * 1, 4}](p))) of a {4, 3, 4} p squeezed back for
+                     * abs, whose cluster runs in {4, 3, 4}; the orders
+                     * that made the first reshape mb(reshape(s)) first
+                     * kept add in {4, 3, 1, 4}, the others moved it into
+                     * {4, 3, 4}). v is asked in place of the op: it is
+                     * the op's value's lens once the op has moved. */
+                    if (is_cluster_op(s) && s->nargs == 1 && becomes_reshape(t)) {
+                        const ins *v = t->args[0];
+                        for (int e = 0; e < VIEW_CLUSTER_MAX && becomes_reshape(v); e++)
+                            v = v->args[0];
+                        int64_t l[SHAPE_MAX_RANK];
+                        int nl;
+                        if (!(v->op->classes & OPC_SHAPE) && !drops_to_shape(v) && view_cluster_lens(s, l, &nl) &&
+                            lens_equal(l, nl, v->sh.lens, v->sh.rank) && !lens_equal(l, nl, s->sh.lens, s->sh.rank))
+                            y = v;
+                    }
                     break;
+                }
                 if (!(t->op->classes & OPC_SHAPE) && !drops_to_shape(t)) {
                     y = t;
                     break;

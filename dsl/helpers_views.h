@@ -340,7 +340,10 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, ru
  * does a chain of them or of reshapes, each read once (the fold rules make
  * it one reshape), and a broadcast or multibroadcast that stretches nothing
  * of a standard value, to other lens, that nothing below composes with
- * (*broadcast_to_reshape makes it a reshape). Views to their operand's own
+ * (*broadcast_to_reshape makes it a reshape), and a one-operand pointwise
+ * op of a reshape of value v whose cluster runs in v's lens while the op
+ * does not (unary_into_cluster_lens makes it a reshape of the op on v,
+ * round s54B2, seed 1000222). Views to their operand's own
  * shape over a shape op (drops_to_shape) are looked through, on either
  * side, and so are transposes that cancel on the other side (an identity,
  * or a pair composing to the identity). It also says yes while the other
