@@ -460,6 +460,33 @@ static const ins *cancelled_below(const ins *x)
     return w;
 }
 
+/* x's readers are two or more transposes of one permutation (twins, as
+ * transpose_of_transpose leaves one beside an existing transpose of the
+ * same value): CSE merges them into one transpose, after which x is read
+ * once. absorbs asks a one-operand pointwise x with twin readers as a
+ * value read once, before the merge and after (round s54A, seed 1018836:
+ * add(t(s), t(neg(t'(p)))) with t(neg) twinned by the composed
+ * t(t(t(neg))) merged its transposes above add in the orders that met it
+ * before neg sank below t', and let t reach neg in the others). Only
+ * there: asked of a dot read by twins it changed where the dot took one
+ * of them into its output_permutation before CSE, and golden
+ * binary_above_transposes.not_broadcast_to_same_shape differed by order
+ * (round s54A's V3); a pointwise op takes no transpose in, it passes the
+ * question to its operand. */
+static bool twin_transposes_read(const ins *x)
+{
+    if (x->nusers < 2 || !is_op(x->users[0], "transpose") || x->users[0]->nargs != 1)
+        return false;
+    const attr_value *p = ins_attr(x->users[0], "permutation");
+    for (int k = 1; p && k < x->nusers; k++) {
+        const ins *o = x->users[k];
+        const attr_value *q = is_op(o, "transpose") && o->nargs == 1 ? ins_attr(o, "permutation") : NULL;
+        if (!q || !attr_value_equal(*p, *q))
+            return false;
+    }
+    return p != NULL;
+}
+
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
@@ -499,7 +526,7 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
         return one_reader(x) && absorbs(x->args[0], p, n, depth + 1);
     if (constant(x, 0))
         return true;
-    if (x->nmods > 0 || !(one_reader(x) || readers_rise_to(x, p, n)))
+    if (x->nmods > 0 || !(one_reader(x) || (pointwise_unary(x) && twin_transposes_read(x)) || readers_rise_to(x, p, n)))
         return false;
     /* a shape chain that folds away (folding_shape_chain) is asked as the
      * value it folds to, with x's readers (asked above): the answer must
@@ -512,6 +539,20 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
     if (z) {
         if (z->nmods > 0)
             return false;
+        /* a broadcast to its operand's shape directly on a transpose is
+         * asked as that transpose (above): the fold rules take the
+         * broadcast away in every order and leave the transpose as it is,
+         * which then composes with t, while asked as an op it said no
+         * before the fold and yes after (round s54A, seed 1018836:
+         * max(t(sigmoid(mb(t'(add)))), t(sin)) of a same-shape mb merged
+         * its transposes above max in the orders that met it before the
+         * fold, and let t rise through sigmoid to t' in the others). Not
+         * at the end of a reshape chain: the reshape rules may take such a
+         * transpose into the chain (one of length-1 axes is a reshape), so
+         * it need not survive the fold; asked there too it brought
+         * --ops 24 seeds 6019492 and 10007042 (round s54A's V3). */
+        if (is_op(z, "transpose") && broadcast_to_same_shape(x) && x->args[0] == z)
+            return absorbs(z, p, n, depth + 1);
         x = z;
     }
     if (is_op(x, "dot"))
@@ -7067,7 +7108,7 @@ static bool layout_settles_below_at(const ins *top, int depth)
 static bool layout_settles_below(const ins *top) { return layout_settles_below_at(top, 0); }
 
 /* moves_beside(b, p), moves_beside_below(top, b, p): see helpers_views.h. */
-static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth);
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth, bool beside);
 
 /* x as the broadcast tests of moves_beside_at see it: past layout-only
  * pending ops read once, which view_through_pending takes away in every
@@ -7084,7 +7125,7 @@ static const ins *seen_as_broadcast(const ins *x)
 /* The transpose top is itself the inverse that a transpose above it moves
  * beside: top's one reader c is a two-operand op read once by a transpose
  * that moves beside it (moves_beside_at asked of that transpose and c). */
-static bool taken_beside_above(const ins *top, int depth)
+static bool taken_beside_above(const ins *top, int depth, bool beside)
 {
     if (depth >= ABSORBS_TRANSPOSE_MAX_DEPTH || !one_reader(top))
         return false;
@@ -7093,10 +7134,35 @@ static bool taken_beside_above(const ins *top, int depth)
         return false;
     const ins *t2 = c->users[0];
     const attr_value *q = ins_attr(t2, "permutation");
-    return is_op(t2, "transpose") && t2->nargs == 1 && q && moves_beside_at(t2, c, q->u.ints, q->n, depth + 1);
+    return is_op(t2, "transpose") && t2->nargs == 1 && q && moves_beside_at(t2, c, q->u.ints, q->n, depth + 1, beside);
 }
 
-static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth)
+/* The transpose top is read once by a transpose, directly or through
+ * one-operand ops and layout-only pending ops each read once, which that
+ * transpose rises through to top (transpose_above_unary, the walk
+ * moves_beside_at takes from a transpose down to b; the pending rules take
+ * the pending ops away in every order): transpose_of_transpose then
+ * composes the two. A broadcast to its operand's shape is passed too: the
+ * fold rules take it away in every order (round s54A, seed 1018836:
+ * t(add(t'(s), neg(p))) under mb(.) of its own shape, sigmoid and a
+ * transpose moved beside in the orders that met it before the fold, and
+ * waited for the transpose above in the others). */
+static bool composes_with_reader(const ins *top)
+{
+    const ins *v = top;
+    for (int d = 0; d <= ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v); d++) {
+        const ins *u = v->users[0];
+        if (is_op(u, "transpose") && u->nargs == 1)
+            return true;
+        if (!((pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u) ||
+              ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && !view_is_constant(u))))
+            return false;
+        v = u;
+    }
+    return false;
+}
+
+static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth, bool beside)
 {
     bool yes = false;
     /* through single-reader one-operand ops, which the transpose rises
@@ -7160,13 +7226,32 @@ static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int 
              * or with t on mb(k) and t above mul, 4). */
             yes = !view_absorbs_transpose(x, p, np) && !view_absorbs_transpose(y, q->u.ints, np) &&
                   !view_is_constant(x) && !view_is_constant(y) && !broadcast_sinks_below(x) &&
-                  (!shape_broadcasted_p(&seen_as_broadcast(x)->sh) || (unit && !(top && taken_beside_above(top, depth))));
+                  (!shape_broadcasted_p(&seen_as_broadcast(x)->sh) || (unit && !(top && taken_beside_above(top, depth, beside))));
+            /* Asked for the beside rules themselves (beside), the move of
+             * a transpose of only length-1 axes waits the same way for any
+             * x, and also while top's one reader is a transpose, directly
+             * or through one-operand and layout-only pending ops read once
+             * (composes_with_reader): the move above takes top as its
+             * inverse whatever x is, and the reader composes with top in
+             * every order, where top moved first left the transpose above,
+             * or the reader, standing on its own (round s53F, after round
+             * s53C's V6: seed 4007685, t2(sub(mb(p4), t(sub(s, t'(p3)))))
+             * ended with t beside the inner sub in program order and t2
+             * beside the outer one in order 15838; seed 12015302,
+             * t(abs(t'(sub(t(s), mb(k))))) under t2(mul(.., s2))). The
+             * other askers (transpose_above_binary, transposes_merge,
+             * unary_above_transpose, which take an operand the transpose
+             * moves beside as one that absorbs it) keep the answer without
+             * these waits: asked there they changed where those rules let
+             * a transpose rise or sink (seed 1018836 under V6). */
+            if (yes && beside && unit && top && (taken_beside_above(top, depth, beside) || composes_with_reader(top)))
+                yes = false;
         }
     }
     return yes;
 }
 
-static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np, 0); }
+static bool moves_beside(const ins *b, const int64_t *p, int np) { return moves_beside_at(NULL, b, p, np, 0, false); }
 
 bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -7178,7 +7263,14 @@ bool helper_moves_beside(arena *mem, const rule_value *a, int n, rule_value *out
 bool helper_moves_beside_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n, 0));
+    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n, 0, false));
+    return true;
+}
+
+bool helper_moves_beside_now(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(moves_beside_at(a[0].u.in, a[1].u.in, a[2].u.ints, a[2].n, 0, true));
     return true;
 }
 
@@ -7225,7 +7317,7 @@ static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int
      * the move. moves_beside alone (only length-1 axes) said no where
      * transpose_above_binary, whose top is read by a dot, said yes, and the
      * two moved the transpose back and forth (seeds 216222, 1016942). */
-    if ((ax || moves_beside_at(b, x, p, n, 0)) && (ay || moves_beside_at(b, y, p, n, 0)))
+    if ((ax || moves_beside_at(b, x, p, n, 0, false)) && (ay || moves_beside_at(b, y, p, n, 0, false)))
         return false;
     /* one that takes it in at a transpose or a constant composes or folds
      * (fold.rules) whatever the order: merging would only move it */
@@ -7261,6 +7353,81 @@ bool helper_merges_at_reader(arena *mem, const rule_value *a, int n, rule_value 
 {
     (void)mem, (void)n;
     *out = rule_bool(view_merges_at_reader(a[0].u.in));
+    return true;
+}
+
+/* beside_twins_sibling(t, x): see helpers_views.h. */
+bool view_beside_twins_sibling(const ins *t, const ins *x)
+{
+    if (!is_op(t, "transpose") || t->nusers != 1)
+        return false;
+    const ins *c = t->users[0];
+    if (!(c->op->classes & OPC_BINARY) || c->nargs != 2 || c->args[0] == c->args[1] || c->nmods > 0)
+        return false;
+    const ins *s = c->args[0] == t ? c->args[1] : c->args[0];
+    const attr_value *p = ins_attr(t, "permutation"), *q = ins_attr(s, "permutation");
+    if (!is_op(s, "transpose") || s->nargs != 1 || !p || !q || !attr_value_equal(*p, *q))
+        return false;
+    /* broadcasts to their operand's shape go in every order
+     * (broadcast_to_same_shape, multibroadcast_to_same_shape, no guard):
+     * the values are compared past them, as they are after the folds */
+    const ins *y = s->args[0];
+    while (broadcast_to_same_shape(x))
+        x = x->args[0];
+    while (broadcast_to_same_shape(y))
+        y = y->args[0];
+    if (x != y)
+        return false;
+    /* the sibling then rises through its reduction into an operand that
+     * absorbs it (transpose_above_reduce), which waited only for the merge */
+    return (is_reduction(y) && y->nargs == 1 && view_absorbs_transpose(y->args[0], p->u.ints, p->n));
+}
+
+bool helper_beside_twins_sibling(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_beside_twins_sibling(a[0].u.in, a[1].u.in));
+    return true;
+}
+
+/* beside_twins_move(t): see helpers_views.h. transpose_beside_binary_first
+ * or _second's guard, the rules' own helpers in their own combination,
+ * asked where the move builds a twin of t's sibling (beside_twins_sibling). */
+bool view_beside_twins_move(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1 || t->nusers != 1)
+        return false;
+    ins *b = t->args[0];
+    if (!(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->args[0] == b->args[1] || b->nmods > 0 || !one_reader(b))
+        return false;
+    const attr_value *p = ins_attr(t, "permutation");
+    if (!p || p->kind != ATTR_INTS || p->n != t->sh.rank)
+        return false;
+    for (int k = 0; k < 2; k++) {
+        ins *x = b->args[1 - k];
+        const ins *s = b->args[k];
+        if (!is_op(s, "transpose") || s->nargs != 1 || !one_reader(s))
+            continue;
+        const ins *y = s->args[0];
+        if (!view_beside_twins_sibling(t, x) || !lens_equal(y->sh.lens, y->sh.rank, t->sh.lens, t->sh.rank) ||
+            view_absorbs_transpose(x, p->u.ints, p->n) || view_is_constant(y) || view_is_constant(x))
+            continue;
+        rule_value r, a_t = rule_ins((ins *)t), a_x = rule_ins(x), px = {RV_INTS, p->n, {.ints = p->u.ints}};
+        rule_value a_tbp[3] = {a_t, rule_ins(b), px};
+        if (!helper_moves_beside_now(NULL, a_tbp, 3, &r) || !r.u.i)
+            continue;
+        bool vanishes = helper_vanishes_below(NULL, &a_t, 1, &r) && r.u.i;
+        if (vanishes && !(helper_transpose_read_once(NULL, &a_x, 1, &r) && r.u.i))
+            continue;
+        return true;
+    }
+    return false;
+}
+
+bool helper_beside_twins_move(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_beside_twins_move(a[0].u.in));
     return true;
 }
 
@@ -7325,9 +7492,32 @@ static bool composes_at_reader(const ins *t)
      * every order, while transpose_above_binary, firing first, put it on
      * both operands of the op, where a dot took one half (seed 1016595:
      * t(sin(t(mul(dot, t'(s))))) of lens {1, 2} ended as
-     * t(relu(sin(mul(dot[{1, 0}], s)))) or relu(sin(mul(dot, t'(s))))) */
-    return is_op(t, "transpose") && t->nargs == 1 && one_reader(t) && is_op(t->users[0], "transpose") &&
-           t->users[0]->nargs == 1;
+     * t(relu(sin(mul(dot[{1, 0}], s)))) or relu(sin(mul(dot, t'(s))))).
+     * The reader is also seen past layout-only pending ops read once
+     * (view_through_pending takes them away in every order, so the answer
+     * is the same before they go and after): asked of the pending op alone
+     * it said no, and transpose_above_binary raised t in the orders that
+     * met t before the pending op went (round s53F, seed 1018836:
+     * t'(t(max(add(t(s), neg(p)), t(s2)))) ended as
+     * t(max(add(s, t(neg(p))), s2)) in program order, as
+     * max(add(t(s), neg(p)), t(s2)) in order 7919). A broadcast to
+     * its operand's shape is passed too: multibroadcast_to_same_shape and
+     * broadcast_to_same_shape take it away in every order (round s54A,
+     * seed 1018836: t(add(t'(s), neg(p))) read by mb(.) of its own shape
+     * under t2 rose through add in the orders that met it before the fold,
+     * and composed with t2 in the others) */
+    if (!is_op(t, "transpose") || t->nargs != 1)
+        return false;
+    const ins *v = t;
+    for (int d = 0; d <= ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v); d++) {
+        const ins *u = v->users[0];
+        if (is_op(u, "transpose") && u->nargs == 1)
+            return true;
+        if (!((pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u)))
+            return false;
+        v = u;
+    }
+    return false;
 }
 
 bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -7393,7 +7583,26 @@ static bool risen_into(const ins *t)
      * passes) */
     if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
-    const ins *w = t->users[0];
+    /* The reader w is seen past layout-only pending ops read once and
+     * broadcasts to their operand's shape between t and w: the pending
+     * rules (view_through_pending, unary_through_pending,
+     * binary_through_pending_*) and the same-shape folds take them away in
+     * every order, after which w reads t itself, so the answer is the same
+     * before they go and after. Asked of the pending op alone it said no,
+     * and transpose_above_binary raised t in the orders that met t before
+     * the pending op went (round s54A, seed 1018836: t(add(t'(s), neg(p)))
+     * under pending, sigmoid and a transpose rising back through sigmoid
+     * ended as t(max(add(s, t(neg(p))), s2)) in order 23757, as
+     * max(add(t'(s), neg(p)), t'(s2)) in the other three). */
+    const ins *v = t;
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v) &&
+                    ((pending_is_transparent(v->users[0]) && v->users[0]->nargs == 1) ||
+                     broadcast_to_same_shape(v->users[0]));
+         d++)
+        v = v->users[0];
+    if (!one_reader(v))
+        return false;
+    const ins *w = v->users[0];
     unsigned c = w->op->classes;
     if (w->nmods > 0 || !(c & (OPC_UNARY | OPC_BINARY)) || w->nargs < 1 || w->nargs > 2 || !one_reader(w))
         return false;
@@ -7402,7 +7611,7 @@ static bool risen_into(const ins *t)
     if (!q || q->n != w->sh.rank)
         return false;
     for (int k = 0; k < w->nargs; k++)
-        if (!view_absorbs_transpose(w->args[k], q->u.ints, q->n))
+        if (!view_absorbs_transpose(w->args[k] == v ? t : w->args[k], q->u.ints, q->n))
             return false;
     return true;
 }

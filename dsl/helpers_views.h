@@ -244,6 +244,16 @@ bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_val
  * is no broadcast). */
 bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* moves_beside_now(top, b, p): instruction, instruction, ints -> bool:
+ * moves_beside_below(top, b, p), and where the transpose moves only
+ * length-1 axes, top is not the inverse that a transpose above it moves
+ * beside (for any operand, not only a broadcast) and top's one reader is
+ * not a transpose it composes with (round s53F). The beside rules
+ * (transpose_beside_binary_first, _second) ask it; the rules that take an
+ * operand the transpose moves beside as one that absorbs it ask
+ * moves_beside_below. */
+bool helper_moves_beside_now(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* has_transpose(x, p): instruction, ints -> bool: x is already read by a
  * transpose with permutation p (so a transpose of x by p costs nothing: the
  * rewrite reuses it). */
@@ -669,6 +679,38 @@ bool helper_dot_permutation_vanishes(arena *mem, const rule_value *args, int nar
 bool view_merges_at_reader(const ins *t);
 bool helper_merges_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* beside_twins_sibling(t, x): instruction, instruction -> bool: t is read
+ * once, by a two-operand op whose other operand, its sibling, is a
+ * transpose of t's permutation of x (both compared past broadcasts to
+ * their operand's shape, which fold in every order), and x is a reduction
+ * whose operand absorbs that permutation. Moving t beside onto x
+ * (transpose_beside_binary_first / _second) then builds a twin of the
+ * sibling, which CSE makes one with it, and the sibling rises through the
+ * reduction into its operand (transpose_above_reduce), a rise that had
+ * waited only for the merge (merges_at_reader). The beside rules'
+ * merges_at_reader wait does not apply there: in the orders that met the
+ * sibling before t's operand read x directly (a transpose of the sibling
+ * on the way, composed by transpose_of_transpose), the sibling rose and
+ * no merge was left to wait for; merging instead kept t, or a transpose
+ * inside its operand, where the move leaves none (round s54A2, --ops 24
+ * seed 5010033). Where x is no such reduction the wait stays: the merge is
+ * what every order reaches (round s54A, seed 11009181). */
+bool view_beside_twins_sibling(const ins *t, const ins *x);
+bool helper_beside_twins_sibling(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* beside_twins_move(t): instruction -> bool: t, a transpose of a
+ * two-operand op b(x, t'(y)) (either order), moves beside now
+ * (transpose_beside_binary_first / _second would fire, asked with their
+ * own helpers) onto an x whose transpose of t's permutation is t's sibling
+ * at its reader (beside_twins_sibling). binary_above_transposes waits for
+ * that move, as the move waits for the merge elsewhere: both can fire on
+ * one graph, and the orders that reached the merge first kept a
+ * transpose the move lets the sibling take into its reduction's operand
+ * (round s54A2). The wait ends when the move fires, so it holds the merge
+ * only while the move is possible. */
+bool view_beside_twins_move(const ins *t);
+bool helper_beside_twins_move(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposed_back_below(t): instruction -> bool: t has several readers,
  * and each reaches, through single-reader pointwise ops, a transpose that
  * undoes t's permutation, or is one (transposes on the way compose with
@@ -719,7 +761,10 @@ bool helper_cone_reduced_permutation(arena *mem, const rule_value *args, int nar
  * some visiting orders (transpose(transpose(sub(transpose(x), dot)))
  * ended as sub(transpose(x), dot) or as transpose(sub(x, dot[p]))). So
  * also for a transpose that moves only length-1 axes (round s25B; it was
- * left to unit_axes_transpose* before). */
+ * left to unit_axes_transpose* before). The reader is seen past
+ * layout-only pending ops read once (round s53F) and broadcasts to their
+ * operand's shape (round s54A), which the pending and fold rules take away
+ * in every order. */
 bool helper_composes_at_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* cancels_at_reader(t): instruction -> bool: t is a transpose whose only
@@ -745,7 +790,9 @@ bool helper_cancels_at_reader(arena *mem, const rule_value *args, int nargs, rul
  * moving t onto the operands first, and transpose_into_dot instead of
  * writing t into the dot's output_permutation (there the risen transpose
  * would have to compose with the permutation, which some orders left
- * below the op). */
+ * below the op). w is seen past layout-only pending ops read once and
+ * broadcasts to their operand's shape between t and w, which go in every
+ * order (round s54A). */
 bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reader_risen_into(u): instruction -> bool: u is read once, by a
