@@ -7583,22 +7583,26 @@ static bool risen_into(const ins *t)
      * passes) */
     if (!is_op(t, "transpose") || t->nargs != 1 || !one_reader(t))
         return false;
-    /* The reader w is seen past layout-only pending ops read once and
-     * broadcasts to their operand's shape between t and w: the pending
-     * rules (view_through_pending, unary_through_pending,
-     * binary_through_pending_*) and the same-shape folds take them away in
-     * every order, after which w reads t itself, so the answer is the same
-     * before they go and after. Asked of the pending op alone it said no,
-     * and transpose_above_binary raised t in the orders that met t before
-     * the pending op went (round s54A, seed 1018836: t(add(t'(s), neg(p)))
-     * under pending, sigmoid and a transpose rising back through sigmoid
-     * ended as t(max(add(s, t(neg(p))), s2)) in order 23757, as
-     * max(add(t'(s), neg(p)), t'(s2)) in the other three). */
+    /* The reader w is seen past broadcasts to their operand's shape
+     * between t and w: the same-shape folds (broadcast_to_same_shape,
+     * multibroadcast_to_same_shape, no guard) take them away in every
+     * order, after which w reads t itself, so the answer is the same
+     * before they go and after (round s54A, seed 1018836). Not past
+     * layout-only pending ops (round s54A tried it, for 1018836's 9-op
+     * minimal case): unary_through_pending does not take such an op away
+     * but moves it above a one-operand w, where it stands between w and
+     * the transpose t2 that was to rise through w, and unary_above_transpose
+     * (whose wait reader_risen_into asks risen_into of w's reader) sees no
+     * transpose there and sinks w below t: the rise the look-through
+     * promised need not come. Asked past them the wait held a one-operand
+     * op above its transpose only in the orders that met it before the
+     * pending op moved (round s54A3, --views T seed 13000494:
+     * sin(t(abs(p))) read through t'(..) and a pending op by sin, under
+     * t' beside a sibling at add, ended with the unit transpose
+     * {0, 1, 3, 2} on sin(sin(p)) in program order and on the sibling in
+     * the other three). */
     const ins *v = t;
-    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v) &&
-                    ((pending_is_transparent(v->users[0]) && v->users[0]->nargs == 1) ||
-                     broadcast_to_same_shape(v->users[0]));
-         d++)
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v) && broadcast_to_same_shape(v->users[0]); d++)
         v = v->users[0];
     if (!one_reader(v))
         return false;

@@ -790,9 +790,10 @@ bool helper_cancels_at_reader(arena *mem, const rule_value *args, int nargs, rul
  * moving t onto the operands first, and transpose_into_dot instead of
  * writing t into the dot's output_permutation (there the risen transpose
  * would have to compose with the permutation, which some orders left
- * below the op). w is seen past layout-only pending ops read once and
- * broadcasts to their operand's shape between t and w, which go in every
- * order (round s54A). */
+ * below the op). w is seen past broadcasts to their operand's shape
+ * between t and w, which go in every order (round s54A); not past
+ * layout-only pending ops, which unary_through_pending moves above a
+ * one-operand w rather than taking away (round s54A3). */
 bool helper_risen_into(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reader_risen_into(u): instruction -> bool: u is read once, by a
