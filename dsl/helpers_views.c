@@ -7147,15 +7147,25 @@ static bool taken_beside_above(const ins *top, int depth, bool beside)
  * t(add(t'(s), neg(p))) under mb(.) of its own shape, sigmoid and a
  * transpose moved beside in the orders that met it before the fold, and
  * waited for the transpose above in the others). */
-static bool composes_with_reader(const ins *top)
+static bool reader_transpose_past(const ins *v, bool through_unary);
+
+static bool composes_with_reader(const ins *top) { return reader_transpose_past(top, true); }
+
+/* The walk composes_with_reader and composes_at_reader share: v is read
+ * once, directly or through ops each read once that go in every order
+ * (layout-only pending ops, broadcasts to their operand's shape) and, with
+ * through_unary, one-operand ops a transpose rises through, by a
+ * transpose. */
+static bool reader_transpose_past(const ins *v, bool through_unary)
 {
-    const ins *v = top;
     for (int d = 0; d <= ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v); d++) {
         const ins *u = v->users[0];
         if (is_op(u, "transpose") && u->nargs == 1)
             return true;
-        if (!((pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u) ||
-              ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && !view_is_constant(u))))
+        bool goes = (pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u);
+        bool rises = through_unary && (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 &&
+                     !view_is_constant(u);
+        if (!goes && !rises)
             return false;
         v = u;
     }
@@ -7390,6 +7400,8 @@ bool helper_beside_twins_sibling(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+static bool transpose_read_once(const ins *x);
+
 /* beside_twins_move(t): see helpers_views.h. transpose_beside_binary_first
  * or _second's guard, the rules' own helpers in their own combination,
  * asked where the move builds a twin of t's sibling (beside_twins_sibling). */
@@ -7397,14 +7409,14 @@ bool view_beside_twins_move(const ins *t)
 {
     if (!is_op(t, "transpose") || t->nargs != 1 || t->nusers != 1)
         return false;
-    ins *b = t->args[0];
+    const ins *b = t->args[0];
     if (!(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->args[0] == b->args[1] || b->nmods > 0 || !one_reader(b))
         return false;
     const attr_value *p = ins_attr(t, "permutation");
     if (!p || p->kind != ATTR_INTS || p->n != t->sh.rank)
         return false;
     for (int k = 0; k < 2; k++) {
-        ins *x = b->args[1 - k];
+        const ins *x = b->args[1 - k];
         const ins *s = b->args[k];
         if (!is_op(s, "transpose") || s->nargs != 1 || !one_reader(s))
             continue;
@@ -7412,12 +7424,9 @@ bool view_beside_twins_move(const ins *t)
         if (!view_beside_twins_sibling(t, x) || !lens_equal(y->sh.lens, y->sh.rank, t->sh.lens, t->sh.rank) ||
             view_absorbs_transpose(x, p->u.ints, p->n) || view_is_constant(y) || view_is_constant(x))
             continue;
-        rule_value r, a_t = rule_ins((ins *)t), a_x = rule_ins(x), px = {RV_INTS, p->n, {.ints = p->u.ints}};
-        rule_value a_tbp[3] = {a_t, rule_ins(b), px};
-        if (!helper_moves_beside_now(NULL, a_tbp, 3, &r) || !r.u.i)
+        if (!moves_beside_at(t, b, p->u.ints, p->n, 0, true))
             continue;
-        bool vanishes = helper_vanishes_below(NULL, &a_t, 1, &r) && r.u.i;
-        if (vanishes && !(helper_transpose_read_once(NULL, &a_x, 1, &r) && r.u.i))
+        if (transpose_vanishes_below(t) && !transpose_read_once(x))
             continue;
         return true;
     }
@@ -7506,18 +7515,7 @@ static bool composes_at_reader(const ins *t)
      * seed 1018836: t(add(t'(s), neg(p))) read by mb(.) of its own shape
      * under t2 rose through add in the orders that met it before the fold,
      * and composed with t2 in the others) */
-    if (!is_op(t, "transpose") || t->nargs != 1)
-        return false;
-    const ins *v = t;
-    for (int d = 0; d <= ABSORBS_TRANSPOSE_MAX_DEPTH && one_reader(v); d++) {
-        const ins *u = v->users[0];
-        if (is_op(u, "transpose") && u->nargs == 1)
-            return true;
-        if (!((pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u)))
-            return false;
-        v = u;
-    }
-    return false;
+    return is_op(t, "transpose") && t->nargs == 1 && reader_transpose_past(t, false);
 }
 
 bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_value *out)
@@ -7711,13 +7709,19 @@ bool helper_standard_between_pending(arena *mem, const rule_value *a, int n, rul
  * vanishing leaves two, so it does not wait (seed 2000509:
  * reduce_mean(T(add(t_a(s), t_b(r)))) with T the inverse of t_a became
  * reduce_mean(add(s, T(t_b(r))))). */
+/* x is a transpose read once, seen past a layout-only pending op read
+ * once, which the pending rules take away in every order (seed 2000509
+ * again, --seed-order 7919). */
+static bool transpose_read_once(const ins *x)
+{
+    x = past_layout_pending(x);
+    return is_op(x, "transpose") && x->nargs == 1 && one_reader(x);
+}
+
 bool helper_transpose_read_once(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    /* past a layout-only pending op read once, which the pending rules
-     * take away in every order (seed 2000509 again, --seed-order 7919) */
-    const ins *x = past_layout_pending(a[0].u.in);
-    *out = rule_bool(is_op(x, "transpose") && x->nargs == 1 && one_reader(x));
+    *out = rule_bool(transpose_read_once(a[0].u.in));
     return true;
 }
 
