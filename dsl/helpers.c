@@ -687,6 +687,8 @@ static const rule_helper helper_table[] = {
      "beside_twins_sibling(t, x): t's binary reader reads beside t a transpose of t's permutation of x, a reduction whose operand absorbs it"},
     {"beside_twins_move", RV_BOOL, 1, {RV_INS}, false, helper_beside_twins_move,
      "beside_twins_move(t): t moves beside onto the operand its sibling transpose at its reader transposes"},
+    {"transpose_composes_below", RV_BOOL, 1, {RV_INS}, false, helper_transpose_composes_below,
+     "transpose_composes_below(t): transpose t reads a transpose, or a binary op whose transposed operands merge into one (binary_above_transposes), and composes with it"},
     {"merges_at_reader", RV_BOOL, 1, {RV_INS}, false, helper_merges_at_reader,
      "merges_at_reader(t): transpose t meets one of the same permutation at a binary reader, and binary_above_transposes merges them"},
     {"transposed_back_below", RV_BOOL, 1, {RV_INS}, false, helper_transposed_back_below,

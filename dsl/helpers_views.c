@@ -7440,6 +7440,105 @@ bool helper_beside_twins_move(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* The chain of transposes from u down to the first value that is no
+ * transpose, composed into one permutation (what transpose_of_transpose
+ * leaves of it in every order): *base is that value, r the permutation
+ * (r[i] = inner[outer[i]], as the fold composes it). False where u is no
+ * transpose or a permutation does not fit, and where the last transpose of
+ * the chain, the one on *base, may leave before the chain composes: its
+ * operand absorbs it or takes it beside its inverse (the rising rules,
+ * transpose_above_unary and the like, which do not wait for a transpose
+ * that composes with its reader), after which what is left to compose is
+ * another permutation (--ops 24 seed 11001048: t(t'(tanh(t'(d)))) lets t'
+ * rise through tanh and cancel in some orders, and composes t with it
+ * first in others). */
+static bool transpose_chain(const ins *u, int n, int64_t *r, const ins **base)
+{
+    const attr_value *p = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
+    if (!p || p->kind != ATTR_INTS || p->n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (p->u.ints[i] < 0 || p->u.ints[i] >= n)
+            return false;
+        r[i] = p->u.ints[i];
+    }
+    const ins *z = u->args[0], *last = u;
+    for (int depth = 0; is_op(z, "transpose") && z->nargs == 1; depth++) {
+        const attr_value *q = ins_attr(z, "permutation");
+        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !q || q->kind != ATTR_INTS || q->n != n)
+            return false;
+        for (int i = 0; i < n; i++) {
+            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
+                return false;
+            r[i] = q->u.ints[r[i]];
+        }
+        last = z;
+        z = z->args[0];
+    }
+    const attr_value *q = ins_attr(last, "permutation");
+    if (z->sh.rank != n || view_absorbs_transpose(z, q->u.ints, n) || moves_beside_at(last, z, q->u.ints, n, 0, false))
+        return false;
+    *base = z;
+    return true;
+}
+
+/* transpose_composes_below(t): see helpers_views.h. */
+bool view_transpose_composes_below(const ins *t)
+{
+    if (!is_op(t, "transpose") || t->nargs != 1)
+        return false;
+    const ins *x = t->args[0];
+    int n = t->sh.rank;
+    const attr_value *p = ins_attr(t, "permutation");
+    if (n > SHAPE_MAX_RANK || x->sh.rank != n || !p || p->kind != ATTR_INTS || p->n != n ||
+        moves_unit_axes_only(p->u.ints, n, x->sh.lens))
+        return false;
+    int64_t r[SHAPE_MAX_RANK], d[SHAPE_MAX_RANK], ip[SHAPE_MAX_RANK];
+    const ins *z = NULL;
+    if (is_op(x, "transpose") && x->nargs == 1) {
+        if (!transpose_chain(t, n, r, &z))
+            return false;
+    } else {
+        if (!(x->op->classes & OPC_BINARY) || x->nargs != 2 || x->args[0] == x->args[1] || x->nmods > 0)
+            return false;
+        const ins *u = x->args[0], *v = x->args[1];
+        if (!is_op(u, "transpose") || !is_op(v, "transpose") || u->nusers != 1 || v->nusers != 1)
+            return false;
+        int64_t ru[SHAPE_MAX_RANK], rv[SHAPE_MAX_RANK];
+        const ins *a = NULL, *b = NULL;
+        if (!transpose_chain(u, n, ru, &a) || !transpose_chain(v, n, rv, &b) ||
+            memcmp(ru, rv, sizeof(int64_t) * (size_t)n) != 0)
+            return false;
+        if (view_beside_twins_move(u) || view_beside_twins_move(v))
+            return false;
+        rule_value res, au = rule_ins((ins *)u);
+        if (!transposes_merge(x, a, b, ru, n) &&
+            !(helper_vanishes_below(NULL, &au, 1, &res) && res.u.i && !view_is_constant(a) && !view_is_constant(b)))
+            return false;
+        for (int i = 0; i < n; i++) {
+            if (p->u.ints[i] < 0 || p->u.ints[i] >= n)
+                return false;
+            r[i] = ru[p->u.ints[i]];
+        }
+        z = a;
+    }
+    /* the sibling has t's permutation: where the composition differs from
+     * it only by a move of length-1 axes, the two still merge after it
+     * (binary_above_transpose_and_unit_different_transpose), so no wait */
+    if (z->sh.rank != n || !invert_permutation(p->u.ints, n, ip))
+        return false;
+    for (int i = 0; i < n; i++)
+        d[i] = r[ip[i]];
+    return !moves_unit_axes_only(d, n, z->sh.lens);
+}
+
+bool helper_transpose_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(view_transpose_composes_below(a[0].u.in));
+    return true;
+}
+
 /* transposed_back_below(t): see helpers_views.h. From u, a reader of t,
  * through pointwise ops read once, to a transpose that undoes p (u itself,
  * or one below). p is the permutation from `base` (the lens of t's

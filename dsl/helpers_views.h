@@ -711,6 +711,25 @@ bool helper_beside_twins_sibling(arena *mem, const rule_value *args, int nargs, 
 bool view_beside_twins_move(const ins *t);
 bool helper_beside_twins_move(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* transpose_composes_below(t): instruction -> bool: t is a transpose whose
+ * operand is a chain of transposes (transpose_of_transpose composes them
+ * with t, whatever their readers), or becomes one: a two-operand op whose
+ * operands are transposes read once, the chain below each composing to
+ * one permutation, that binary_above_transposes merges (its guard asked of
+ * the values at the chains' ends). Only where the last transpose of each
+ * chain stays on its operand (that operand neither absorbs it nor takes it
+ * beside its inverse: else it may rise away before the chain composes),
+ * where t moves longer axes, and where t composed with the chain differs
+ * from t's own permutation by more than a move of length-1 axes (else its
+ * sibling at t's reader still merges with it after the composition,
+ * binary_above_transpose_and_unit_different_transpose). binary_above_transposes
+ * waits while it holds for either of its transposes: t then composes in
+ * every order and no merge is left, while merging first kept t's
+ * permutation above the reader and the composition inside it (round s55A,
+ * --views T seed 13004436). */
+bool view_transpose_composes_below(const ins *t);
+bool helper_transpose_composes_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* transposed_back_below(t): instruction -> bool: t has several readers,
  * and each reaches, through single-reader pointwise ops, a transpose that
  * undoes t's permutation, or is one (transposes on the way compose with
