@@ -2496,6 +2496,17 @@ static void collect_leaves_read_inside(cluster *c)
 
 static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n);
 
+/* The guard of binary_above_transposes for b reading transposes[p] of x
+ * and y, t the first of them: the two merge above b, or t vanishes below
+ * and neither operand is a constant. merges_at_reader and
+ * transpose_composes_below ask it of the same merge (the latter with x and
+ * y the ends of the chains below b's operands). */
+static bool binary_transposes_merge(const ins *b, const ins *t, const ins *x, const ins *y, const int64_t *p, int n)
+{
+    return transposes_merge(b, x, y, p, n) ||
+           (transpose_vanishes_below(t) && !view_is_constant(x) && !view_is_constant(y));
+}
+
 /* Transpose t, a reader of a cluster's root (or of the reshape chain to
  * its sink), goes away under a fold or merge that fires in every order
  * and leaves the root read by what reads t now: t is read by a transpose
@@ -2536,8 +2547,7 @@ static bool transpose_goes_away(const ins *t)
         if (p->u.ints[i] != q->u.ints[i])
             return false;
     const ins *x = b->args[0]->args[0], *y = b->args[1]->args[0];
-    return transposes_merge(b, x, y, p->u.ints, p->n) ||
-           (transpose_vanishes_below(b->args[0]) && !view_is_constant(x) && !view_is_constant(y));
+    return binary_transposes_merge(b, b->args[0], x, y, p->u.ints, p->n);
 }
 
 /* sink_read_by_multibroadcasts(s): the sink s of a cluster (its root or
@@ -7511,9 +7521,7 @@ bool view_transpose_composes_below(const ins *t)
             return false;
         if (view_beside_twins_move(u) || view_beside_twins_move(v))
             return false;
-        rule_value res, au = rule_ins((ins *)u);
-        if (!transposes_merge(x, a, b, ru, n) &&
-            !(helper_vanishes_below(NULL, &au, 1, &res) && res.u.i && !view_is_constant(a) && !view_is_constant(b)))
+        if (!binary_transposes_merge(x, u, a, b, ru, n))
             return false;
         for (int i = 0; i < n; i++) {
             if (p->u.ints[i] < 0 || p->u.ints[i] >= n)
