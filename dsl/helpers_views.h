@@ -104,6 +104,32 @@ bool helper_computes_one_element(arena *mem, const rule_value *args, int nargs, 
  * the other operand's lens. */
 bool helper_has_no_lens_of_its_own(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* literal_merges(k, m): instruction, instruction -> bool: k is a literal
+ * of m's lens that holds m's operand broadcast as m does, along at least
+ * one axis (by its strides or its values), so the literal merge
+ * (binary_above_*broadcast_literal_*) takes k beside m. */
+bool helper_literal_merges(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* rises_above_reader(r): instruction -> bool: r's one reader is a
+ * one-operand pointwise op read once that unary_above_reshape moves above
+ * r in every order (every guard of that rule holds). */
+bool helper_rises_above_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reader_cluster_unsettled(r): instruction -> bool: a reader of r is a
+ * cluster op whose cluster is still to change by a rewrite that fires in
+ * every order: its sink (its root, or the end of the reshape chain below
+ * it) is read by a broadcast[axis] that puts its operand's axes last
+ * (aligned_broadcast_to_multibroadcast makes it a multibroadcast, which
+ * loosens the sink: the labelling counts every lens equal to the sink's
+ * but for leading 1s as the sink's), or by a broadcast beside another
+ * broadcast under a two-operand op, of values of which one broadcasts to
+ * the other (the broadcast merges take that op into the cluster); or a
+ * leaf of it becomes a broadcast (its broadcast sinks below it, or its
+ * operands' broadcasts merge below it), after which its reader leaves the
+ * cluster. The cluster's lens (readers_in_cluster_lens) may differ before
+ * and after. */
+bool helper_reader_cluster_unsettled(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unit_reshape_lens(z, dl, w, axes) and unit_reshape_axes(z, dl, w, axes):
  * ints x4 -> ints. For reshape[w](reduce[axes](reshape[z](y))), where the
  * reduction's lens dl (z with the reduced axes 1) and w differ only in 1s:
