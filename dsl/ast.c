@@ -91,6 +91,13 @@ void dsl_file_add_rule(dsl_file *f, dsl_rule *r)
     f->rules[f->nrules++] = r;
 }
 
+void dsl_file_add_predicate(dsl_file *f, dsl_predicate *p)
+{
+    f->predicates = room_for_one_more(f, f->predicates, f->npredicates, &f->predicates_cap, 8);
+    p->index = f->npredicates;
+    f->predicates[f->npredicates++] = p;
+}
+
 dsl_list *dsl_list_new(dsl_file *f) { return dsl_alloc(f, sizeof(dsl_list)); }
 
 void dsl_list_push(dsl_file *f, dsl_list *l, void *item)
@@ -113,5 +120,13 @@ const dsl_rule *dsl_find_rule(const dsl_file *f, const char *name)
     for (int i = 0; i < f->nrules; i++)
         if (strcmp(f->rules[i]->name, name) == 0)
             return f->rules[i];
+    return NULL;
+}
+
+const dsl_predicate *dsl_find_predicate(const dsl_file *f, const char *name)
+{
+    for (int i = 0; i < f->npredicates; i++)
+        if (strcmp(f->predicates[i]->name, name) == 0)
+            return f->predicates[i];
     return NULL;
 }

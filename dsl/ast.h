@@ -256,18 +256,34 @@ typedef struct dsl_rule {
     bool fallible;          /* has guards or fallible lets: cannot shadow */
 } dsl_rule;
 
+/* A named guard: `predicate NAME(p, q) = EXPR`. A call NAME(a, b) in a
+ * rule's guard, let or attribute means EXPR with a and b in place of p and
+ * q (predicate.c), so that a guard several rules share is written once and
+ * later phases see only the expression it stands for. */
+typedef struct dsl_predicate {
+    const char *name;
+    dsl_loc loc;
+    dsl_expr **params;      /* EX_NAME nodes: the parameters' names and places */
+    int nparams;
+    dsl_expr *body;
+    int index;              /* among the file's predicates: it may call those before it */
+} dsl_predicate;
+
 typedef struct dsl_file {
     arena mem;
     const char *path;       /* as given, used in diagnostics */
     const char *text;       /* NUL-terminated copy */
     dsl_rule **rules;
     int nrules, rules_cap;
+    dsl_predicate **predicates;
+    int npredicates, predicates_cap;
 } dsl_file;
 
 /* ---- construction (parser) ---- */
 dsl_file *dsl_file_new(const char *path, const char *text, size_t len);
 void dsl_file_free(dsl_file *f);
 void dsl_file_add_rule(dsl_file *f, dsl_rule *r);
+void dsl_file_add_predicate(dsl_file *f, dsl_predicate *p);
 void *dsl_alloc(dsl_file *f, size_t size);
 const char *dsl_strndup(dsl_file *f, const char *s, size_t n);
 
@@ -285,6 +301,8 @@ bool dsl_error(graft_error *err, const dsl_file *f, dsl_loc loc, const char *fmt
 
 /* Looks a rule up by name; NULL if absent. */
 const dsl_rule *dsl_find_rule(const dsl_file *f, const char *name);
+/* Looks a predicate up by name; NULL if absent. */
+const dsl_predicate *dsl_find_predicate(const dsl_file *f, const char *name);
 
 /* Parses text into f; reports the first syntax error. (parser.y) */
 bool dsl_parse(dsl_file *f, graft_error *err);

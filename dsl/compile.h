@@ -40,6 +40,16 @@ bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err);
 /* OPC_* bits of a class name ("unary"), 0 if unknown. */
 unsigned dsl_class_bits(const char *name);
 
+/* ---- predicate.c ---- */
+/* What can be checked of a predicate without a caller: a unique name that no
+ * helper has, distinct and used parameters, a body whose names are its
+ * parameters and whose calls name helpers or predicates above it, and some
+ * caller. Sema calls it for each predicate before it checks the rules. */
+bool dsl_check_predicate(const dsl_file *f, const dsl_predicate *p, graft_error *err);
+/* A copy of p's body with call's arguments in place of p's parameters (call
+ * is an EX_CALL naming p with p->nparams arguments), unchecked. */
+dsl_expr *dsl_expand_predicate(dsl_file *f, const dsl_predicate *p, const dsl_expr *call);
+
 /* ---- termination.c ---- */
 enum { DSL_MEASURE_PENDING, DSL_MEASURE_VIEWS, DSL_MEASURE_INSTRUCTIONS, DSL_MEASURE_RANK,
        DSL_MEASURE_ORDER, DSL_MEASURE_COUNT };

@@ -51,6 +51,7 @@ int rdsllex(RDSLSTYPE *val, RDSLLTYPE *loc, dsl_lexer *lx)
             "rule" { set_loc(lx, start, loc); return T_RULE; }
             "if" { set_loc(lx, start, loc); return T_IF; }
             "let" { set_loc(lx, start, loc); return T_LET; }
+            "predicate" { set_loc(lx, start, loc); return T_PREDICATE; }
             "nonterminating" { set_loc(lx, start, loc); return T_NONTERMINATING; }
             "region" { set_loc(lx, start, loc); return T_REGION; }
             "true" { set_loc(lx, start, loc); return T_TRUE; }

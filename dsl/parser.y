@@ -9,6 +9,8 @@
  *       { if EXPR | let NAME = EXPR }
  *       => REPLACEMENT               # capture | op[attr=expr](args) | fold(c) | region(...) -> (...)
  *
+ *   predicate NAME(PARAM, ...) = EXPR  # a named guard: NAME(args) in an expression
+ *
  * A bare identifier in a pattern is an operand capture; an identifier followed
  * by [ or ( is an op; <name> is an op class. The parser stops at the first
  * syntax error and reports it with the offending token's location.
@@ -145,7 +147,7 @@ static dsl_pattern *make_pattern(dsl_lexer *lx, dsl_pattern *head, dsl_attr_pat 
 }
 
 %token T_EOF 0 "end of file"
-%token T_RULE "'rule'" T_IF "'if'" T_LET "'let'" T_REGION "'region'"
+%token T_RULE "'rule'" T_IF "'if'" T_LET "'let'" T_REGION "'region'" T_PREDICATE "'predicate'"
 %token T_TRUE "'true'" T_FALSE "'false'" T_NONTERMINATING "'nonterminating'"
 %token <str> T_IDENT "identifier" T_ATNAME "@name"
 %token <ival> T_INT "integer"
@@ -159,7 +161,7 @@ static dsl_pattern *make_pattern(dsl_lexer *lx, dsl_pattern *head, dsl_attr_pat 
 %type <pat> pattern node head arglist_inner
 %type <apat> attrpats attrpat opt_attrpats
 %type <value> value
-%type <list> values_opt values args exprs_opt exprs rargs_opt rargs names
+%type <list> values_opt values args exprs_opt exprs rargs_opt rargs names params_opt params
 %type <marks> marks
 %type <clause> clauses
 %type <expr> expr primary
@@ -179,6 +181,38 @@ static dsl_pattern *make_pattern(dsl_lexer *lx, dsl_pattern *head, dsl_attr_pat 
 file
     : %empty
     | file rule { dsl_file_add_rule(lx->file, $2); }
+    | file predicate
+    ;
+
+predicate
+    : T_PREDICATE T_IDENT '(' params_opt ')' '=' expr {
+        dsl_predicate *p = node(lx, sizeof *p);
+        p->name = $2;
+        p->loc = at(@2);
+        list_to_exprs($4, &p->params, &p->nparams);
+        p->body = $7;
+        dsl_file_add_predicate(lx->file, p);
+    }
+    ;
+
+params_opt
+    : %empty { $$ = dsl_list_new(lx->file); }
+    | params
+    ;
+
+params
+    : T_IDENT {
+        dsl_expr *e = expr_new(lx, EX_NAME, @1);
+        e->name = $1;
+        $$ = dsl_list_new(lx->file);
+        dsl_list_push(lx->file, $$, e);
+    }
+    | params ',' T_IDENT {
+        dsl_expr *e = expr_new(lx, EX_NAME, @3);
+        e->name = $3;
+        $$ = $1;
+        dsl_list_push(lx->file, $$, e);
+    }
     ;
 
 rule

@@ -584,6 +584,28 @@ static bool check_field(sema *s, dsl_expr *e)
     return true;
 }
 
+/* A call of predicate p becomes, in place, p's body with the call's
+ * arguments for its parameters (predicate.c), checked here as if the rule
+ * had spelled it out. An error inside the body points at the body and says
+ * which call brought it there (each call, for a predicate in a predicate). */
+static bool check_predicate_call(sema *s, dsl_expr *e, const dsl_predicate *p)
+{
+    if (e->nargs != p->nparams)
+        FAIL(s, e->loc, "predicate '%s' takes %d argument%s, got %d", p->name, p->nparams,
+             p->nparams == 1 ? "" : "s", e->nargs);
+    dsl_loc call = e->loc;
+    *e = *dsl_expand_predicate(s->f, p, e);
+    if (!check_expr(s, e)) {
+        size_t n = strlen(s->err->message);
+        snprintf(s->err->message + n, sizeof s->err->message - n, " (in predicate '%s', called at %d:%d)",
+                 p->name, call.line, call.col);
+        return false;
+    }
+    if (e->type != TY_BOOL)
+        FAIL(s, call, "predicate '%s' must be bool, its body gives %s", p->name, dsl_type_name(e->type));
+    return true;
+}
+
 static bool check_expr(sema *s, dsl_expr *e)
 {
     switch (e->kind) {
@@ -637,6 +659,9 @@ static bool check_expr(sema *s, dsl_expr *e)
         FAIL(s, e->loc, "unknown name '%s' (not a capture, a let or an element type)", e->name);
     }
     case EX_CALL: {
+        const dsl_predicate *p = dsl_find_predicate(s->f, e->name);
+        if (p)
+            return check_predicate_call(s, e, p);
         const rule_helper *h = rule_helper_find(e->name);
         if (!h) {
             char hint[128];
@@ -1202,6 +1227,15 @@ bool dsl_sema_all(dsl_file *f, dsl_diags *diags, graft_error *err)
 {
     sema s;
     int nerrors = 0;
+    /* Predicates first: a rule that calls a broken one would only repeat
+     * its error, so the rules wait until the predicates are sound. */
+    for (int i = 0; i < f->npredicates; i++) {
+        graft_error e = {0};
+        if (!dsl_check_predicate(f, f->predicates[i], &e) && !dsl_diags_note(diags, &e, err, &nerrors))
+            return false;
+    }
+    if (nerrors)
+        return false;
     for (int i = 0; i < f->nrules; i++) {
         dsl_rule *r = f->rules[i];
         graft_error e = {0};

@@ -73,6 +73,30 @@ else
     fail ranks_rules_run "$(head -3 "$tmp/ranks_run.err" "$tmp/ranks_out.txt")"
 fi
 
+# Predicates run as the guards they stand for: the two transposes of the
+# matrix compose and the identity goes (has_rank(x, 2), identity_view); those
+# of the rank-3 value stay, as has_rank says no there.
+cat > "$tmp/predicates.txt" <<'G'
+module: "main"
+x = @param:x -> float_type, {2, 3}, {3, 1}
+y = @param:y -> float_type, {2, 3, 4}, {12, 4, 1}
+@1 = transpose[permutation={1, 0}](x) -> float_type, {3, 2}, {1, 3}
+@2 = transpose[permutation={1, 0}](@1) -> float_type, {2, 3}, {3, 1}
+@3 = relu(@2) -> float_type, {2, 3}, {3, 1}
+@4 = transpose[permutation={1, 0, 2}](y) -> float_type, {3, 2, 4}, {4, 12, 1}
+@5 = transpose[permutation={1, 0, 2}](@4) -> float_type, {2, 3, 4}, {12, 4, 1}
+@6 = relu(@5) -> float_type, {2, 3, 4}, {12, 4, 1}
+@7 = @return(@3, @6)
+G
+if "$GRAFT" opt "$tmp/predicates.txt" -r tests/dsl_pass/predicates.rules --verify -o "$tmp/predicates_out.txt" 2> "$tmp/predicates_run.err" &&
+   grep -q "= relu(x)" "$tmp/predicates_out.txt" && [ "$(grep -c "= transpose" "$tmp/predicates_out.txt")" -eq 2 ]; then
+    pass predicate_rules_run
+elif grep -q -i "compiler" "$tmp/predicates_run.err"; then
+    pass predicate_rules_run_skipped_no_compiler
+else
+    fail predicate_rules_run "$(head -3 "$tmp/predicates_run.err" "$tmp/predicates_out.txt")"
+fi
+
 # graft rules -p PIPELINE --list: each phase's rules with set and file:line,
 # as the rule files say (the line of `rule NAME`), every rule of every set.
 "$GRAFT" rules -p normalize --list > "$tmp/list.txt" 2> "$tmp/list.err"
