@@ -125,13 +125,16 @@ static const char *op_suggestion(const char *name, char *buf, size_t size)
     return suggest_text(&g, buf, size);
 }
 
-static const char *helper_suggestion(const char *name, char *buf, size_t size)
+/* The closest helper or predicate of f. */
+static const char *helper_suggestion(const dsl_file *f, const char *name, char *buf, size_t size)
 {
     suggestion g = {name, NULL, 0};
     int n;
     const rule_helper *all = rule_helpers(&n);
     for (int k = 0; k < n; k++)
         suggest_consider(&g, all[k].name);
+    for (int k = 0; k < f->npredicates; k++)
+        suggest_consider(&g, f->predicates[k]->name);
     return suggest_text(&g, buf, size);
 }
 
@@ -665,7 +668,7 @@ static bool check_expr(sema *s, dsl_expr *e)
         const rule_helper *h = rule_helper_find(e->name);
         if (!h) {
             char hint[128];
-            FAIL(s, e->loc, "unknown helper '%s'%s", e->name, helper_suggestion(e->name, hint, sizeof hint));
+            FAIL(s, e->loc, "unknown helper '%s'%s", e->name, helper_suggestion(s->f, e->name, hint, sizeof hint));
         }
         {
             int n;
