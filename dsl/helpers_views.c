@@ -507,6 +507,60 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
         const ins *w = cancelled_below(x);
         if (w)
             return absorbs(w, p, n, depth + 1);
+        /* where x's operand is a transpose read once and the chain of
+         * transposes read once from x down composes into a transpose that
+         * moves only length-1 axes, x is asked as what transpose_of_transpose
+         * leaves of the chain (it has no guard and composes it in every
+         * order): t[p] cancelling x alone leaves the rest of the chain,
+         * which composes into a transpose the composed chain with t[p]
+         * folded in is as well, so the answer is the one asked of z with
+         * x's permutation composed in. Asked of x alone, it said yes before
+         * the chain composed and no after (round s56A, --views T seed
+         * 13000494: add(t(s), t(sin(sin(t(t'(p)))))) with t t' a transpose
+         * of length-1 axes; t rose through the sins in the orders that met
+         * it before the chain composed, and merged at add with s's
+         * transpose in the others, which left the length-1 axes transpose
+         * on the other operand). Not where the chain composes into a
+         * transpose of longer axes: that one sinks through x's ops to t[p]
+         * and composes with it (unary_above_transpose,
+         * reduce_below_transpose), to the transpose the rise leaves, so
+         * rising first gives the graph of the orders that compose first;
+         * asked as the composed chain there, the rivals that ask
+         * absorbs_transpose before the sinking transpose arrives took the
+         * chain's reader first in some orders (tuned seed 1350:
+         * binary_above_transpose_and_unit_different_transpose at sub over
+         * reduce_mean(t(t'(p1))) before reduce_below_transpose). The whole
+         * chain, not x and z alone: z's own operand may be a transpose
+         * with which the pair composes into longer axes (--views T seed
+         * 13004387: t(t(t'(t(add)))), whose first two compose into a
+         * transpose of length-1 axes) */
+        if (vanishes(r, n, z->sh.lens) && is_op(z, "transpose") && z->nargs == 1 && one_reader(z)) {
+            int64_t c[SHAPE_MAX_RANK] = {0};
+            bool unit = true;
+            for (int i = 0; i < n; i++) {
+                if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+                    unit = false;
+                else
+                    c[i] = q->u.ints[i];
+            }
+            const ins *zb = z;
+            for (int d = 0; unit && is_op(zb, "transpose") && zb->nargs == 1 && one_reader(zb); d++) {
+                const attr_value *b = ins_attr(zb, "permutation");
+                if (d > ABSORBS_TRANSPOSE_MAX_DEPTH || !b || b->kind != ATTR_INTS || b->n != n) {
+                    unit = false;
+                    break;
+                }
+                for (int i = 0; i < n; i++) {
+                    if (b->u.ints[c[i]] < 0 || b->u.ints[c[i]] >= n)
+                        unit = false;
+                    else
+                        c[i] = b->u.ints[c[i]];
+                }
+                zb = zb->args[0];
+            }
+            if (unit && zb->sh.rank == n && moves_unit_axes_only(c, n, zb->sh.lens))
+                return absorbs(z, r, n, depth + 1);
+        }
         if (vanishes(r, n, z->sh.lens))
             return true;
         return one_reader(x) && absorbs(z, r, n, depth + 1);
