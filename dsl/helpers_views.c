@@ -487,6 +487,29 @@ static bool twin_transposes_read(const ins *x)
     return p != NULL;
 }
 
+/* Composes into r (r[i] = inner[outer[i]], as transpose_of_transpose
+ * composes two) the chain of transposes from z down, each read once where
+ * read_once, and returns the value that ends the chain; *last becomes the
+ * chain's last transpose (unchanged where the chain is empty). NULL where a
+ * permutation does not fit, or the chain is longer than
+ * ABSORBS_TRANSPOSE_MAX_DEPTH. */
+static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool read_once, const ins **last)
+{
+    for (int depth = 0; is_op(z, "transpose") && z->nargs == 1 && (!read_once || one_reader(z)); depth++) {
+        const attr_value *q = ins_attr(z, "permutation");
+        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !q || q->kind != ATTR_INTS || q->n != n)
+            return NULL;
+        for (int i = 0; i < n; i++) {
+            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
+                return NULL;
+            r[i] = q->u.ints[r[i]];
+        }
+        *last = z;
+        z = z->args[0];
+    }
+    return z;
+}
+
 static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
@@ -536,29 +559,14 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
          * transpose of length-1 axes) */
         if (vanishes(r, n, z->sh.lens) && is_op(z, "transpose") && z->nargs == 1 && one_reader(z)) {
             int64_t c[SHAPE_MAX_RANK] = {0};
-            bool unit = true;
+            bool fits = true;
             for (int i = 0; i < n; i++) {
-                if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
-                    unit = false;
-                else
-                    c[i] = q->u.ints[i];
+                fits = fits && q->u.ints[i] >= 0 && q->u.ints[i] < n;
+                c[i] = fits ? q->u.ints[i] : 0;
             }
-            const ins *zb = z;
-            for (int d = 0; unit && is_op(zb, "transpose") && zb->nargs == 1 && one_reader(zb); d++) {
-                const attr_value *b = ins_attr(zb, "permutation");
-                if (d > ABSORBS_TRANSPOSE_MAX_DEPTH || !b || b->kind != ATTR_INTS || b->n != n) {
-                    unit = false;
-                    break;
-                }
-                for (int i = 0; i < n; i++) {
-                    if (b->u.ints[c[i]] < 0 || b->u.ints[c[i]] >= n)
-                        unit = false;
-                    else
-                        c[i] = b->u.ints[c[i]];
-                }
-                zb = zb->args[0];
-            }
-            if (unit && zb->sh.rank == n && moves_unit_axes_only(c, n, zb->sh.lens))
+            const ins *last = x;
+            const ins *zb = fits ? compose_transposes_below(z, n, c, true, &last) : NULL;
+            if (zb && zb->sh.rank == n && moves_unit_axes_only(c, n, zb->sh.lens))
                 return absorbs(z, r, n, depth + 1);
         }
         if (vanishes(r, n, z->sh.lens))
@@ -7534,19 +7542,10 @@ static bool transpose_chain(const ins *u, int n, int64_t *r, const ins **base)
             return false;
         r[i] = p->u.ints[i];
     }
-    const ins *z = u->args[0], *last = u;
-    for (int depth = 0; is_op(z, "transpose") && z->nargs == 1; depth++) {
-        const attr_value *q = ins_attr(z, "permutation");
-        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !q || q->kind != ATTR_INTS || q->n != n)
-            return false;
-        for (int i = 0; i < n; i++) {
-            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
-                return false;
-            r[i] = q->u.ints[r[i]];
-        }
-        last = z;
-        z = z->args[0];
-    }
+    const ins *last = u;
+    const ins *z = compose_transposes_below(u->args[0], n, r, false, &last);
+    if (!z)
+        return false;
     const attr_value *q = ins_attr(last, "permutation");
     if (z->sh.rank != n || view_absorbs_transpose(z, q->u.ints, n) || moves_beside_at(last, z, q->u.ints, n, 0, false))
         return false;
