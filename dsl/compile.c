@@ -1,7 +1,9 @@
 /* compile.c: the rule compiler's pipeline, one phase after another.
  *
  * Reading this file should tell a newcomer the whole shape of the compiler:
- * text -> parse -> sema -> termination -> overlap -> trees -> C. Each error
+ * text -> parse -> sema -> termination -> overlap -> trees -> C, where sema
+ * first checks the file's predicates (predicate.c) and then each rule with
+ * its predicate calls expanded, so no later phase sees one. Each error
  * has a file:line:col. A syntax error stops the pipeline at once; the
  * checking phases (sema, then termination and overlap together, which need
  * a file sema accepted) go on with the next rule, so that dsl_check_all

@@ -489,10 +489,10 @@ static bool twin_transposes_read(const ins *x)
 
 /* Composes into r (r[i] = inner[outer[i]], as transpose_of_transpose
  * composes two) the chain of transposes from z down, each read once where
- * read_once, and returns the value that ends the chain; *last becomes the
- * chain's last transpose (unchanged where the chain is empty). NULL where a
- * permutation does not fit, or the chain is longer than
- * ABSORBS_TRANSPOSE_MAX_DEPTH. */
+ * read_once, and returns the value that ends the chain; *last, where last
+ * is not NULL, becomes the chain's last transpose (unchanged where the
+ * chain is empty). NULL where a permutation does not fit, or the chain is
+ * longer than ABSORBS_TRANSPOSE_MAX_DEPTH. */
 static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool read_once, const ins **last)
 {
     for (int depth = 0; is_op(z, "transpose") && z->nargs == 1 && (!read_once || one_reader(z)); depth++) {
@@ -504,7 +504,8 @@ static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool
                 return NULL;
             r[i] = q->u.ints[r[i]];
         }
-        *last = z;
+        if (last)
+            *last = z;
         z = z->args[0];
     }
     return z;
@@ -564,8 +565,7 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
                 fits = fits && q->u.ints[i] >= 0 && q->u.ints[i] < n;
                 c[i] = fits ? q->u.ints[i] : 0;
             }
-            const ins *last = x;
-            const ins *zb = fits ? compose_transposes_below(z, n, c, true, &last) : NULL;
+            const ins *zb = fits ? compose_transposes_below(z, n, c, true, NULL) : NULL;
             if (zb && zb->sh.rank == n && moves_unit_axes_only(c, n, zb->sh.lens))
                 return absorbs(z, r, n, depth + 1);
         }
@@ -6321,6 +6321,13 @@ static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb
     return ok;
 }
 
+/* One of shapes a and b broadcasts to the other: two multibroadcasts of
+ * them can merge below a two-operand op that reads both. */
+static bool lens_broadcast_either_way(const shape *a, const shape *b)
+{
+    return lens_broadcast_to(a->lens, a->rank, b->lens, b->rank) || lens_broadcast_to(b->lens, b->rank, a->lens, a->rank);
+}
+
 /* A multibroadcast, or a broadcast[axis] that puts its operand's axes last
  * and that aligned_broadcast_to_multibroadcast makes one in every order
  * (round s28G: seed 1007512's mul(mb(s), broadcast[axis=1](t(p))) read
@@ -6357,8 +6364,7 @@ static bool multibroadcasts_merge(const ins *v)
     const ins *x = merging_broadcast_operand(v, 0), *y = merging_broadcast_operand(v, 1);
     if (!x || !y)
         return false;
-    return (lens_broadcast_to(x->sh.lens, x->sh.rank, y->sh.lens, y->sh.rank) ||
-            lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank)) &&
+    return lens_broadcast_either_way(&x->sh, &y->sh) &&
            shape_elements(&x->sh) < shape_elements(&v->sh) && shape_elements(&y->sh) < shape_elements(&v->sh) &&
            !view_is_constant(x) && !view_is_constant(y) && !copies_at_output(v, x, y);
 }
@@ -8782,8 +8788,7 @@ static bool sink_broadcast_merges(const ins *q)
         const ins *o = w->args[0] == q ? w->args[1] : w->args[0];
         if (!(is_op(o, "multibroadcast") || aligned_broadcast(o)) || o->nargs != 1 || q->nargs != 1)
             continue;
-        const shape *x = &q->args[0]->sh, *y = &o->args[0]->sh;
-        if (lens_broadcast_to(x->lens, x->rank, y->lens, y->rank) || lens_broadcast_to(y->lens, y->rank, x->lens, x->rank))
+        if (lens_broadcast_either_way(&q->args[0]->sh, &o->args[0]->sh))
             return true;
     }
     return false;

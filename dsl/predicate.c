@@ -64,33 +64,38 @@ static bool element_type_name(const char *name)
     return type_from_name(name, strlen(name), &t) || strcmp(name, "inf") == 0;
 }
 
-/* The body's names and calls (see the top of the file). */
-static bool check_body(const dsl_file *f, const dsl_predicate *p, const dsl_expr *e, graft_error *err)
+/* What body_error is given: the predicate whose body is walked, and
+ * where the first error goes. */
+typedef struct {
+    const dsl_file *f;
+    const dsl_predicate *p;
+    graft_error *err;
+} body_check;
+
+/* e is a name or a call the body may not hold (see the top of the file);
+ * the error is set in ctx's err (dsl_error returns false, so
+ * `return !dsl_error(...)` records it and says that e is one). */
+static bool body_error(const dsl_expr *e, const void *ctx)
 {
-    if (!e)
-        return true;
+    const body_check *b = ctx;
+    const dsl_predicate *p = b->p;
     if (e->kind == EX_NAME && param_index(p, e->name) < 0 && !element_type_name(e->name))
-        return dsl_error(err, f, e->loc, "unknown name '%s' in predicate '%s' (not one of its parameters)",
-                         e->name, p->name);
-    if (e->kind == EX_CALL) {
-        const dsl_predicate *q = dsl_find_predicate(f, e->name);
-        if (q == p)
-            return dsl_error(err, f, e->loc, "predicate '%s' calls itself", p->name);
-        if (q && q->index > p->index)
-            return dsl_error(err, f, e->loc,
-                             "predicate '%s' calls '%s', declared after it at %d:%d (a predicate "
-                             "calls only those above it)",
-                             p->name, q->name, q->loc.line, q->loc.col);
-        if (!q && !rule_helper_find(e->name))
-            return dsl_error(err, f, e->loc, "unknown helper or predicate '%s' in predicate '%s'",
-                             e->name, p->name);
-    }
-    if (!check_body(f, p, e->a, err) || !check_body(f, p, e->b, err))
+        return !dsl_error(b->err, b->f, e->loc, "unknown name '%s' in predicate '%s' (not one of its parameters)",
+                          e->name, p->name);
+    if (e->kind != EX_CALL)
         return false;
-    for (int i = 0; i < e->nargs; i++)
-        if (!check_body(f, p, e->args[i], err))
-            return false;
-    return true;
+    const dsl_predicate *q = dsl_find_predicate(b->f, e->name);
+    if (q == p)
+        return !dsl_error(b->err, b->f, e->loc, "predicate '%s' calls itself", p->name);
+    if (q && q->index > p->index)
+        return !dsl_error(b->err, b->f, e->loc,
+                          "predicate '%s' calls '%s', declared after it at %d:%d (a predicate "
+                          "calls only those above it)",
+                          p->name, q->name, q->loc.line, q->loc.col);
+    if (!q && !rule_helper_find(e->name))
+        return !dsl_error(b->err, b->f, e->loc, "unknown helper or predicate '%s' in predicate '%s'", e->name,
+                          p->name);
+    return false;
 }
 
 static bool repl_calls(const dsl_repl *r, const dsl_predicate *p)
@@ -139,7 +144,8 @@ bool dsl_check_predicate(const dsl_file *f, const dsl_predicate *p, graft_error 
             return dsl_error(err, f, q->loc, "parameter '%s' of predicate '%s' is not used", q->name,
                              p->name);
     }
-    if (!check_body(f, p, p->body, err))
+    body_check check = {f, p, err};
+    if (expr_any(p->body, body_error, &check))
         return false;
     if (!is_called(f, p))
         return dsl_error(err, f, p->loc, "predicate '%s' is never called", p->name);
