@@ -5873,6 +5873,27 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
                  readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
         }
+        /* a shape op of u (a squeeze, unsqueeze or reshape), the only reader
+         * of u, where u's operand is a multibroadcast of one element and the
+         * shape op's only reader is a dot: once the broadcast sinks below u,
+         * the dot reads a shape op of a broadcast of one element, which
+         * multibroadcast_shape_into_dot_unit_* make the broadcast to the
+         * shape op's lens with no guard, and a dot reads any strides. So the
+         * dot's operand is a broadcast of u's one value either way, and the
+         * graph that keeps u above its broadcast keeps the shape op too (no
+         * rule takes a squeeze or unsqueeze of a value that is no standard
+         * one): one view more than the core's, whose shape op met the
+         * broadcast first (seed 1093502: neg(mb[{2, 1, 2}](add)) of a {1}
+         * add squeezed for a dot, where the core's dot read a broadcast of
+         * neg's one value; --ops 24 seed 11006815: abs(mb(p)) of a
+         * {1, 1} p squeezed for a dot). Only u read by the shape op alone,
+         * the shape op read by the dot alone and a broadcast of no
+         * multibroadcast: the dot rules take a broadcast and a shape op each
+         * read once, of a value that is no multibroadcast. */
+        if ((c & OPC_SHAPE) && r->nargs == 1 && r->nmods == 0 && v == u && v->nusers == 1 && unit_broadcast_operand(u) &&
+            is_op(u->args[0], "multibroadcast") && !is_op(u->args[0]->args[0], "multibroadcast") && r->nusers == 1 &&
+            is_op(r->users[0], "dot") && r->users[0]->nmods == 0)
+            continue;
         /* a reshape of u, where u's operand broadcasts one element: once
          * the broadcast sinks below u, the reshape reads a broadcast of one
          * element, every reshape of which is a view, and becomes a broadcast

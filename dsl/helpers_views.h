@@ -440,7 +440,10 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *args, int narg
  * broadcast of one element, a reshape that reshape_of_multibroadcast makes
  * a broadcast once the broadcast has sunk (its readers take the layout,
  * none drops it, each is a multibroadcast that stretches it and stays its
- * reader): their results have the same
+ * reader), or, where u is a one-operand op of a multibroadcast of one
+ * element read only by a shape op, that shape op read only by a dot
+ * (multibroadcast_shape_into_dot_unit_* make it a broadcast once the
+ * broadcast has sunk): their results have the same
  * layout whether u's value is standard or broadcast, so a broadcast may move
  * below u without changing any layout downstream (an output keeps its
  * layout; a copy would follow). Asking what the other operand may become,
