@@ -877,6 +877,28 @@ bool helper_read_by_dots(arena *mem, const rule_value *a, int n, rule_value *out
     return true;
 }
 
+/* Every reader of v is a dot, or a one-operand op whose own readers are
+ * (bounded by depth): a one-operand op of a broadcast sinks below it where
+ * its readers take the layout, and a dot takes any strides. */
+static bool dots_through_unary(const ins *v, int depth)
+{
+    bool ok = v->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *r = v->users[k];
+        ok = plain_dot(r) || ((r->op->classes & OPC_UNARY) && r->nargs == 1 && r->nmods == 0 &&
+                              dots_through_unary(r, depth + 1));
+    }
+    return ok;
+}
+
+/* read_by_dots_through_unary(r): see helpers_views.h. */
+bool helper_read_by_dots_through_unary(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(dots_through_unary(a[0].u.in, 0));
+    return true;
+}
+
 /* dot_reads(r): see helpers_views.h. */
 bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1084,6 +1106,7 @@ bool helper_reshaped_to(arena *mem, const rule_value *a, int n, rule_value *out)
 }
 
 static bool broadcast_view(const ins *m, const int64_t *lens, int rank, int64_t *r);
+static bool broadcast_axis_reshaped_at(const ins *m, const int64_t *lens, int rank, int64_t *axis);
 static int leading_ones(const int64_t *a, int na);
 static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t *b, int nb);
 
@@ -1778,6 +1801,45 @@ static bool reshape_copies_at_output(const ins *m)
     return relayout_reaches_output(m, &std, 0);
 }
 
+static bool aligned_broadcast(const ins *b);
+
+/* x is a broadcast[axis] that stretches nothing, of v = b(u, u) read by
+ * x alone, u a one-operand op of a stretching broadcast[axis] m of a
+ * computed value, m read by u alone (or u the transparent pending op
+ * unary_above_broadcast leaves above m once m has sunk below the op);
+ * neither broadcast puts its value's axes last (such a one becomes a
+ * multibroadcast in every order, aligned_broadcast_to_multibroadcast).
+ * Once m sinks below u's op (unary_above_broadcast, where its readers take
+ * the layout) and below b (binary_above_broadcast_twice), x reads a
+ * broadcast[axis] and broadcast_of_broadcast composes the two into one
+ * that stretches: to its readers x is that broadcast, not the reshape it
+ * is of a standard v, and broadcast_to_reshape waits for it
+ * (broadcast_composes_below). The graph whose op ran below m has
+ * b(m, m), which keeps m's strides, so its x is never a reshape there:
+ * both graphs reach the one broadcast. Not of u itself: a graph whose u
+ * ran below its broadcast may have computed a two-operand op of it and
+ * another value before x, whose x of a standard value becomes a reshape,
+ * where the graph that broadcast each operand on its own composed the
+ * broadcasts under this wait (seed 7007034: broadcast[axis=0, {4, 4,
+ * 1}](tanh(broadcast[axis=0, {4, 4}](s))) beside another such broadcast
+ * under sub, against the core's broadcast of sub(relu, broadcast(tanh))). */
+static bool composes_into_axis_broadcast(const ins *x)
+{
+    if (!is_op(x, "broadcast") || x->nargs != 1 || x->nmods != 0 || aligned_broadcast(x) ||
+        shape_elements(&x->sh) != shape_elements(&x->args[0]->sh))
+        return false;
+    const ins *v = x->args[0];
+    if (!((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == v->args[1] && v->nmods == 0 && one_reader(v)))
+        return false;
+    const ins *u = v->args[0];
+    bool unary = (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0;
+    if (!unary && !(pending_is_transparent(u) && u->nargs == 1))
+        return false;
+    const ins *m = u->args[0];
+    return is_op(m, "broadcast") && m->nargs == 1 && m->nmods == 0 && !aligned_broadcast(m) &&
+           shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && (!unary || one_reader(m));
+}
+
 /* A broadcast or multibroadcast that stretches no axis (it only adds
  * length-1 axes) of a standard value: *broadcast_to_reshape make it a
  * reshape, in some orders before the clusters around it are labelled, in
@@ -1794,12 +1856,18 @@ static bool reshape_copies_at_output(const ins *m)
  * 100000-seed range). Not one that stays a broadcast at an output
  * (reshape_copies_at_output, round s26D): the clusters moved it up past a
  * pointwise operand of its binary reader, where it became a reshape after
- * all (seed 1019485's sub(mb(sin(p)), t)). */
+ * all (seed 1019485's sub(mb(sin(p)), t)). Nor one that becomes part of
+ * a stretching broadcast once the broadcast below its operand sinks
+ * (composes_into_axis_broadcast): broadcast_to_reshape waits for that
+ * sink, so the clusters take it for the broadcast it becomes; taken for a
+ * reshape, its reader's cluster moved into its operand's lens in the
+ * orders that labelled the cluster before the sink, where the others
+ * composed the two broadcasts and kept the reader's lens (seed 2015991). */
 static bool unit_broadcast(const ins *x)
 {
     return broadcast_op(x) && x->nargs == 1 &&
            shape_elements(&x->sh) == shape_elements(&x->args[0]->sh) && shape_standard_p(&x->args[0]->sh) &&
-           !reshape_copies_at_output(x);
+           !reshape_copies_at_output(x) && !composes_into_axis_broadcast(x);
 }
 
 /* A shape op (reshape, squeeze, ...: they all compose into reshapes) of a
@@ -4830,6 +4898,24 @@ bool helper_in_reshape_cluster(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+static bool twice_readers(const ins *v);
+
+/* read_twice_only(v): see helpers_views.h. */
+bool helper_read_twice_only(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(twice_readers(a[0].u.in));
+    return true;
+}
+
+/* broadcast_sinks_below(u): see helpers_views.h. */
+bool helper_broadcast_sinks_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(broadcast_sinks_below(a[0].u.in));
+    return true;
+}
+
 static bool reshapes_merge_at_reader_d(const ins *r, int depth);
 
 /* x, through transposes that go away in every order: one to its operand's
@@ -5701,6 +5787,32 @@ static bool binary_readers_beside_values(const ins *v)
     return ok;
 }
 
+/* Every reader of v is a two-operand op b(v, v) (v has a reader): b keeps
+ * v's layout, whatever it is, so its readers decide. */
+static bool twice_readers(const ins *v)
+{
+    bool ok = v->nusers > 0;
+    for (int k = 0; k < v->nusers && ok; k++) {
+        const ins *w = v->users[k];
+        ok = (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] == v && w->args[1] == v && w->nmods == 0;
+    }
+    return ok;
+}
+
+/* e is read by b(e, e) (twice_readers), and b's value reaches, through
+ * single-reader pointwise ops, a run of shape ops that ends in u's lens but
+ * for length-1 axes (reshaped_to_run, unit_lens_only): the reshape e of u
+ * and that run compose into one reshape that only moves 1s, or none, once
+ * b moves into u's lens (binary_into_cluster_lens or
+ * binary_above_reshape_twice, then reshape_of_reshape and
+ * reshape_to_same_shape), so b(u, u) runs in u's lens and whether u's
+ * broadcast sinks is for the readers there to say, not for e's. */
+static bool twice_read_back(const ins *e, const ins *u)
+{
+    const ins *back = e->nusers > 0 ? reshaped_to_run(e->users[0]) : NULL;
+    return back && unit_lens_only(back->sh.lens, back->sh.rank, u->sh.lens, u->sh.rank);
+}
+
 /* chain_read_beside_values(r): see helpers_views.h. */
 bool helper_chain_read_beside_values(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -5942,7 +6054,41 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * - every reader of e is a two-operand op beside a value that is no
          *   constant (binary_readers_beside_values; seeds 2000231's output,
          *   2065075's and 2027110's one-operand and transpose readers,
-         *   2012099's sub beside a literal).
+         *   2012099's sub beside a literal); or every reader of e is b(e, e)
+         *   (twice_readers: b keeps e's layout, whatever it is, and
+         *   binary_above_broadcast_twice takes b below the broadcast the
+         *   reshape becomes) where m in e's lens is one broadcast[axis] of
+         *   k (broadcast_axis_reshaped_at, reshape_of_broadcast_to_broadcast's
+         *   let; seed 9014909): only there does binary_above_reshape_twice
+         *   wait for the reshape to become that broadcast
+         *   (reshape_to_one_broadcast); where it becomes mb(reshape(k))
+         *   instead, the twice rule moves b above e in the orders that reach
+         *   it first and the sunk broadcast ends under another reshape (seed
+         *   4008722: mul(e, e) of sigmoid(broadcast[axis=0, {27, 1,
+         *   2}](p0)) squeezed to {27, 2} and reshaped for a dot). Not where
+         *   b's value is reshaped back to
+         *   u's lens but for length-1 axes (twice_read_back): the clusters
+         *   then move b into u's lens and the reshapes compose away in the
+         *   orders that reach b first, while the sink made the reshape of
+         *   the broadcast a view that does not meet u's other readers
+         *   (seed 2026637: mul(unsqueeze(tanh(broadcast(p0))), same)
+         *   squeezed for mul(., tanh) ended as mul(mb(reshape(mul)),
+         *   broadcast(tanh)) in program order, mul(mul(B, B), B) in the
+         *   others; 2057128); or every reader of e is a dot (dots read
+         *   any strides, so the walk takes them, `dots`) where m in e's
+         *   lens is one broadcast[axis] of k, as
+         *   reshape_of_broadcast_to_broadcast's dot arm makes it once m
+         *   sinks below u, and squeeze_of_broadcast_to_broadcast makes the
+         *   squeeze of the graph whose u ran on k, which never becomes a
+         *   reshape (tuned seed 2150: neg(broadcast[axis=2, {4, 1, 3,
+         *   2}](p0)) squeezed for a dot stayed above its broadcast, 2
+         *   views, where the core's squeeze of broadcast(neg(p0)) became
+         *   one broadcast[axis=1]). Not where e's lens are u's own: the
+         *   chain then composes into a reshape to u's shape, which
+         *   reshape_to_same_shape removes with no guard, and the dot reads
+         *   u itself, which the dot branch above does not take (seed
+         *   1005435: neg(broadcast) reshaped to {6, 1, 6} and back for a
+         *   dot sank in program order only).
          * Seed 2066561: tanh(broadcast[axis=2, {1, 4, 3, 1}](p3)) squeezed
          * for a pointwise max beside reshape(p2) kept tanh above its
          * broadcast, where the core, whose squeeze had met the broadcast
@@ -5954,8 +6100,14 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
             ok = !aligned_broadcast(m) && !broadcast_op(k) && !reads_broadcast(k) && shape_elements(&k->sh) > 1 &&
                  unit_lens_only(e->sh.lens, e->sh.rank, v->sh.lens, v->sh.rank) &&
                  broadcast_view(m, e->sh.lens, e->sh.rank, kc) &&
-                 lens_equal_but_leading_ones(kc, e->sh.rank, k->sh.lens, k->sh.rank) &&
-                 binary_readers_beside_values(e) && !dropped_below(e) && readers_take_broadcast(e, e, depth + 1);
+                 ((lens_equal_but_leading_ones(kc, e->sh.rank, k->sh.lens, k->sh.rank) &&
+                   binary_readers_beside_values(e)) ||
+                  (twice_readers(e) && !twice_read_back(e, u) &&
+                   broadcast_axis_reshaped_at(m, e->sh.lens, e->sh.rank, &(int64_t){0})) ||
+                  (every_reader(e, plain_dot) && !lens_equal(e->sh.lens, e->sh.rank, v->sh.lens, v->sh.rank) &&
+                   broadcast_axis_reshaped_at(m, e->sh.lens, e->sh.rank, &(int64_t){0}))) &&
+                 !dropped_below(e) &&
+                 readers_take_broadcast_d(e, e, depth + 1, every_reader(e, plain_dot));
             continue;
         }
         /* the same of v, a two-operand op whose broadcasts merge (dots),
@@ -7872,6 +8024,17 @@ bool helper_broadcast_past_pending(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
+/* reshape_to_one_broadcast(r): see helpers_views.h. */
+bool helper_reshape_to_one_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    const ins *m = r->nargs == 1 ? past_layout_pending(r->args[0]) : NULL;
+    *out = rule_bool(is_op(r, "reshape") && m && is_op(m, "broadcast") && !aligned_broadcast(m) &&
+                     broadcast_axis_reshaped_at(m, r->sh.lens, r->sh.rank, &(int64_t){0}));
+    return true;
+}
+
 /* standard_between_pending(x, r): see helpers_views.h. The squeeze r of
  * x is standard only between two layout-only pending ops that
  * view_through_pending and pending_of_pending take away in every order:
@@ -8522,6 +8685,83 @@ bool helper_broadcast_axis_after(arena *mem, const rule_value *a, int n, rule_va
     return true;
 }
 
+/* broadcast_axis_within(o): see helpers_views.h. */
+bool helper_broadcast_axis_within(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *o = a[0].u.in;
+    const attr_value *oa = ins_attr(o, "axis");
+    if (!is_op(o, "broadcast") || o->nargs != 1 || !oa || oa->kind != ATTR_INT)
+        return false;
+    const ins *b = o->args[0];
+    const attr_value *ba = ins_attr(b, "axis");
+    if (!is_op(b, "broadcast") || b->nargs != 1 || !ba || ba->kind != ATTR_INT)
+        return false;
+    const ins *x = b->args[0];
+    int64_t axis = oa->u.i + ba->u.i;
+    if (axis < 0 || axis + x->sh.rank > o->sh.rank || ba->u.i + x->sh.rank > b->sh.rank)
+        return false;
+    for (int i = 0; i < x->sh.rank; i++)
+        if (o->sh.lens[axis + i] != x->sh.lens[i] || b->sh.lens[ba->u.i + i] != x->sh.lens[i])
+            return false;
+    *out = rule_int(axis);
+    return true;
+}
+
+/* lens a[0..na) and b[0..nb) are equal once their length-1 axes are
+ * dropped. */
+static bool lens_equal_but_ones(const int64_t *a, int na, const int64_t *b, int nb)
+{
+    int i = 0, j = 0;
+    for (;;) {
+        while (i < na && a[i] == 1)
+            i++;
+        while (j < nb && b[j] == 1)
+            j++;
+        if (i == na || j == nb)
+            return i == na && j == nb;
+        if (a[i++] != b[j++])
+            return false;
+    }
+}
+
+/* The axis of one broadcast[axis, lens](k) equal to reshape[lens](m) for m
+ * = broadcast[axis=a](k): lens are m's but for length-1 axes added or
+ * dropped outside k's axes, which keep their place among the longer axes;
+ * false where there is none. */
+static bool broadcast_axis_reshaped_at(const ins *m, const int64_t *lens, int rank, int64_t *axis)
+{
+    const attr_value *ax = ins_attr(m, "axis");
+    if (!is_op(m, "broadcast") || m->nargs != 1 || !ax || ax->kind != ATTR_INT)
+        return false;
+    const ins *k = m->args[0];
+    int64_t a = ax->u.i;
+    int kr = k->sh.rank;
+    if (a < 0 || a + kr > m->sh.rank)
+        return false;
+    for (int t = 0; t + kr <= rank; t++) {
+        if (!lens_equal(lens + t, kr, k->sh.lens, kr))
+            continue;
+        if (lens_equal_but_ones(lens, t, m->sh.lens, (int)a) &&
+            lens_equal_but_ones(lens + t + kr, rank - t - kr, m->sh.lens + a + kr, m->sh.rank - (int)a - kr)) {
+            *axis = t;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* broadcast_axis_reshaped(m, lens): see helpers_views.h. */
+bool helper_broadcast_axis_reshaped(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    int64_t axis;
+    if (!broadcast_axis_reshaped_at(a[0].u.in, a[1].u.ints, a[1].n, &axis))
+        return false;
+    *out = rule_int(axis);
+    return true;
+}
+
 /* How many leading 1s of lens a[0..na) a multibroadcast reading it makes
  * up itself: all but the last axis at most (a value of 1s keeps one). */
 static int leading_ones(const int64_t *a, int na)
@@ -8942,6 +9182,24 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     if (is_op(m, "multibroadcast") && m->nargs == 1 && broadcast_sinks_below(m->args[0])) {
         *out = rule_bool(true);
         return true;
+    }
+    /* a broadcast[axis] that stretches nothing, of b(u, u), u a
+     * one-operand op whose broadcast[axis] sinks below it, or has sunk and
+     * left the pending op unary_above_broadcast moves below u: the two
+     * broadcasts then compose (composes_into_axis_broadcast), the spelling
+     * of the graph whose u already ran below its broadcast. Made a reshape
+     * first, the broadcast let its readers' cluster run in its operand's
+     * lens, where the other graph's cluster kept the reader's lens (seed
+     * 2015991: broadcast[axis=0, {4, 3, 1}](sub(sin(broadcast[axis=0, {4,
+     * 3}](p8)), same)) read by a sub under a dot: the cluster moved into
+     * {4, 3} and kept three views where the core composed the two
+     * broadcasts and kept two). */
+    if (composes_into_axis_broadcast(m)) {
+        const ins *u = m->args[0]->args[0];
+        if (pending_is_transparent(u) || broadcast_sinks_below(u)) {
+            *out = rule_bool(true);
+            return true;
+        }
     }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a
      * reshape (seeds 5970, 5543) */

@@ -366,6 +366,24 @@ bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_val
  * cluster has lens (it reads no broadcast), or whose cluster reads a
  * pending op and is not known until that goes. */
 bool helper_in_reshape_cluster(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* broadcast_sinks_below(u): instruction -> bool: u is a one-operand
+ * pointwise op of a broadcast read once that stretches a computed value,
+ * and u's readers take the broadcast's layout (takes_broadcast_layout):
+ * unary_above_*broadcast sinks the broadcast below u, and to u's readers u
+ * is a broadcast already (reads_broadcast asks the same). */
+bool helper_broadcast_sinks_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* reshape_to_one_broadcast(r): instruction -> bool: r is a reshape of a
+ * broadcast[axis] m of k (or of a layout-only pending op read once of one,
+ * which view_through_pending and reshape_of_pending take away in every
+ * order), and r's lens are m's but for length-1 axes added or dropped
+ * outside k's axes: reshape[r.lens](m) is one broadcast[axis](k)
+ * (broadcast_axis_reshaped). Not where m puts k's axes last:
+ * aligned_broadcast_to_multibroadcast makes that one a multibroadcast,
+ * and reshape_of_broadcast_to_broadcast does not take it. */
+bool helper_reshape_to_one_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* read_twice_only(v): instruction -> bool: v has readers, and each is a
+ * two-operand op b(v, v) with no modifiers. */
+bool helper_read_twice_only(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshapes_merge_at_reader(r): instruction -> bool: r is a reshape read
  * only by a binary op whose other operand is a reshape, read once, of a
@@ -923,6 +941,18 @@ bool helper_duplicated_transpose(arena *mem, const rule_value *args, int nargs, 
  * otherwise. */
 bool helper_broadcast_axis_after(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* broadcast_axis_within(o): instruction -> int: for o =
+ * broadcast[axis=a](broadcast[axis=c](x)), the axis a + c of the single
+ * broadcast[axis, o.lens](x) with the same value: x's axes land at a + c,
+ * and neither broadcast may stretch them. Fails otherwise. */
+bool helper_broadcast_axis_within(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* broadcast_axis_reshaped(m, lens): instruction, ints -> int: for m =
+ * broadcast[axis=a](k), the axis of the one broadcast[axis, lens](k) equal
+ * to reshape[lens](m), where lens are m's but for length-1 axes added or
+ * dropped outside k's axes. Fails otherwise. */
+bool helper_broadcast_axis_reshaped(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* same_but_leading_ones(a, b): ints, ints -> bool: lens a and b are equal
  * once their leading 1s are dropped (a reshape between them only adds or
  * drops leading 1s, which a multibroadcast reading it does itself). */
@@ -1134,6 +1164,9 @@ bool helper_copy_kept_beside(arena *mem, const rule_value *args, int nargs, rule
  * dot. A dot reads any strides and its value is standard either way, so
  * what m's operand computes and in which layout changes nothing below. */
 bool helper_read_by_dots(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* read_by_dots_through_unary(r): every reader of r is a dot, or a
+ * one-operand op whose readers are, through any number of such ops. */
+bool helper_read_by_dots_through_unary(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* dot_reads(r): instruction -> bool: a dot reads r. No rule moves a dot
  * into other lens, so r stays for it whatever its other readers do: a
