@@ -749,6 +749,8 @@ static const rule_helper helper_table[] = {
      "unit_drop_taken_into_reduction(q): q only drops 1s of a reduction of a reshape that reshape_of_reduce_of_reshape composes it into"},
     {"reshape_moves_below_reader", RV_BOOL, 1, {RV_INS}, false, helper_reshape_moves_below_reader,
      "reshape_moves_below_reader(q): q's only reader is a reduction that moves q below itself"},
+    {"unit_binary_run_above", RV_BOOL, 1, {RV_INS}, false, helper_unit_binary_run_above,
+     "unit_binary_run_above(r): r's operand is reached from a two-operand op of a one-element value and a reshape of a value of r's lens"},
     {"result_reshape_moves", RV_BOOL, 1, {RV_INS}, false, helper_result_reshape_moves,
      "result_reshape_moves(d): d is read only by a reshape read by a pointwise op not yet in its cluster's lens"},
     {"composes_below", RV_BOOL, 1, {RV_INS}, false, helper_composes_below,

@@ -1241,6 +1241,87 @@ static bool reduction_takes_run(const ins *q)
     return reduction_would_take_run(q) && !unit_drop_taken_into_reduction(q);
 }
 
+static bool one_element_source(const ins *v, int depth, int *budget);
+
+/* The reshape r's operand x is reached from a two-operand op b of a value
+ * that computes one element (one_element_source, of more than one
+ * element) and a shape op s of a computed standard value y of r's lens,
+ * s not of y's lens, through ops that binary_above_reshape_unit_* walk
+ * after b (reshaped_to_run: each read once, one-operand pointwise ops,
+ * b(v, v), two-operand ops with a constant other operand) and through
+ * runs of shape ops that give back the lens of the value they read
+ * (reshape_of_reshape and reshape_to_same_shape, neither with a guard,
+ * remove them); at least one such op lies between b and r, since where
+ * b reads r through shape ops alone the reduction takes that run
+ * (reduction_takes_run); and no shape op reads the reduction (below).
+ * Bounded by depth. */
+static bool unit_binary_run_above(const ins *r)
+{
+    if (!(r->op->classes & OPC_SHAPE) || r->nargs != 1)
+        return false;
+    /* a shape op reading the reduction: r moved below composes with it
+     * (reshape_of_reshape), so the move costs no view there, and waiting
+     * would leave the run's one element spelled in r's padded lens and
+     * that reshape both (seed 3018628 with --ops 24: sin(sub(reshape(m),
+     * mb(k))) reshaped to {3, 1, 3} for reduce_max, itself reshaped to
+     * {1, 3}: 3 views in the orders that waited, 2 in the others) */
+    for (int i = 0; i < r->nusers; i++)
+        for (int j = 0; j < r->users[i]->nusers; j++)
+            if (r->users[i]->users[j]->op->classes & OPC_SHAPE)
+                return false;
+    const ins *x = r->args[0];
+    for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+        if (!one_reader(x) || x->nmods != 0 || view_is_constant(x))
+            return false;
+        if ((x->op->classes & OPC_SHAPE) && x->nargs == 1) {
+            /* a run of shape ops that composes to nothing */
+            const ins *t = x, *under = x;
+            for (int k = 0; k <= VIEW_CLUSTER_MAX && becomes_reshape(under) && one_reader(under); k++)
+                under = under->args[0];
+            if (becomes_reshape(under) || !lens_equal(t->sh.lens, t->sh.rank, under->sh.lens, under->sh.rank))
+                return false;
+            x = under;
+            continue;
+        }
+        if ((x->op->classes & OPC_UNARY) && x->nargs == 1) {
+            x = x->args[0];
+            continue;
+        }
+        if (!((x->op->classes & OPC_BINARY) && x->nargs == 2))
+            return false;
+        if (x->args[0] == x->args[1]) {
+            x = x->args[0];
+            continue;
+        }
+        if (view_is_constant(x->args[0]) || view_is_constant(x->args[1])) {
+            x = view_is_constant(x->args[0]) ? x->args[1] : x->args[0];
+            continue;
+        }
+        if (depth == 0)
+            return false; /* b reads r through shape ops alone */
+        for (int i = 0; i < 2; i++) {
+            const ins *m = x->args[i], *s = x->args[1 - i];
+            if (shape_elements(&m->sh) <= 1 || !one_element_source(m, 0, &(int){256}) || !becomes_reshape(s))
+                continue;
+            const ins *y = s->args[0];
+            if (!(y->op->classes & OPC_SHAPE) && !view_is_constant(y) && shape_standard_p(&y->sh) &&
+                lens_equal(y->sh.lens, y->sh.rank, r->sh.lens, r->sh.rank) &&
+                !lens_equal(y->sh.lens, y->sh.rank, s->sh.lens, s->sh.rank))
+                return true;
+        }
+        return false;
+    }
+    return false;
+}
+
+/* unit_binary_run_above(r): see helpers_views.h. */
+bool helper_unit_binary_run_above(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(unit_binary_run_above(a[0].u.in));
+    return true;
+}
+
 /* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
  * k: x's lens are its own in every order (not a reduction, whose unit
  * axes reduce_without_unit_axes and reduce_below_reshape move; where x
@@ -1361,9 +1442,21 @@ static const ins *reshaped_to_run(const ins *b)
             break; /* the chain of shape ops ended */
         } else {
             through = (u->op->classes & OPC_UNARY) && u->nargs == 1;
+            /* a two-operand op of x twice, b(x, x), is a function of x
+             * alone, as a one-operand op is: its value reaches the run's
+             * shape ops in x's lens as a one-operand op's does, and every
+             * rule that moves a reshape above a one-operand op moves it
+             * above b(x, x) too (binary_above_reshapes: both operands one
+             * reshape, binary_above_reshape_twice: r(b(x, x))) (seed
+             * 1012623: add(mb(y), unsqueeze(p0)) read by mul(add, add),
+             * squeezed back to p0's lens for a reduction, was not reshaped
+             * back and stayed in the unsqueeze's lens; 11000027 with
+             * --ops 24: mul(unsqueeze(a), unsqueeze(a)) squeezed for a dot,
+             * a = add of two multibroadcasts, kept a reshape of the merged
+             * broadcast in the orders that merged it first) */
             if ((u->op->classes & OPC_BINARY) && u->nargs == 2)
-                through = u->args[0] == x ? view_is_constant(u->args[1])
-                                          : view_is_constant(u->args[0]);
+                through = u->args[0] == u->args[1] || (u->args[0] == x ? view_is_constant(u->args[1])
+                                                                        : view_is_constant(u->args[0]));
         }
         if (!through)
             break;

@@ -1224,6 +1224,15 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_
  * (that op's move may take the reshape, changing what d's cluster sees). */
 bool helper_result_reshape_moves(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unit_binary_run_above(r): instruction -> bool: shape op r's operand
+ * is reached, through ops read once that binary_above_reshape_unit_*
+ * walk (and shape runs that compose to nothing), from a two-operand op of
+ * a value computing one element and a shape op of a computed value of
+ * r's lens, with at least one op between: that rule takes the op into
+ * those lens and r composes away (reduce_below_reshape waits for it);
+ * false where a shape op reads the reduction that reads r. */
+bool helper_unit_binary_run_above(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* unit_drop_taken_into_reduction(q): instruction -> bool: reshape q only
  * drops length-1 axes of a reduction read once of a reshape read once that
  * reshape_of_reduce_of_reshape composes q into (the reduction does not
