@@ -8801,23 +8801,6 @@ bool helper_broadcast_axis_within(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
-/* lens a[0..na) and b[0..nb) are equal once their length-1 axes are
- * dropped. */
-static bool lens_equal_but_ones(const int64_t *a, int na, const int64_t *b, int nb)
-{
-    int i = 0, j = 0;
-    for (;;) {
-        while (i < na && a[i] == 1)
-            i++;
-        while (j < nb && b[j] == 1)
-            j++;
-        if (i == na || j == nb)
-            return i == na && j == nb;
-        if (a[i++] != b[j++])
-            return false;
-    }
-}
-
 /* The axis of one broadcast[axis, lens](k) equal to reshape[lens](m) for m
  * = broadcast[axis=a](k): lens are m's but for length-1 axes added or
  * dropped outside k's axes, which keep their place among the longer axes;
@@ -8835,8 +8818,8 @@ static bool broadcast_axis_reshaped_at(const ins *m, const int64_t *lens, int ra
     for (int t = 0; t + kr <= rank; t++) {
         if (!lens_equal(lens + t, kr, k->sh.lens, kr))
             continue;
-        if (lens_equal_but_ones(lens, t, m->sh.lens, (int)a) &&
-            lens_equal_but_ones(lens + t + kr, rank - t - kr, m->sh.lens + a + kr, m->sh.rank - (int)a - kr)) {
+        if (unit_lens_only(lens, t, m->sh.lens, (int)a) &&
+            unit_lens_only(lens + t + kr, rank - t - kr, m->sh.lens + a + kr, m->sh.rank - (int)a - kr)) {
             *axis = t;
             return true;
         }
