@@ -25,6 +25,15 @@ static bool every_reader(const ins *x, bool (*is)(const ins *))
     return yes;
 }
 
+/* The visits a walk down operands may make (one_element_source,
+ * swaps_stretched_axes_only): a two-operand op whose operands share a value
+ * would otherwise be walked once per path, exponential in the depth. */
+enum { OPERAND_WALK_VISITS = 256 };
+
+/* How many ops unit_binary_run_above walks up from a reshape's operand
+ * before it answers no (as deep as absorbs_transpose's chains). */
+enum { UNIT_RUN_MAX_DEPTH = 64 };
+
 /* i is a dot of no submodule. */
 static bool plain_dot(const ins *i) { return is_op(i, "dot") && i->nmods == 0; }
 
@@ -1242,6 +1251,7 @@ static bool reduction_takes_run(const ins *q)
 }
 
 static bool one_element_source(const ins *v, int depth, int *budget);
+static bool computes_one_element(const ins *v);
 
 /* The reshape r's operand x is reached from a two-operand op b of a value
  * that computes one element (one_element_source, of more than one
@@ -1270,7 +1280,7 @@ static bool unit_binary_run_above(const ins *r)
             if (r->users[i]->users[j]->op->classes & OPC_SHAPE)
                 return false;
     const ins *x = r->args[0];
-    for (int depth = 0; depth <= ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+    for (int depth = 0; depth <= UNIT_RUN_MAX_DEPTH; depth++) {
         if (!one_reader(x) || x->nmods != 0 || view_is_constant(x))
             return false;
         if ((x->op->classes & OPC_SHAPE) && x->nargs == 1) {
@@ -1301,7 +1311,7 @@ static bool unit_binary_run_above(const ins *r)
             return false; /* b reads r through shape ops alone */
         for (int i = 0; i < 2; i++) {
             const ins *m = x->args[i], *s = x->args[1 - i];
-            if (shape_elements(&m->sh) <= 1 || !one_element_source(m, 0, &(int){256}) || !becomes_reshape(s))
+            if (shape_elements(&m->sh) <= 1 || !computes_one_element(m) || !becomes_reshape(s))
                 continue;
             const ins *y = s->args[0];
             if (!(y->op->classes & OPC_SHAPE) && !view_is_constant(y) && shape_standard_p(&y->sh) &&
@@ -5287,7 +5297,7 @@ bool helper_broadcast_view_computed(arena *mem, const rule_value *a, int n, rule
     bool yes = broadcast_view(m, a[1].u.ints, rank, kc);
     /* of one element, or of a value that becomes one once the broadcasts
      * under it sink and merge (one_element_source; round s29E) */
-    if (yes && one_element_source(m->args[0], 0, &(int){256})) {
+    if (yes && computes_one_element(m->args[0])) {
         bool unit = false;
         for (int k = 0; k < rank; k++)
             unit = unit || a[1].u.ints[k] == 1;
@@ -5575,11 +5585,19 @@ static bool one_element_source(const ins *v, int depth, int *budget)
     return false;
 }
 
+/* one_element_source from the top, with a budget of visits that bounds the
+ * walk over operands shared by several two-operand ops. */
+static bool computes_one_element(const ins *v)
+{
+    int budget = OPERAND_WALK_VISITS;
+    return one_element_source(v, 0, &budget);
+}
+
 /* computes_one_element(x): see helpers_views.h. */
 bool helper_computes_one_element(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(one_element_source(a[0].u.in, 0, &(int){256}));
+    *out = rule_bool(computes_one_element(a[0].u.in));
     return true;
 }
 
@@ -5590,7 +5608,7 @@ bool helper_computes_one_element(arena *mem, const rule_value *a, int n, rule_va
  * s31G: binary_above_reshapes_into_first / _into_second). */
 static bool has_no_lens_of_its_own(const ins *x)
 {
-    return shape_elements(&x->sh) > 1 && x->nusers == 1 && one_element_source(x, 0, &(int){256});
+    return shape_elements(&x->sh) > 1 && x->nusers == 1 && computes_one_element(x);
 }
 
 /* has_no_lens_of_its_own(x): see helpers_views.h. */
@@ -5610,7 +5628,7 @@ static bool reads_one_element(const ins *u)
         return false;
     const ins *m = u->args[0];
     return broadcast_op(m) && m->nargs == 1 && m->nmods == 0 &&
-           !view_is_constant(m->args[0]) && one_element_source(m->args[0], 0, &(int){256});
+           !view_is_constant(m->args[0]) && computes_one_element(m->args[0]);
 }
 
 /* Every reader of r is a two-operand pointwise op whose other operand is a
@@ -5752,7 +5770,7 @@ static bool apart_broadcast_pair(const ins *r, const ins *v, const ins *u, const
 static bool reshape_becomes_unit_broadcast(const ins *v)
 {
     return is_op(v, "reshape") && v->nargs == 1 && v->nmods == 0 && shape_elements(&v->sh) > 1 &&
-           !unit_stride_zero(v) && one_element_source(v->args[0], 0, &(int){256});
+           !unit_stride_zero(v) && computes_one_element(v->args[0]);
 }
 
 static bool has_length_one_axis(const ins *v)
@@ -5844,7 +5862,7 @@ static bool transpose_vanishes_on_broadcasts(const ins *t, const ins *v)
     const attr_value *p = ins_attr(t, "permutation");
     if (!p || p->kind != ATTR_INTS || p->n != v->sh.rank || p->n != t->sh.rank || p->n > SHAPE_MAX_RANK)
         return false;
-    return ops_is_permutation(p->u.ints, p->n, p->n) && !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){256});
+    return ops_is_permutation(p->u.ints, p->n, p->n) && !ops_is_identity_permutation(p->u.ints, p->n) && swaps_stretched_axes_only(v, p->u.ints, p->n, 0, &(int){OPERAND_WALK_VISITS});
 }
 
 static bool aligned_broadcast(const ins *b);
@@ -6030,7 +6048,7 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * max(mb(p), abs(mb(x))) returned, where the core merged all into
          * one broadcast) */
         if (is_op(r, "@return") && keeps_layout(u, u) && unit_stride_zero(v) &&
-            one_element_source(v, 0, &(int){256}))
+            computes_one_element(v))
             continue;
         if (broadcast_op(r)) {
             /* a broadcast that stretches nothing goes, composes or becomes a
@@ -6223,7 +6241,7 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * above its broadcast, where the core computed add on one element
          * and broadcast it once). */
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v != u && dots && reads_one_element(u) &&
-            one_element_source(v, 0, &(int){256})) {
+            computes_one_element(v)) {
             ok = (reduced_below(r) || ((stretched_below(r) || beside_full_values(r)) && readers_take_broadcast(r, r, depth + 1))) &&
                  !dropped_below(r);
             continue;
