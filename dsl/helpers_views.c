@@ -7983,6 +7983,105 @@ bool helper_composes_at_reader(arena *mem, const rule_value *a, int n, rule_valu
     return true;
 }
 
+/* u = b(w, y) with w read once (directly or past the ops the walk of
+ * composes_through_readers passes) by a copy of t[q] composed with the
+ * transposes met up to w, r: y is a chain of transposes that composes into
+ * the same permutation, compose(q, r). The two merge below b
+ * (binary_above_transposes and its shared twin) once both chains have
+ * composed, so the composition goes on past b. Compared composed on both
+ * sides, as transpose_of_transpose leaves them, whichever has composed yet
+ * (seed 12603: add(t2(abs(t(x))), t2(t(x))) under t2 again, where
+ * t2(t(x)) had composed into one transpose in some orders only). */
+static bool merges_at_binary(const ins *u, const ins *w, const int64_t *q, const int64_t *r, int n)
+{
+    if (!((u->op->classes & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->sh.rank == n) ||
+        (u->args[0] != w && u->args[1] != w))
+        return false;
+    const ins *y = u->args[0] == w ? u->args[1] : u->args[0];
+    int64_t ry[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        ry[i] = i;
+    if (!is_op(y, "transpose") || y->sh.rank != n || !compose_transposes_below(y, n, ry, false, NULL))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (ry[i] != q[r[i]])
+            return false;
+    return true;
+}
+
+/* composes_through_readers(v, t): see helpers_views.h. */
+static bool composes_through_readers(const ins *v, const ins *t)
+{
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const ins *x = p ? t->args[0] : NULL;
+    int n = v->sh.rank;
+    /* not while t composes with a transpose below it (transpose_of_transpose,
+     * in every order): the answer is the composed one's (--views T seed
+     * 13018730: abs(t(t'(p))) took a copy of the uncomposed t in the orders
+     * that met abs first) */
+    if (!x || p->n != x->sh.rank || p->n != n || n > SHAPE_MAX_RANK ||
+        moves_unit_axes_only(p->u.ints, p->n, x->sh.lens) || (is_op(x, "transpose") && x->nargs == 1))
+        return false;
+    /* the walk of reader_transpose_past, on past the first transpose
+     * through further ones read once, composing them: where the readers'
+     * transposes compose into one that does nothing they cancel among
+     * themselves in every order, and t has nothing to compose with (seed
+     * 1040774: neg(t(x)) read by t2(relu(t2(.))), t2 its own inverse; the
+     * copy sunk below neg ended as t(relu(neg(x))) beside abs's t(x), which
+     * sank below abs in the orders that met abs first) */
+    int64_t r[SHAPE_MAX_RANK], lens[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++)
+        r[i] = i, lens[i] = v->sh.lens[i];
+    bool met = false;
+    const ins *w = v;
+    for (int d = 0;; d++) {
+        /* past a value of several readers (or too far to see) the
+         * composition may go on along each of them: no answer (seed
+         * 12603: add(t2(abs(t(x))), t2(t(x))) read by t2 and by
+         * t2(sigmoid(.)), t's copy composed with the first t2 and left
+         * the rest to a race) */
+        if (d > ABSORBS_TRANSPOSE_MAX_DEPTH || (w->nusers > 0 && !one_reader(w)))
+            return false;
+        if (w->nusers == 0)
+            break;
+        const ins *u = w->users[0];
+        if (is_op(u, "transpose") && u->nargs == 1) {
+            if (u->sh.rank != n || !compose_with_transpose(r, u, n, r))
+                return false;
+            met = true;
+        } else if (is_reduction(u) && u->nargs == 1 && u->sh.rank == n) {
+            /* a reduction keeping its axes: the transposes on either side
+             * meet past it (reduce_below_transpose, transpose_above_reduce;
+             * seed 2074359: relu(t(x)) under t2, reduce_max and t3, t2 and
+             * t3 composing into the identity); lens, in v's frame, become
+             * the reduction's */
+            for (int i = 0; i < n; i++)
+                lens[r[i]] = u->sh.lens[i];
+        } else if (!(((pending_is_transparent(u) && u->nargs == 1) || broadcast_to_same_shape(u)) ||
+                     ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && !view_is_constant(u)) ||
+                     (met && (u->op->classes & OPC_BINARY) && u->nargs == 2 && u->nmods == 0 && u->args[0] == w &&
+                      u->args[1] == w))) {
+            /* past a transpose met, b(w, w) too: a transpose read twice
+             * there sinks below it in every order
+             * (binary_above_transpose_twice; seed 15434: tanh(t(x)) read by
+             * t2, read twice by add, under t2 again), and a two-operand op
+             * where the two merge; not before one (SiLU's b(t, u(t)) is
+             * binary_above_transpose_and_unary's) */
+            if (!met || !merges_at_binary(u, w, p->u.ints, r, n))
+                break;
+        }
+        w = u;
+    }
+    return met && !vanishes(r, n, lens);
+}
+
+bool helper_composes_through_readers(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(composes_through_readers(a[0].u.in, a[1].u.in));
+    return true;
+}
+
 /* cancels_at_reader(t): see helpers_views.h. The chain is walked while
  * each value is read once, by a transpose or by a one-operand pointwise op
  * (which the transposes above it rise through: its operand, a transpose,
@@ -8514,6 +8613,24 @@ bool helper_rejoins_below(arena *mem, const rule_value *a, int n, rule_value *ou
     return true;
 }
 
+/* t2, a transpose[p] of a pointwise function of x, and a transpose[p] of
+ * x that the graph has beside it rejoin below (rejoins_shared's question,
+ * asked of x itself, or of the end of a chain of one-operand ops under t2:
+ * rises_to_shared_through) */
+static bool rejoins_shared_at(const ins *t2, const ins *x, const attr_value *p)
+{
+    bool yes = false;
+    for (int k = 0; k < x->nusers && !yes; k++) {
+        const ins *t = x->users[k];
+        if (t == t2 || !same_permutation(t, p) || t->sh.rank != x->sh.rank)
+            continue;
+        const ins *s[REJOIN_MAX + 1];
+        int m;
+        yes = rejoin_frontier(t, t2, s, &m) && converges(s, m, x, p);
+    }
+    return yes;
+}
+
 bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -8522,17 +8639,8 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
     const attr_value *p = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
     const ins *u = p ? t2->args[0] : NULL;
     /* u(x), or b(x, x) reading x twice (round s42A): one function of x */
-    if (u && pointwise_op(u, t2->sh.rank) && pointwise_of_one_value(u)) {
-        const ins *x = u->args[0];
-        for (int k = 0; k < x->nusers && !yes; k++) {
-            const ins *t = x->users[k];
-            if (t == t2 || !same_permutation(t, p) || t->sh.rank != x->sh.rank)
-                continue;
-            const ins *s[REJOIN_MAX + 1];
-            int m;
-            yes = rejoin_frontier(t, t2, s, &m) && converges(s, m, x, p);
-        }
-    }
+    if (u && pointwise_op(u, t2->sh.rank) && pointwise_of_one_value(u))
+        yes = rejoins_shared_at(t2, u->args[0], p);
     *out = rule_bool(yes);
     return true;
 }
@@ -10409,7 +10517,7 @@ static bool unary_sinks_transpose(arena *mem, ins *u, ins *t)
 static bool rises_to_shared(arena *mem, ins *t, ins *u)
 {
     const attr_value *p = ins_attr(t, "permutation");
-    if (!p || p->n != t->sh.rank)
+    if (!p || p->n != t->sh.rank || composes_through_readers(t, t))
         return false;
     ins *z = u->args[0];
     rule_value pz = {RV_INTS, p->n, {.ints = p->u.ints}};
@@ -10423,6 +10531,42 @@ static bool rises_to_shared(arena *mem, ins *t, ins *u)
     if (!helper_absorbs_transpose(mem, a_z_p, 2, &r) || r.u.i)
         return false;
     return helper_rejoins_shared(mem, &a_t, 1, &r) && !r.u.i;
+}
+
+/* rises_to_shared_through(t): see helpers_views.h. */
+static bool rises_to_shared_through(arena *mem, ins *t)
+{
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    ins *u = p ? t->args[0] : NULL;
+    if (!u || p->n != t->sh.rank || !pointwise_unary(u) || !one_reader(u) || view_is_constant(u) ||
+        u->sh.rank != p->n)
+        return false;
+    if (rises_to_shared(mem, t, u))
+        return true;
+    if (composes_through_readers(t, t))
+        return false;
+    /* down a chain of one-operand ops read once, none of which absorbs t
+     * (transpose_above_unary's case), to a value the graph already
+     * transposes by p, which absorbs nothing and whose transpose's readers
+     * do not rejoin t's below (a copy sunk there, as rejoins_shared) */
+    const ins *v = u->args[0];
+    for (int d = 0; d < ABSORBS_TRANSPOSE_MAX_DEPTH; d++) {
+        if (!pointwise_unary(v) || !one_reader(v) || view_is_constant(v) || v->sh.rank != p->n ||
+            view_absorbs_transpose(v, p->u.ints, p->n))
+            return false;
+        const ins *z = v->args[0];
+        if (z->sh.rank == p->n && read_by_transpose(z, p->u.ints, p->n, NULL))
+            return !view_absorbs_transpose(z, p->u.ints, p->n) && !rejoins_shared_at(t, z, p);
+        v = z;
+    }
+    return false;
+}
+
+bool helper_rises_to_shared_through(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    *out = rule_bool(rises_to_shared_through(mem, a[0].u.in));
+    return true;
 }
 
 /* meets_transpose_past_operand(t): see helpers_views.h. */

@@ -907,6 +907,38 @@ bool helper_rejoins_shared(arena *mem, const rule_value *args, int nargs, rule_v
  * moves t below at once). */
 bool helper_reader_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* composes_through_readers(v, t): instructions -> bool: v is read once,
+ * directly or through one-operand ops (and the ops that go in every order)
+ * each read once, by a transpose (the walk of composes_with_reader), and t
+ * is a transpose that moves longer axes (not only length-1 ones, which the
+ * canonical and sideways rules order). The walk goes on past that
+ * transpose through further ones, reductions that keep their rank, b(w, w)
+ * and a two-operand op whose other operand is a chain of transposes of the
+ * permutation t composed with those met (they merge there), composing the
+ * transposes met, and answers yes only where it ends at a value read once
+ * or not at all (past a value of several readers the composition may go
+ * on along each) and the composition does something (readers whose
+ * transposes cancel among themselves leave t nothing to compose with:
+ * seeds 1040774, 15434, 2074359, 12603). A transpose t of a shared one's
+ * permutation waits there instead of rising to the shared one
+ * (transpose_above_unary_shared, rises_to_shared, rises_to_shared_through),
+ * and unary_above_shared_transpose_to_compose sinks a copy of a shared t
+ * below such a v = u(t(x)): the chain between two transposes ends under
+ * their composition whatever x's other readers (round s59A, seed 8000540's
+ * tie at --ops 24). */
+bool helper_composes_through_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* rises_to_shared_through(t): instruction -> bool: t = transpose[p](u(x)),
+ * u a one-operand pointwise op read by t alone, and either
+ * transpose_above_unary_shared raises t above u (its guard), or x starts a
+ * chain of one-operand pointwise ops each read once, none absorbing p,
+ * down to a value z that the graph already transposes by p, which absorbs
+ * nothing, and where that transpose's readers and t do not rejoin below
+ * (rejoins_shared asked of z): raised op by op, t reaches the shared
+ * transpose (transpose_above_unary_chain_to_shared), and
+ * unary_above_transpose waits for it (round s57B, redone in s59A). */
+bool helper_rises_to_shared_through(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* meets_transpose_past_operand(t): instruction -> bool: t is a transpose
  * of a one-operand pointwise op u read by t alone, and either u reads a
  * transpose t' read by u alone that unary_above_transpose sinks below u

@@ -1031,7 +1031,26 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
          * every axis, a multibroadcast that puts new leading axes in front,
          * or both (guards such as takes_broadcast_layout, bytes_saved,
          * dot_permutation_vanishes and multibroadcast_below look at them) */
-        int use = pick(&c, 8);
+        /* now and then a one-operand op of a transpose read by another
+         * transpose instead (a rotation of the axes, never the identity):
+         * guards that ask whether the two compose across the op
+         * (composes_through_readers: unary_above_shared_transpose_to_compose
+         * fires only there) */
+        bool read_by_transpose = false;
+        if (root->nargs == 1 && (root->op->classes & OPC_UNARY) && root->sh.rank >= 2 &&
+            strcmp(root->args[0]->op->name, "transpose") == 0 && chance(&c, 50)) {
+            int n = root->sh.rank, k = 1 + pick(&c, n - 1);
+            int64_t perm[SHAPE_MAX_RANK];
+            for (int i = 0; i < n; i++)
+                perm[i] = (i + k) % n;
+            attr a = {"permutation", attr_ints(perm, n)};
+            ins *tr = module_add_op(c.m, "transpose", &a, 1, &root, 1, &err);
+            if (tr) {
+                rets[0] = tr;
+                read_by_transpose = true;
+            }
+        }
+        int use = read_by_transpose ? 0 : pick(&c, 8);
         if (use > 0 && !shape_is_tuple(&root->sh)) {
             static const char *const unary[] = {"relu", "neg", "exp"};
             ins *u = NULL;
