@@ -10569,6 +10569,64 @@ bool helper_rises_to_shared_through(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
+/* v's readers are one op, or transposes of one permutation (twins: the
+ * engine runs CSE between sweeps, so a transpose composed afresh beside one
+ * of the same permutation of v lasts a sweep as a second reader; round
+ * s60A): v is read once as it will be after CSE. */
+static bool read_once_by_twins(const ins *v)
+{
+    if (one_reader(v))
+        return true;
+    if (v->nusers < 2)
+        return false;
+    const ins *t0 = v->users[0];
+    const attr_value *p = is_op(t0, "transpose") && t0->nargs == 1 ? ins_attr(t0, "permutation") : NULL;
+    if (!p || p->kind != ATTR_INTS)
+        return false;
+    for (int k = 1; k < v->nusers; k++) {
+        const ins *o = v->users[k];
+        const attr_value *q = is_op(o, "transpose") && o->nargs == 1 ? ins_attr(o, "permutation") : NULL;
+        if (!q || !attr_value_equal(*p, *q))
+            return false;
+    }
+    return true;
+}
+
+/* read_once_by_twins(v): see helpers_views.h. */
+bool helper_read_once_by_twins(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(read_once_by_twins(a[0].u.in));
+    return true;
+}
+
+/* transpose_above_binary_of_one_value_shared's guard, asked of t =
+ * transpose[p](b(x, x)): does the rule raise t above b to the transpose of
+ * x the graph already has? The rule's own helpers. */
+static bool binary_rises_to_shared(arena *mem, ins *t)
+{
+    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    ins *b = p ? t->args[0] : NULL;
+    if (!b || p->kind != ATTR_INTS || p->n != t->sh.rank || !(b->op->classes & OPC_BINARY) || b->nargs != 2 ||
+        b->args[0] != b->args[1] || b->nmods > 0 || !pointwise_op(b, p->n) || !read_once_by_twins(b))
+        return false;
+    ins *x = b->args[0];
+    if (x->sh.rank != p->n || !read_by_transpose(x, p->u.ints, p->n, NULL) ||
+        moves_unit_axes_only(p->u.ints, p->n, x->sh.lens) || view_absorbs_transpose(x, p->u.ints, p->n))
+        return false;
+    rule_value a_t = rule_ins(t), r;
+    return helper_rejoins_shared(mem, &a_t, 1, &r) && !r.u.i;
+}
+
+/* rises_to_shared_at(t): see helpers_views.h. */
+bool helper_rises_to_shared_at(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)n;
+    ins *t = a[0].u.in;
+    *out = rule_bool(rises_to_shared_through(mem, t) || binary_rises_to_shared(mem, t));
+    return true;
+}
+
 /* meets_transpose_past_operand(t): see helpers_views.h. */
 bool helper_meets_transpose_past_operand(arena *mem, const rule_value *a, int n, rule_value *out)
 {

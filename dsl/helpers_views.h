@@ -938,6 +938,14 @@ bool helper_composes_through_readers(arena *mem, const rule_value *args, int nar
  * transpose (transpose_above_unary_chain_to_shared), and
  * unary_above_transpose waits for it (round s57B, redone in s59A). */
 bool helper_rises_to_shared_through(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* read_once_by_twins(v): instruction -> bool: v has one reader, or its
+ * readers are all transposes of one permutation (twins CSE makes one). */
+bool helper_read_once_by_twins(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* rises_to_shared_at(t): instruction -> bool: t rises to a transpose of its
+ * permutation the graph already has, through one-operand ops
+ * (rises_to_shared_through) or above b(x, x)
+ * (transpose_above_binary_of_one_value_shared's guard). */
+bool helper_rises_to_shared_at(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* meets_transpose_past_operand(t): instruction -> bool: t is a transpose
  * of a one-operand pointwise op u read by t alone, and either u reads a
