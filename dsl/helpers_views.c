@@ -333,6 +333,13 @@ static bool readers_rise_to(const ins *x, const int64_t *p, int n)
     return true;
 }
 
+/* v's permutation where v is a one-operand transpose, NULL otherwise: the
+ * test every transpose walk starts with. */
+static const attr_value *transpose_permutation(const ins *v)
+{
+    return is_op(v, "transpose") && v->nargs == 1 ? ins_attr(v, "permutation") : NULL;
+}
+
 static bool is_shape_op(const ins *v)
 {
     return (is_op(v, "reshape") || is_op(v, "squeeze") || is_op(v, "unsqueeze")) && v->nargs == 1;
@@ -395,7 +402,7 @@ static const ins *folding_shape_chain(const ins *x)
  * Returns w; NULL otherwise. */
 static const ins *cancelling_pair(const ins *x)
 {
-    const attr_value *q = is_op(x, "transpose") && x->nargs == 1 ? ins_attr(x, "permutation") : NULL;
+    const attr_value *q = transpose_permutation(x);
     if (!q || q->kind != ATTR_INTS || q->n != x->sh.rank || q->n > SHAPE_MAX_RANK || !one_reader(x))
         return NULL;
     int n = (int)q->n;
@@ -489,7 +496,7 @@ static bool twin_transposes_read(const ins *x)
     const attr_value *p = ins_attr(x->users[0], "permutation");
     for (int k = 1; p && k < x->nusers; k++) {
         const ins *o = x->users[k];
-        const attr_value *q = is_op(o, "transpose") && o->nargs == 1 ? ins_attr(o, "permutation") : NULL;
+        const attr_value *q = transpose_permutation(o);
         if (!q || !attr_value_equal(*p, *q))
             return false;
     }
@@ -1558,7 +1565,7 @@ bool helper_has_other_transpose(arena *mem, const rule_value *a, int n, rule_val
 {
     (void)mem, (void)n;
     const ins *x = a[0].u.in, *t = a[1].u.in;
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     *out = rule_bool(p && read_by_transpose(x, p->u.ints, p->n, t));
     return true;
 }
@@ -7824,7 +7831,7 @@ bool helper_beside_twins_move(arena *mem, const rule_value *a, int n, rule_value
  * first in others). */
 static bool transpose_chain(const ins *u, int n, int64_t *r, const ins **base)
 {
-    const attr_value *p = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(u);
     if (!p || p->kind != ATTR_INTS || p->n != n)
         return false;
     for (int i = 0; i < n; i++) {
@@ -8012,7 +8019,7 @@ static bool merges_at_binary(const ins *u, const ins *w, const int64_t *q, const
 /* composes_through_readers(v, t): see helpers_views.h. */
 static bool composes_through_readers(const ins *v, const ins *t)
 {
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     const ins *x = p ? t->args[0] : NULL;
     int n = v->sh.rank;
     /* not while t composes with a transpose below it (transpose_of_transpose,
@@ -8091,7 +8098,7 @@ bool helper_composes_through_readers(arena *mem, const rule_value *a, int n, rul
  * one is axis r[i] of t's operand). */
 static bool cancels_above(const ins *t)
 {
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     bool yes = false;
     if (p && p->kind == ATTR_INTS && p->n <= SHAPE_MAX_RANK && p->n == t->sh.rank) {
         int64_t r[SHAPE_MAX_RANK], next[SHAPE_MAX_RANK];
@@ -8101,7 +8108,7 @@ static bool cancels_above(const ins *t)
             const ins *w = s->users[0];
             if (pointwise_unary(w) && w->sh.rank == p->n)
                 continue;
-            const attr_value *q = is_op(w, "transpose") && w->nargs == 1 ? ins_attr(w, "permutation") : NULL;
+            const attr_value *q = transpose_permutation(w);
             if (!q || q->kind != ATTR_INTS || q->n != p->n)
                 break;
             bool ok = true;
@@ -8166,7 +8173,7 @@ static bool risen_into(const ins *t)
     if (w->nmods > 0 || !(c & (OPC_UNARY | OPC_BINARY)) || w->nargs < 1 || w->nargs > 2 || !one_reader(w))
         return false;
     const ins *t2 = w->users[0];
-    const attr_value *q = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
+    const attr_value *q = transpose_permutation(t2);
     if (!q || q->n != w->sh.rank)
         return false;
     for (int k = 0; k < w->nargs; k++)
@@ -8433,7 +8440,7 @@ static bool pointwise_op(const ins *u, int n)
 
 static bool same_permutation(const ins *t, const attr_value *p)
 {
-    const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *q = transpose_permutation(t);
     return q && attr_value_equal(*p, *q);
 }
 
@@ -8492,7 +8499,7 @@ static int own_readers(const ins *v, const attr_value *p, const ins **r, int max
     int n = v->sh.rank, nr = 0;
     for (int k = 0; k < v->nusers; k++) {
         const ins *u = v->users[k];
-        const attr_value *q = is_op(u, "transpose") && u->nargs == 1 ? ins_attr(u, "permutation") : NULL;
+        const attr_value *q = transpose_permutation(u);
         if (q && q->n == n && p->n == n && n <= SHAPE_MAX_RANK) {
             int64_t c[SHAPE_MAX_RANK];
             bool ok = true;
@@ -8636,7 +8643,7 @@ bool helper_rejoins_shared(arena *mem, const rule_value *a, int n, rule_value *o
     (void)mem, (void)n;
     const ins *t2 = a[0].u.in;
     bool yes = false;
-    const attr_value *p = is_op(t2, "transpose") && t2->nargs == 1 ? ins_attr(t2, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t2);
     const ins *u = p ? t2->args[0] : NULL;
     /* u(x), or b(x, x) reading x twice (round s42A): one function of x */
     if (u && pointwise_op(u, t2->sh.rank) && pointwise_of_one_value(u))
@@ -8674,7 +8681,7 @@ bool helper_transposed_sibling(arena *mem, const rule_value *a, int n, rule_valu
         if (v == u || !(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods > 0 || v->nusers != 1)
             continue;
         const ins *t = v->users[0];
-        const attr_value *q = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+        const attr_value *q = transpose_permutation(t);
         if (!q || q->n != np || memcmp(q->u.ints, p, sizeof(int64_t) * (size_t)np) != 0)
             continue;
         /* converges puts the readers it passes into s: room for
@@ -10220,7 +10227,7 @@ bool helper_settles_past_reader(arena *mem, const rule_value *a, int n, rule_val
 /* vanishes_composed_below(t): see helpers_views.h. */
 static bool transpose_vanishes_composed_below(const ins *t)
 {
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     int rank = t->sh.rank;
     return p && p->n == rank && t->args[0]->sh.rank == rank &&
            permutation_settles_below_at(t, p->u.ints, rank, t->args[0]->sh.lens, false, true);
@@ -10524,19 +10531,19 @@ static bool rises_to_shared(arena *mem, ins *t, ins *u)
     rule_value r;
     rule_value a_z_p[2] = {rule_ins(z), pz};
     rule_value a_z_u_p[3] = {rule_ins(z), rule_ins(u), pz};
-    rule_value a_t = rule_ins(t);
     bool has = helper_has_transpose(mem, a_z_p, 2, &r) && r.u.i;
     if (!has && !(helper_transposed_sibling(mem, a_z_u_p, 3, &r) && r.u.i))
         return false;
     if (!helper_absorbs_transpose(mem, a_z_p, 2, &r) || r.u.i)
         return false;
-    return helper_rejoins_shared(mem, &a_t, 1, &r) && !r.u.i;
+    /* rejoins_shared(t), asked directly: u is a one-operand op of z */
+    return !rejoins_shared_at(t, z, p);
 }
 
 /* rises_to_shared_through(t): see helpers_views.h. */
 static bool rises_to_shared_through(arena *mem, ins *t)
 {
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     ins *u = p ? t->args[0] : NULL;
     if (!u || p->n != t->sh.rank || !pointwise_unary(u) || !one_reader(u) || view_is_constant(u) ||
         u->sh.rank != p->n)
@@ -10580,12 +10587,12 @@ static bool read_once_by_twins(const ins *v)
     if (v->nusers < 2)
         return false;
     const ins *t0 = v->users[0];
-    const attr_value *p = is_op(t0, "transpose") && t0->nargs == 1 ? ins_attr(t0, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t0);
     if (!p || p->kind != ATTR_INTS)
         return false;
     for (int k = 1; k < v->nusers; k++) {
         const ins *o = v->users[k];
-        const attr_value *q = is_op(o, "transpose") && o->nargs == 1 ? ins_attr(o, "permutation") : NULL;
+        const attr_value *q = transpose_permutation(o);
         if (!q || !attr_value_equal(*p, *q))
             return false;
     }
@@ -10603,9 +10610,9 @@ bool helper_read_once_by_twins(arena *mem, const rule_value *a, int n, rule_valu
 /* transpose_above_binary_of_one_value_shared's guard, asked of t =
  * transpose[p](b(x, x)): does the rule raise t above b to the transpose of
  * x the graph already has? The rule's own helpers. */
-static bool binary_rises_to_shared(arena *mem, ins *t)
+static bool binary_rises_to_shared(const ins *t)
 {
-    const attr_value *p = is_op(t, "transpose") && t->nargs == 1 ? ins_attr(t, "permutation") : NULL;
+    const attr_value *p = transpose_permutation(t);
     ins *b = p ? t->args[0] : NULL;
     if (!b || p->kind != ATTR_INTS || p->n != t->sh.rank || !(b->op->classes & OPC_BINARY) || b->nargs != 2 ||
         b->args[0] != b->args[1] || b->nmods > 0 || !pointwise_op(b, p->n) || !read_once_by_twins(b))
@@ -10614,8 +10621,8 @@ static bool binary_rises_to_shared(arena *mem, ins *t)
     if (x->sh.rank != p->n || !read_by_transpose(x, p->u.ints, p->n, NULL) ||
         moves_unit_axes_only(p->u.ints, p->n, x->sh.lens) || view_absorbs_transpose(x, p->u.ints, p->n))
         return false;
-    rule_value a_t = rule_ins(t), r;
-    return helper_rejoins_shared(mem, &a_t, 1, &r) && !r.u.i;
+    /* rejoins_shared(t), asked directly: b is a pointwise b(x, x) */
+    return !rejoins_shared_at(t, x, p);
 }
 
 /* rises_to_shared_at(t): see helpers_views.h. */
@@ -10623,7 +10630,7 @@ bool helper_rises_to_shared_at(arena *mem, const rule_value *a, int n, rule_valu
 {
     (void)n;
     ins *t = a[0].u.in;
-    *out = rule_bool(rises_to_shared_through(mem, t) || binary_rises_to_shared(mem, t));
+    *out = rule_bool(rises_to_shared_through(mem, t) || binary_rises_to_shared(t));
     return true;
 }
 
