@@ -491,9 +491,7 @@ static const ins *cancelled_below(const ins *x)
  * question to its operand. */
 static bool twin_transposes_read(const ins *x)
 {
-    if (x->nusers < 2 || !is_op(x->users[0], "transpose") || x->users[0]->nargs != 1)
-        return false;
-    const attr_value *p = ins_attr(x->users[0], "permutation");
+    const attr_value *p = x->nusers >= 2 ? transpose_permutation(x->users[0]) : NULL;
     for (int k = 1; p && k < x->nusers; k++) {
         const ins *o = x->users[k];
         const attr_value *q = transpose_permutation(o);
@@ -10584,19 +10582,8 @@ static bool read_once_by_twins(const ins *v)
 {
     if (one_reader(v))
         return true;
-    if (v->nusers < 2)
-        return false;
-    const ins *t0 = v->users[0];
-    const attr_value *p = transpose_permutation(t0);
-    if (!p || p->kind != ATTR_INTS)
-        return false;
-    for (int k = 1; k < v->nusers; k++) {
-        const ins *o = v->users[k];
-        const attr_value *q = transpose_permutation(o);
-        if (!q || !attr_value_equal(*p, *q))
-            return false;
-    }
-    return true;
+    const attr_value *p = v->nusers > 0 ? transpose_permutation(v->users[0]) : NULL;
+    return p && p->kind == ATTR_INTS && twin_transposes_read(v);
 }
 
 /* read_once_by_twins(v): see helpers_views.h. */
