@@ -1337,14 +1337,38 @@ bool helper_unit_binary_run_above(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* view_one_element_base(k, n): see helpers_views.h. Not where k0 is a
+ * reduction, whose unit axes move under reduce_without_unit_axes and
+ * reduce_below_reshape (seed 2023526: the squeeze over
+ * reduce_max(unsqueeze(p1)) went into the reduction in the orders that met
+ * it first, and sub moved into s1002's {4, 3, 1, 3} with a new reshape of
+ * the reduction in the others), nor a cluster op still to move (its lens
+ * are not the ones it has now). */
+const ins *view_one_element_base(const ins *k, int n)
+{
+    const ins *k0 = k;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && (k0->op->classes & OPC_SHAPE) && k0->nargs == 1 &&
+                    shape_elements(&k0->sh) == 1;
+         d++)
+        k0 = k0->args[0];
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    if (k0->sh.rank != n || shape_elements(&k0->sh) != 1 || is_reduction(k0))
+        return NULL;
+    if (is_cluster_op(k0) && !(view_cluster_lens(k0, l, &nl) && lens_equal(l, nl, k0->sh.lens, k0->sh.rank)))
+        return NULL;
+    return k0;
+}
+
 /* b(r, m) (either order), r a shape op of x of `lens`, m a broadcast of
  * k: x's lens are its own in every order (not a reduction, whose unit
  * axes reduce_without_unit_axes and reduce_below_reshape move; where x
  * is a cluster op, its cluster runs it in its own lens), and m is spelled
  * in x's lens without a reshape of k (k of x's rank: view_in_common spells
- * the one element in 1s of that rank). Then b moved to x's lens costs no
- * view: r goes and no reshape of k comes. */
-static bool padded_run_settled(const ins *b, const int64_t *lens, int n)
+ * the one element in 1s of that rank; or k a chain of shape ops of one
+ * element over such a value, which goes with the move: *over). Then b
+ * moved to x's lens costs no view: r goes and no reshape of k comes. */
+static bool padded_run_settled(const ins *b, const int64_t *lens, int n, bool *over)
 {
     if (!((b->op->classes & OPC_BINARY) && b->nargs == 2))
         return false;
@@ -1353,13 +1377,216 @@ static bool padded_run_settled(const ins *b, const int64_t *lens, int n)
         if (!(r->op->classes & OPC_SHAPE) || r->nargs != 1 || m->nargs != 1)
             continue;
         const ins *x = r->args[0], *k = m->args[0];
+        /* or the value k0 below the shape ops of one element over k, which
+         * compose with view_in_common's reshape into one and go with it
+         * (reshape_of_reshape, reshape_to_same_shape): *over then says
+         * that a shape op over the one element goes with the move */
+        bool o = k->sh.rank != n && view_one_element_base(k, n) != NULL;
         int64_t l[SHAPE_MAX_RANK];
         int nl;
-        if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && k->sh.rank == n && !is_reduction(x) &&
-            (!is_cluster_op(x) || (view_cluster_lens(x, l, &nl) && lens_equal(l, nl, lens, n))))
+        if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && (k->sh.rank == n || o) && !is_reduction(x) &&
+            (!is_cluster_op(x) || (view_cluster_lens(x, l, &nl) && lens_equal(l, nl, lens, n)))) {
+            *over = o;
             return true;
+        }
     }
     return false;
+}
+
+static bool reads_broadcast(const ins *x);
+static bool unit_broadcast(const ins *x);
+static bool unit_stride_zero(const ins *v);
+
+static bool is_cluster_op(const ins *x);
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+static _Thread_local int one_element_base_depth;
+
+/* Below m, which computes one element (one_element_source), the first
+ * value e of one element that is no view, shape op or pending op (through
+ * views, one-operand ops and the first operand of two-operand ops, which
+ * the merges make the one element's op), and whether a shape op stands
+ * on the way (*shaped), both as they are once e runs in its cluster's
+ * lens: e's rank then in *rank. Where e is a cluster op still to move
+ * (its cluster's lens are not its own), binary_into_cluster_lens and
+ * unary_into_cluster_lens run it in those lens l in every order, with a
+ * reshape back to its own, which composes with the shape ops reading e
+ * (reshape_of_reshape, squeeze_to_reshape, ...) and goes where they end
+ * in l (reshape_to_same_shape): so e has l's rank then, and a shape op
+ * stands on the way unless those ops end in l and none stands higher.
+ * The same where e stays (l its own lens): shape ops reading e that end
+ * in e's lens go in every order, so they count as none (seed 9015461:
+ * max(squeeze(s), mb(reshape[{1}](k))) of a {1} k was weighed free in
+ * s's {4, 1, 4} in the orders that met it before reshape_to_same_shape
+ * took the identity reshape away, and add reading max ran there).
+ * Asked of e as it is now, the answer flipped with whether e's cluster
+ * had moved yet (seed 3004352: sub(reshape(dot), mb(squeeze(max))) of a
+ * {1, 1} max read by the squeeze, which its cluster runs in {1}: in the
+ * orders that labelled add reading sub before max moved, sub was weighed
+ * free in the dot's {3, 1} (max of that rank), in the others not (max
+ * in {1}, a new reshape needed), and add ran in {3, 1} or {3}). Not
+ * asked inside its own question (the labelling of e's cluster may weigh
+ * such a leaf in turn): there e is taken as it is. */
+static const ins *one_element_base(const ins *m, bool *shaped, int *rank)
+{
+    *shaped = false;
+    bool above = false;        /* a shape op stands above a non-shape op on the way */
+    const ins *chain = NULL;   /* the highest of the shape ops reading e directly */
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        unsigned c = m->op->classes;
+        bool view = ((c & (OPC_VIEW | OPC_SHAPE)) || ins_is_pending(m)) && m->nargs == 1;
+        if (shape_elements(&m->sh) == 1 && !view) {
+            *rank = m->sh.rank;
+            int64_t l[SHAPE_MAX_RANK];
+            int nl = m->sh.rank;
+            memcpy(l, m->sh.lens, sizeof(int64_t) * (size_t)nl);
+            if (one_element_base_depth == 0 && is_cluster_op(m)) {
+                one_element_base_depth++;
+                if (!cluster_lens_at(m, true, l, &nl)) {
+                    nl = m->sh.rank;
+                    memcpy(l, m->sh.lens, sizeof(int64_t) * (size_t)nl);
+                }
+                one_element_base_depth--;
+            }
+            /* the shape ops reading e directly compose into one reshape
+             * from e's lens l, which goes where it ends in l
+             * (reshape_of_reshape, reshape_to_same_shape: no guard) */
+            const shape *top = chain ? &chain->sh : &m->sh;
+            *rank = nl;
+            *shaped = above || !lens_equal(l, nl, top->lens, top->rank);
+            return m;
+        }
+        if (c & OPC_SHAPE) {
+            *shaped = true;
+            if (!chain)
+                chain = m;
+        } else if (chain) {
+            above = true;
+            chain = NULL;
+        }
+        if (m->nargs < 1)
+            return NULL;
+        m = m->args[0];
+    }
+    return NULL;
+}
+
+/* v computes one element (one_element_source), or is a two-operand op of
+ * such values and literals that hold one value broadcast (a broadcast
+ * of a literal that fold_constant_view folded: the merge rules,
+ * binary_above_multibroadcast_literal_*, take it back to one element;
+ * seed 1059247: max(reshape(s), mul(mb(k), literal)) left the labelling
+ * by order once the literal's broadcast folded). */
+static bool one_element_value(const ins *v)
+{
+    if (one_element_source(v, 0, &(int){256}))
+        return true;
+    if (!((v->op->classes & OPC_BINARY) && v->nargs == 2) || v->nmods != 0)
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const ins *a = v->args[i];
+        if (!one_element_source(a, 0, &(int){256}) && !(is_op(a, "@literal") && unit_stride_zero(a)))
+            return false;
+    }
+    return true;
+}
+
+/* Two-operand op b of a value m that computes one element
+ * (one_element_source, of more than one element) and a shape op s that
+ * becomes a reshape (becomes_reshape, or a broadcast that only adds unit
+ * axes, unit_broadcast) of a standard computed value y of other lens,
+ * through the shape ops below s that compose into it (no shape op or
+ * constant, settled as binary_above_reshape_unit_* ask, s no split of
+ * y's axes), every reader of b a shape op or an op of the cluster
+ * labelled (ops, nops): y, else NULL. Such a b is
+ * what binary_above_reshape_unit_* take into y's lens once the broadcast
+ * has sunk and merged and b's value is read back in y's lens by ops
+ * whose clusters run there (reshaped_back_outside): the one element fits
+ * any lens, the reshape to s's lens moved below composes with the shape
+ * ops reading b, and s goes. Structural only (b's operands and readers,
+ * no cluster asked): the labelling weighs b by it (labelling_cands), and
+ * the rule's guard asks the labelling of b's readers, so asking that
+ * guard here would go in a circle (round s59C). */
+static bool cluster_has(const ins *const *v, int n, const ins *x);
+
+static const ins *unit_binary_mover(const ins *b, const ins *const *ops, int nops)
+{
+    if (!((b->op->classes & OPC_BINARY) && b->nargs == 2) || b->nmods != 0 || b->args[0] == b->args[1] ||
+        b->nusers == 0 || view_is_constant(b))
+        return NULL;
+    /* every reader of b a shape op, or an op of the cluster labelled
+     * (ops): one that reads b itself reads it through a reshape once it
+     * runs in y's lens, so b is then read by shape ops alone, as the
+     * rule asks (seed 2085390: neg(reshape(mul(mb(k), reshape(p1))))
+     * of a {24} p1 in mul's {24, 1}, where neg rose above the reshape
+     * (unary_above_reshape) in the orders that met it while mul read a
+     * pending op, outside the clusters, and then read mul directly: mul
+     * was weighed in {24} in the orders that labelled neg before, and in
+     * {24, 1} alone in the others, 3 views against 2; seed 16352, the
+     * same once a unit broadcast reading the op folded away) */
+    for (int k = 0; k < b->nusers; k++) {
+        const ins *u = b->users[k];
+        if (cluster_has(ops, nops, u))
+            continue;
+        if (!((u->op->classes & OPC_SHAPE) || unit_broadcast(u)) || u->nargs != 1)
+            return NULL;
+    }
+    for (int i = 0; i < 2; i++) {
+        const ins *s = b->args[i], *m = b->args[1 - i];
+        if (!(becomes_reshape(s) || (unit_broadcast(s) && shape_standard_p(&s->args[0]->sh))) ||
+            shape_elements(&m->sh) <= 1 || view_is_constant(m) || !one_element_value(m))
+            continue;
+        /* through the shape ops and unit broadcasts below s, which the
+         * fold rules compose into s (reshape_of_reshape,
+         * multibroadcast_to_reshape: no guard) */
+        const ins *y = s->args[0];
+        for (int d = 0; d < VIEW_CLUSTER_MAX && (becomes_reshape(y) || unit_broadcast(y)) && shape_standard_p(&y->args[0]->sh); d++)
+            y = y->args[0];
+        unsigned c = y->op->classes;
+        if ((c & OPC_SHAPE) || view_is_constant(y) || ins_is_pending(y) || !shape_standard_p(&y->sh) ||
+            lens_equal(y->sh.lens, y->sh.rank, s->sh.lens, s->sh.rank))
+            continue;
+        /* y runs in its cluster's lens already (in_cluster_lens): where it
+         * is still to move, its lens are not the ones b would take (seed
+         * 1059247: max(unsqueeze(squeeze(sub)), broadcast(k)) of a sub in
+         * {1, 24} whose cluster moved it to {24} in the orders that met it
+         * first, after relu reading max had weighed {1, 24} in the
+         * others) */
+        if (is_cluster_op(y) || is_reduction(y))
+            continue;
+        /* settled(y) */
+        if (((c & OPC_UNARY) && y->nargs == 1 && (y->args[0]->op->classes & OPC_SHAPE)) ||
+            ((c & OPC_BINARY) && y->nargs == 2 && (y->args[0]->op->classes & OPC_SHAPE) &&
+             (y->args[1]->op->classes & OPC_SHAPE)))
+            continue;
+        /* !splits_axes(s.lens, y.lens) */
+        int bs = 0, by = 0;
+        for (int k = 0; k < s->sh.rank; k++)
+            bs += s->sh.lens[k] != 1;
+        for (int k = 0; k < y->sh.rank; k++)
+            by += y->sh.lens[k] != 1;
+        if (bs > by && refines(s->sh.lens, s->sh.rank, y->sh.lens, y->sh.rank))
+            continue;
+        /* the move saves a view: s goes, and the one element e is spelled
+         * in y's rank by a reshape of e unless it has that rank; in s's
+         * lens it is spelled by a reshape where a shape op stands over it
+         * now (reshape_of_multibroadcast keeps one of e's rank to s's)
+         * unless e has s's rank. Where the move only trades s for a new
+         * reshape of e, the labelling keeps b's own lens (seed 1010301:
+         * mul(mb[{3, 4, 2}](sub), reshape(abs)) of a {1} sub, abs in
+         * {12, 2, 1}: tanh reading mul ran in abs's lens, with mb(sub)
+         * respelled there and its reshape back below, 4 views against
+         * the core's 3) */
+        bool shaped;
+        int erank = 0;
+        const ins *e = one_element_base(m, &shaped, &erank);
+        if (!e || (erank != y->sh.rank && !(shaped && erank != s->sh.rank)))
+            continue;
+        if (!reads_broadcast(b))
+            return NULL;
+        return y;
+    }
+    return NULL;
 }
 
 /* reshaped_back_outside(b, lens): see helpers_views.h. Not where the run
@@ -1375,10 +1602,32 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
     const ins *last = reshaped_to_run(a[0].u.in);
     const ins *b = a[0].u.in;
     bool back = last && lens_equal(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n);
-    /* a unit-padded run (round s43F): read only by dots and outputs, below */
+    bool over = false;
+    /* a unit-padded run (round s43F): read only by dots, outputs and settled
+     * pointwise readers (round s62A), below */
     bool padded = last && !back && unit_lens_only(last->sh.lens, last->sh.rank, a[1].u.ints, a[1].n) &&
-                  !lens_equal(last->sh.lens, last->sh.rank, b->sh.lens, b->sh.rank) && padded_run_settled(b, a[1].u.ints, a[1].n);
-    bool yes = (back || padded) && last->nusers > 0 && !(last->args[0] == a[0].u.in && reduction_takes_run(last));
+                  !lens_equal(last->sh.lens, last->sh.rank, b->sh.lens, b->sh.rank) && padded_run_settled(b, a[1].u.ints, a[1].n, &over);
+    /* no run (round s62A): b itself in lens equal to lens but for 1s, read
+     * by pointwise ops alone that run in their cluster's lens already, where
+     * b's broadcast operand is a shape op of one element over a value of
+     * x's rank (over): the move saves a view, as the padded run's does (b's
+     * reshape r and that shape op go, one reshape back to b's lens comes).
+     * This is the state a padded run reaches once the reader's cluster
+     * has taken b (binary_into_cluster_lens, while b's one-element operand
+     * was still a shape op) and the broadcast has sunk: asked only of the
+     * run, the answer flipped with whether the cluster had taken b first
+     * (seed 16013971 with --ops 16: mul(mb(add), unsqueeze(relu(p2)))
+     * unsqueezed for a settled sub ran in p2's {4, 4} in the core, while
+     * the noisy graph's cluster ran mul in the sub's {4, 1, 1, 4} as
+     * mul(mb(reshape[{1, 1, 1, 1}](add)), reshape(relu)), read by the sub
+     * directly, one view more; seed 1014078 the same through tanh) */
+    bool direct = !last && unit_lens_only(b->sh.lens, b->sh.rank, a[1].u.ints, a[1].n) &&
+                  !lens_equal(b->sh.lens, b->sh.rank, a[1].u.ints, a[1].n) && padded_run_settled(b, a[1].u.ints, a[1].n, &over) && over;
+    if (direct) {
+        last = b;
+        padded = true;
+    }
+    bool yes = (back || padded) && last->nusers > 0 && !(!direct && last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
         int64_t l[SHAPE_MAX_RANK];
@@ -1388,7 +1637,9 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
          * leaf in other lens, and keeps them once b runs there too */
         bool settled_pointwise = (r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) &&
                                  view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
-        if (padded && (r->op->classes & (OPC_UNARY | OPC_BINARY | OPC_VIEW | OPC_REDUCE)))
+        if (padded && (r->op->classes & (OPC_VIEW | OPC_REDUCE)))
+            yes = false;
+        if (direct && !settled_pointwise)
             yes = false;
         yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) && !broadcast_op(r);
     }
@@ -3920,7 +4171,27 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
                                                      : x->sh.lens;
         if (!moved)
             L->nleaf_lens[k] = x->sh.rank;
-        L->leaf_own_free[k] = !moved || leaf_read_outside(c, x);
+        /* a two-operand op of one element and a reshape of y, read only by
+         * shape ops and the cluster's ops (unit_binary_mover), is free in
+         * y's lens as in its
+         * own: read in y's lens, binary_above_reshape_unit_* take it there
+         * once the cluster runs there (reshaped_back_outside) and the
+         * reshape back composes away; read in its own, it stays. Weighed
+         * in its own alone, it made y's lens cost a reshape they do not
+         * cost, and the cluster took the op's lens on a tie that the
+         * move breaks by a view (seed 1012623: add(reshape(p0), mb(k))
+         * read through reshapes by sin and mul, above a reduction in
+         * p0's lens, ran sin and mul in add's padded {4, 2, 4, 4, 1}, 4
+         * views against the core's 2; weighed in y's lens alone, not free
+         * in its own, it broke ties the other way in 83 seeds of
+         * 1000000.., round s59C's V1) */
+        const ins *ym = !is_reduction(x) && !moved ? unit_binary_mover(x, c->ops, c->nops) : NULL;
+        if (ym) {
+            L->leaf_lens[k] = ym->sh.lens;
+            L->nleaf_lens[k] = ym->sh.rank;
+        }
+        L->leaf_own_free[k] = !moved || ym || leaf_read_outside(c, x);
+        moved = moved || ym;
         /* a leaf that computes one element under a broadcast
          * (has_no_lens_of_its_own) stands for the lens of that broadcast,
          * not its own: one-operand pointwise ops and reshapes between move

@@ -212,13 +212,24 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, 
  * where the run ends in lens that differ from lens by length-1 axes only
  * and from b's own (a unit-padded run: the reshape moved down composes
  * with the run's end into one reshape, so b's reshape is saved), where
- * only ops that are no pointwise op, view or reduction read its end (a
- * dot, an output), b's reshaped operand x is no reduction and runs in its
+ * only ops that are no view or reduction read its end (a dot, an output,
+ * or a pointwise op whose cluster runs it in its own lens already, as
+ * above; round s62A: seed 7016276's sub(reshape[{1, 1, 2}](p), mb(k))
+ * reshaped to {2, 1, 1} for a settled sub stayed in {1, 1, 2} in the
+ * orders that labelled the reader's cluster last), b's reshaped operand
+ * x is no reduction and runs in its
  * own cluster's lens, and b's broadcast operand has x's rank, so that it
  * is spelled in x's lens without a reshape (padded_run_settled; seed
  * 1060101: sub(reshape[{1, 1, 4}](neg(p1)), mb(k)) plus a literal,
  * reshaped to {1, 1, 4, 1} for a dot, stayed in {1, 1, 4} in the noisy
- * graph, where the core ran it in p1's {4}). */
+ * graph, where the core ran it in p1's {4}); b's broadcast operand may be
+ * shape ops of one element over such a value (they go with the move).
+ * Also true with no run, where b itself has lens equal to lens but for
+ * 1s and is read only by pointwise ops that run in their cluster's lens
+ * already, and the broadcast operand is such shape ops of one element
+ * (the move drops them, so it saves a view; round s62A): the state the
+ * padded run reaches once the reader's cluster has taken b and b's
+ * broadcast has sunk (seeds 1014078, 16013971). */
 bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshaped_back_for_keepers(b, x): instructions -> bool: the run of shape
@@ -360,6 +371,13 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int n
  * none: the common-dims rules handle it. */
 enum { VIEW_CLUSTER_MAX = 32 };
 bool view_cluster_lens(const ins *v, int64_t *lens, int *n);
+/* view_one_element_base(k, n): k of one element, or the value k0 below a
+ * chain of shape ops of one element over k, where k0 has rank n and its
+ * lens are its own in every order (no reduction, no cluster op still to
+ * move); NULL otherwise. A broadcast of k spelled in 1s of rank n is then
+ * a broadcast of k0: the chain and the reshape to those 1s compose away
+ * (reshape_of_reshape, reshape_to_same_shape). */
+const ins *view_one_element_base(const ins *k, int n);
 /* cluster_lens(v): instruction -> ints; fails when v's cluster has none. */
 bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* in_reshape_cluster(v): instruction -> bool: v is a pointwise op whose
