@@ -800,17 +800,23 @@ bool helper_broadcast_axes(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
-/* splits_axes(c, lens): see helpers_views.h. */
-bool helper_splits_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+/* c has more axes longer than 1 than l and refines l: a reshape from l
+ * to c splits axes of l. */
+static bool splits_axes(const int64_t *c, int nc, const int64_t *l, int nl)
 {
-    (void)mem, (void)n;
-    const int64_t *c = a[0].u.ints, *l = a[1].u.ints;
-    int nc = a[0].n, nl = a[1].n, bc = 0, bl = 0;
+    int bc = 0, bl = 0;
     for (int i = 0; i < nc; i++)
         bc += c[i] != 1;
     for (int i = 0; i < nl; i++)
         bl += l[i] != 1;
-    *out = rule_bool(bc > bl && refines(c, nc, l, nl));
+    return bc > bl && refines(c, nc, l, nl);
+}
+
+/* splits_axes(c, lens): see helpers_views.h. */
+bool helper_splits_axes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(splits_axes(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -1436,7 +1442,6 @@ static const ins *one_element_base(const ins *m, bool *shaped, int *rank)
         unsigned c = m->op->classes;
         bool view = ((c & (OPC_VIEW | OPC_SHAPE)) || ins_is_pending(m)) && m->nargs == 1;
         if (shape_elements(&m->sh) == 1 && !view) {
-            *rank = m->sh.rank;
             int64_t l[SHAPE_MAX_RANK];
             int nl = m->sh.rank;
             memcpy(l, m->sh.lens, sizeof(int64_t) * (size_t)nl);
@@ -1560,12 +1565,7 @@ static const ins *unit_binary_mover(const ins *b, const ins *const *ops, int nop
              (y->args[1]->op->classes & OPC_SHAPE)))
             continue;
         /* !splits_axes(s.lens, y.lens) */
-        int bs = 0, by = 0;
-        for (int k = 0; k < s->sh.rank; k++)
-            bs += s->sh.lens[k] != 1;
-        for (int k = 0; k < y->sh.rank; k++)
-            by += y->sh.lens[k] != 1;
-        if (bs > by && refines(s->sh.lens, s->sh.rank, y->sh.lens, y->sh.rank))
+        if (splits_axes(s->sh.lens, s->sh.rank, y->sh.lens, y->sh.rank))
             continue;
         /* the move saves a view: s goes, and the one element e is spelled
          * in y's rank by a reshape of e unless it has that rank; in s's
