@@ -194,7 +194,7 @@ static bool view_in_common(arena *mem, const rule_value *args, bool own, rule_va
      * and as sub(s, mb(reshape[{1, 1}](p2))) where reshape_of_multibroadcast
      * had made the reshape of the broadcast one first; also 1028642,
      * 1007248). With `own` (own_view_in_common): the lens of the value of
-     * c's rank below k's shape ops of one element (view_one_element_base),
+     * c's rank below k's shape ops of one element (unit_shape_chain_base),
      * else k's own lens where they fit c's rank, else {1}, for binary_above_unit_reshape_under_multibroadcast_*,
      * whose broadcast the multibroadcast below must take as it is
      * (multibroadcast_of_unit_reshape drops no reshape of one element) */
@@ -204,13 +204,13 @@ static bool view_in_common(arena *mem, const rule_value *args, bool own, rule_va
     if (shape_elements(&m->args[0]->sh) == 1 && shape_elements(&m->sh) > 1 && celements == shape_elements(&m->sh)) {
         const shape *k1 = &m->args[0]->sh;
         /* through a chain of shape ops of one element over a value of
-         * c's rank (view_one_element_base): the reshape to its lens
+         * c's rank (unit_shape_chain_base): the reshape to its lens
          * composes with the chain and goes, as binary_above_reshape_unit_*
          * spell the same move once the chain stands between (seed 4012391:
          * max(mb(squeeze(p6)), squeeze(p4)) of a {1, 1} p6 kept
          * mb(reshape[{1}](p6)) where this rule fired first, and
          * mb(p6) where binary_above_reshape_unit_second did) */
-        const ins *k0 = own ? view_one_element_base(m->args[0], nc) : NULL;
+        const ins *k0 = own ? unit_shape_chain_base(m->args[0], nc) : NULL;
         if (k0)
             return ints_result(mem, k0->sh.lens, k0->sh.rank, out);
         if (own && k1->rank <= nc)

@@ -1343,14 +1343,14 @@ bool helper_unit_binary_run_above(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
-/* view_one_element_base(k, n): see helpers_views.h. Not where k0 is a
+/* unit_shape_chain_base(k, n): see helpers_views.h. Not where k0 is a
  * reduction, whose unit axes move under reduce_without_unit_axes and
  * reduce_below_reshape (seed 2023526: the squeeze over
  * reduce_max(unsqueeze(p1)) went into the reduction in the orders that met
  * it first, and sub moved into s1002's {4, 3, 1, 3} with a new reshape of
  * the reduction in the others), nor a cluster op still to move (its lens
  * are not the ones it has now). */
-const ins *view_one_element_base(const ins *k, int n)
+const ins *unit_shape_chain_base(const ins *k, int n)
 {
     const ins *k0 = k;
     for (int d = 0; d < VIEW_CLUSTER_MAX && (k0->op->classes & OPC_SHAPE) && k0->nargs == 1 &&
@@ -1387,7 +1387,7 @@ static bool padded_run_settled(const ins *b, const int64_t *lens, int n, bool *o
          * compose with view_in_common's reshape into one and go with it
          * (reshape_of_reshape, reshape_to_same_shape): *over then says
          * that a shape op over the one element goes with the move */
-        bool o = k->sh.rank != n && view_one_element_base(k, n) != NULL;
+        bool o = k->sh.rank != n && unit_shape_chain_base(k, n) != NULL;
         int64_t l[SHAPE_MAX_RANK];
         int nl;
         if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && (k->sh.rank == n || o) && !is_reduction(x) &&

@@ -371,13 +371,13 @@ bool helper_canonical_unit_permutation(arena *mem, const rule_value *args, int n
  * none: the common-dims rules handle it. */
 enum { VIEW_CLUSTER_MAX = 32 };
 bool view_cluster_lens(const ins *v, int64_t *lens, int *n);
-/* view_one_element_base(k, n): k of one element, or the value k0 below a
+/* unit_shape_chain_base(k, n): k of one element, or the value k0 below a
  * chain of shape ops of one element over k, where k0 has rank n and its
  * lens are its own in every order (no reduction, no cluster op still to
  * move); NULL otherwise. A broadcast of k spelled in 1s of rank n is then
  * a broadcast of k0: the chain and the reshape to those 1s compose away
  * (reshape_of_reshape, reshape_to_same_shape). */
-const ins *view_one_element_base(const ins *k, int n);
+const ins *unit_shape_chain_base(const ins *k, int n);
 /* cluster_lens(v): instruction -> ints; fails when v's cluster has none. */
 bool helper_cluster_lens(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* in_reshape_cluster(v): instruction -> bool: v is a pointwise op whose
