@@ -596,7 +596,7 @@ static const rule_helper helper_table[] = {
     {"strictly_standard", RV_BOOL, 1, {RV_INS}, false, helper_strictly_standard,
      "strictly_standard(x): x's shape is exactly a reshape's (row-major strides, length-1 axes included)"},
     {"reshaped_back_for_keepers", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_reshaped_back_for_keepers,
-     "reshaped_back_for_keepers(b, x): only ops that keep a broadcast as it is (dots, outputs) read the end of the run reshaped_to(b) finds, and x is no one-operand op (or chain of them) of a stretching broadcast"},
+     "reshaped_back_for_keepers(b, x): only ops that keep a broadcast as it is (dots, outputs), or pointwise ops already running in their cluster's lens that read no stretching broadcast and reach no reduction through shape ops, read the end of the run reshaped_to(b) finds (with the latter, x is no op beside a constant still to fold into a literal), and x is no one-operand op (or chain of them) of a stretching broadcast"},
     {"settled", RV_BOOL, 1, {RV_INS}, false, helper_settled,
      "settled(x): no reshape can still come out of x (it is not a shape op, a unary op of one, or a binary op of two)"},
     {"moves_unit_axes_only", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_moves_unit_axes_only,

@@ -1649,15 +1649,89 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
 
 static bool keeps_broadcast_reader(const ins *r);
 
+/* A reader r of the end of a reshape run that lets b run in the lens the
+ * run gives back in every order: one that keeps a broadcast as it is
+ * (keeps_broadcast_reader), or a pointwise op whose cluster runs in r's
+ * own lens already (round s63A, from session 62's s62F). The cluster chose
+ * those lens with b's value a leaf reshaped into them, and keeps them once
+ * b runs there too (seed 16017552 with --ops 16: sub(mb[{2, 3, 1}](
+ * tanh(p1)), unsqueeze(p0)) squeezed for a mul(p2, .) that ran in p0's
+ * {2, 3} kept the unsqueeze and the squeeze, 3 views against 2). Not
+ * where an operand of r is a stretching broadcast, directly or through
+ * one-operand and shape ops: it sinks below them and takes r out of the
+ * clusters (seed 1004610). Not where r's value reaches a reduction
+ * through a run of shape ops: reduce_below_reshape takes the run below the
+ * reduction in the orders that meet it first, and r's cluster then
+ * chooses its lens anew (seed 8000809 with --ops 24: add(reshape[{3, 2}](
+ * max), p1) squeezed for reduce_max ran in {3, 2} only in the orders that
+ * labelled add's cluster before the reduction took the squeeze; max moved
+ * there beside it in those alone, 3 views against 4). */
+static bool keeps_broadcast_or_settled_pointwise(const ins *r)
+{
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    if (keeps_broadcast_reader(r))
+        return true;
+    if (!((r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) && view_cluster_lens(r, l, &nl) &&
+          lens_equal(l, nl, r->sh.lens, r->sh.rank)))
+        return false;
+    for (int i = 0; i < r->nargs; i++) {
+        const ins *x = r->args[i];
+        for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+            if (broadcast_op(x) && shape_broadcasted_p(&x->sh))
+                return false;
+            if (!(((x->op->classes & (OPC_UNARY | OPC_SHAPE)) || ins_is_pending(x)) && x->nargs == 1))
+                break;
+            x = x->args[0];
+        }
+    }
+    const ins *q = r;
+    for (int d = 0; d <= VIEW_CLUSTER_MAX && one_reader(q); d++) {
+        const ins *u = q->users[0];
+        if (d > 0 && is_reduction(u))
+            return false;
+        if (!((u->op->classes & OPC_SHAPE) && u->nargs == 1))
+            break;
+        q = u;
+    }
+    return true;
+}
+
+/* x is a two-operand op of a constant and a shape op that changes lens:
+ * constant folding makes the constant one literal, and
+ * binary_above_literal_and_reshape (or _reshape_and_literal) then takes x
+ * into the lens of the shape op's operand, in the orders that fold first
+ * (seed 5004366 with --ops 24: max(mb(relu(literal)), reshape[{2, 4, 1}](
+ * p4)) under sub(unsqueeze(.), mb(k)) ran in {8} in program order, and in
+ * order 7919 the sub ran in {2, 4, 1} first, reshaped back for a settled
+ * sub(v, v)). */
+static bool beside_literal_to_fold(const ins *x)
+{
+    if (!((x->op->classes & OPC_BINARY) && x->nargs == 2))
+        return false;
+    for (int i = 0; i < 2; i++) {
+        const ins *o = x->args[1 - i];
+        if (view_is_constant(x->args[i]) && (o->op->classes & OPC_SHAPE) && o->nargs == 1 &&
+            !lens_equal(o->sh.lens, o->sh.rank, o->args[0]->sh.lens, o->args[0]->sh.rank))
+            return true;
+    }
+    return false;
+}
+
 /* reshaped_back_for_keepers(b, x): see helpers_views.h. Only ops that
- * keep a broadcast as it is read the end of b's run of shape ops, and x
- * reads no stretching broadcast through one-operand ops. */
+ * keep a broadcast as it is, or settled pointwise readers, read the end of
+ * b's run of shape ops (keeps_broadcast_or_settled_pointwise); where one
+ * of the latter does, x is no op beside a literal still to fold
+ * (beside_literal_to_fold); and x reads no stretching broadcast through
+ * one-operand ops. */
 bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *b = a[0].u.in, *x = a[1].u.in;
     const ins *last = reshaped_to_run(b);
-    bool yes = last && every_reader(last, keeps_broadcast_reader);
+    bool yes = last && every_reader(last, keeps_broadcast_or_settled_pointwise);
+    if (yes && !every_reader(last, keeps_broadcast_reader) && beside_literal_to_fold(x))
+        yes = false;
     /* x a one-operand op (or a chain of them) of a stretching broadcast:
      * the broadcast sinks below the chain, or the reshape of it rises into
      * the broadcast (reshape_of_unary_of_multibroadcast*), by order; a

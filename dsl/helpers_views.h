@@ -234,16 +234,24 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *args, int nargs,
 
 /* reshaped_back_for_keepers(b, x): instructions -> bool: the run of shape
  * ops reshaped_to(b) finds is read only by ops that keep a broadcast as
- * it is (dots, outputs and other builtins), and x, the operand b's
- * reshape reads, is no one-operand op (or chain of them) of a stretching
- * broadcast. For binary_above_unit_reshape_beside_multibroadcast_*,
- * with reshaped_back_outside: b then runs in x's lens in every order, where a
+ * it is (dots, outputs and other builtins) or by pointwise ops whose
+ * cluster runs in their own lens already, with no operand a stretching
+ * broadcast (through one-operand and shape ops) and no reduction reading
+ * them through a run of shape ops (round s63A); where such a pointwise op
+ * reads it, x is no two-operand op of a constant and a shape op that
+ * changes lens; and x, the operand b's reshape reads, is no one-operand op
+ * (or chain of them) of a stretching broadcast. For
+ * binary_above_unit_reshape_beside_multibroadcast_*, with
+ * reshaped_back_outside: b then runs in x's lens in every order, where a
  * pointwise or reducing reader of the run's end, or x's own broadcast,
  * still moves the lens by order (round s44D: seeds 1004610, 1061216, a
  * pointwise reader that was a cluster op only until its operand's
  * broadcast sank; 1037053, a reduction that took the reshape in the
  * orders that met it first; 1045474, x = abs(relu(mb(p))), whose reshape
- * rose into the broadcast first in program order). */
+ * rose into the broadcast first in program order; round s63A: 8000809, a
+ * settled reader whose cluster chose its lens anew once a reduction took
+ * the squeeze below it; 5004366, x = max(mb(constant), reshape(p)), which
+ * folds into p's lens in the orders that fold first). */
 bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* strictly_standard(x): instruction -> bool: x's shape is exactly the one a
