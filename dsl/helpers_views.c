@@ -1343,6 +1343,50 @@ bool helper_unit_binary_run_above(arena *mem, const rule_value *a, int n, rule_v
     return true;
 }
 
+/* v is a cluster op whose cluster runs it in v's own lens: its labelling
+ * has settled v where it stands, and the rules have nothing to move. */
+static bool runs_in_own_cluster_lens(const ins *v)
+{
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return is_cluster_op(v) && view_cluster_lens(v, l, &nl) && lens_equal(l, nl, v->sh.lens, v->sh.rank);
+}
+
+/* Pointwise op u runs in other lens once its cluster settles
+ * (cluster_lens): the rules conjugate it into them, and the reshape they
+ * put on its operand composes with the one it reads now. Not the negation
+ * of runs_in_own_cluster_lens: an op whose cluster has no lens yet does
+ * neither. */
+static bool leaves_lens(const ins *u)
+{
+    int64_t l[SHAPE_MAX_RANK];
+    int nl;
+    return is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
+}
+
+/* u is a pointwise op (one or two operands) that runs in its cluster's
+ * own lens already (runs_in_own_cluster_lens). */
+static bool settled_pointwise(const ins *u)
+{
+    return (u->op->classes & (OPC_UNARY | OPC_BINARY)) && runs_in_own_cluster_lens(u);
+}
+
+/* Walking down from v (v itself first) through one-operand ops of the
+ * classes `through` and pending shape changes, at most VIEW_CLUSTER_MAX
+ * steps, a stretching broadcast is met: it sinks below that chain, or a
+ * reshape over the chain rises into it, by order. */
+static bool chain_reaches_stretching_broadcast(const ins *v, unsigned through)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (broadcast_op(v) && shape_broadcasted_p(&v->sh))
+            return true;
+        if (!(((v->op->classes & through) || ins_is_pending(v)) && v->nargs == 1))
+            return false;
+        v = v->args[0];
+    }
+    return false;
+}
+
 /* unit_shape_chain_base(k, n): see helpers_views.h. Not where k0 is a
  * reduction, whose unit axes move under reduce_without_unit_axes and
  * reduce_below_reshape (seed 2023526: the squeeze over
@@ -1357,11 +1401,9 @@ const ins *unit_shape_chain_base(const ins *k, int n)
                     shape_elements(&k0->sh) == 1;
          d++)
         k0 = k0->args[0];
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
     if (k0->sh.rank != n || shape_elements(&k0->sh) != 1 || is_reduction(k0))
         return NULL;
-    if (is_cluster_op(k0) && !(view_cluster_lens(k0, l, &nl) && lens_equal(l, nl, k0->sh.lens, k0->sh.rank)))
+    if (is_cluster_op(k0) && !runs_in_own_cluster_lens(k0))
         return NULL;
     return k0;
 }
@@ -1388,10 +1430,8 @@ static bool padded_run_settled(const ins *b, const int64_t *lens, int n, bool *o
          * (reshape_of_reshape, reshape_to_same_shape): *over then says
          * that a shape op over the one element goes with the move */
         bool o = k->sh.rank != n && unit_shape_chain_base(k, n) != NULL;
-        int64_t l[SHAPE_MAX_RANK];
-        int nl;
         if (lens_equal(x->sh.lens, x->sh.rank, lens, n) && (k->sh.rank == n || o) && !is_reduction(x) &&
-            (!is_cluster_op(x) || (view_cluster_lens(x, l, &nl) && lens_equal(l, nl, lens, n)))) {
+            (!is_cluster_op(x) || runs_in_own_cluster_lens(x))) {
             *over = o;
             return true;
         }
@@ -1630,18 +1670,15 @@ bool helper_reshaped_back_outside(arena *mem, const rule_value *a, int n, rule_v
     bool yes = (back || padded) && last->nusers > 0 && !(!direct && last->args[0] == a[0].u.in && reduction_takes_run(last));
     for (int k = 0; yes && k < last->nusers; k++) {
         const ins *r = last->users[k];
-        int64_t l[SHAPE_MAX_RANK];
-        int nl;
         /* a pointwise reader only where its cluster runs in that reader's
          * lens already (settled_pointwise): it chose lens with b's value a
          * leaf in other lens, and keeps them once b runs there too */
-        bool settled_pointwise = (r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) &&
-                                 view_cluster_lens(r, l, &nl) && lens_equal(l, nl, r->sh.lens, r->sh.rank);
+        bool settled = settled_pointwise(r);
         if (padded && (r->op->classes & (OPC_VIEW | OPC_REDUCE)))
             yes = false;
-        if (direct && !settled_pointwise)
+        if (direct && !settled)
             yes = false;
-        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled_pointwise) && !ins_is_pending(r) && !broadcast_op(r);
+        yes = yes && (!(r->op->classes & (OPC_UNARY | OPC_BINARY)) || settled) && !ins_is_pending(r) && !broadcast_op(r);
     }
     *out = rule_bool(yes);
     return true;
@@ -1668,23 +1705,13 @@ static bool keeps_broadcast_reader(const ins *r);
  * there beside it in those alone, 3 views against 4). */
 static bool keeps_broadcast_or_settled_pointwise(const ins *r)
 {
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
     if (keeps_broadcast_reader(r))
         return true;
-    if (!((r->op->classes & (OPC_UNARY | OPC_BINARY)) && is_cluster_op(r) && view_cluster_lens(r, l, &nl) &&
-          lens_equal(l, nl, r->sh.lens, r->sh.rank)))
+    if (!settled_pointwise(r))
         return false;
-    for (int i = 0; i < r->nargs; i++) {
-        const ins *x = r->args[i];
-        for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
-            if (broadcast_op(x) && shape_broadcasted_p(&x->sh))
-                return false;
-            if (!(((x->op->classes & (OPC_UNARY | OPC_SHAPE)) || ins_is_pending(x)) && x->nargs == 1))
-                break;
-            x = x->args[0];
-        }
-    }
+    for (int i = 0; i < r->nargs; i++)
+        if (chain_reaches_stretching_broadcast(r->args[i], OPC_UNARY | OPC_SHAPE))
+            return false;
     const ins *q = r;
     for (int d = 0; d <= VIEW_CLUSTER_MAX && one_reader(q); d++) {
         const ins *u = q->users[0];
@@ -1737,10 +1764,8 @@ bool helper_reshaped_back_for_keepers(arena *mem, const rule_value *a, int n, ru
      * the broadcast (reshape_of_unary_of_multibroadcast*), by order; a
      * pending shape change left by a sink goes into its reader
      * (unary_through_pending), so the walk passes it */
-    for (int d = 0; yes && d <= VIEW_CLUSTER_MAX && ((x->op->classes & OPC_UNARY) || ins_is_pending(x)) && x->nargs == 1; d++) {
-        x = x->args[0];
-        yes = !(broadcast_op(x) && shape_broadcasted_p(&x->sh));
-    }
+    if (yes && ((x->op->classes & OPC_UNARY) || ins_is_pending(x)) && x->nargs == 1)
+        yes = !chain_reaches_stretching_broadcast(x->args[0], OPC_UNARY);
     *out = rule_bool(yes);
     return true;
 }
@@ -10068,10 +10093,7 @@ bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rul
 /* w is a pointwise op in r's lens whose cluster runs it in those lens. */
 static bool runs_in_cluster_lens(const ins *w, const ins *r)
 {
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
-    return is_cluster_op(w) && lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) &&
-           view_cluster_lens(w, l, &nl) && lens_equal(l, nl, w->sh.lens, w->sh.rank);
+    return lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) && runs_in_own_cluster_lens(w);
 }
 
 /* readers_in_cluster_lens(r): see helpers_views.h. */
@@ -10592,16 +10614,6 @@ bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *o
 
 /* ---- reshapes that are not yet where they end (composes_below) ---- */
 
-/* Pointwise op u runs in other lens once its cluster settles
- * (cluster_lens): the rules conjugate it into them, and the reshape they
- * put on its operand composes with the one it reads now. */
-static bool leaves_lens(const ins *u)
-{
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
-    return is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
-}
-
 /* composes_below(r): see helpers_views.h. */
 bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -10622,9 +10634,7 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
 {
     (void)mem, (void)n;
     const ins *x = a[0].u.in;
-    int64_t l[SHAPE_MAX_RANK];
-    int nl;
-    bool moves = is_cluster_op(x) && view_cluster_lens(x, l, &nl) && !lens_equal(l, nl, x->sh.lens, x->sh.rank);
+    bool moves = leaves_lens(x);
     /* nor is a transpose that goes in every order (transpose_folds): the
      * value below it, which its readers read once it has gone, may still
      * move (seed 1012900: reduce_below_reshape moved a reshape of an
@@ -10668,10 +10678,7 @@ bool helper_result_reshape_moves(arena *mem, const rule_value *a, int n, rule_va
     if (d->nusers == 1 && is_op(d->users[0], "reshape")) {
         const ins *q = d->users[0];
         for (int k = 0; k < q->nusers && !yes; k++) {
-            const ins *u = q->users[k];
-            int64_t l[SHAPE_MAX_RANK];
-            int nl;
-            yes = is_cluster_op(u) && view_cluster_lens(u, l, &nl) && !lens_equal(l, nl, u->sh.lens, u->sh.rank);
+            yes = leaves_lens(q->users[k]);
         }
     }
     *out = rule_bool(yes);
