@@ -1184,6 +1184,57 @@ static bool reads_shared_reshape_beside(const ins *w, const ins *b)
     return true;
 }
 
+/* w is a two-operand op w(b, m) of b's value and of a broadcast m that
+ * is b's own other operand (b = b(r, m) or b(m, r), m read by b and w
+ * alone). Once the binary_above_unit_reshape_under_multibroadcast_* rules
+ * move b above its reshape r, w reads a reshape of b's new value to r's
+ * lens beside m, the same form, and the rule moves w in turn (its
+ * multibroadcast_below walks on from w); the two broadcasts of k the
+ * moves make are one view, which CSE merges. So w passes the reshape on
+ * as a one-operand op does (round s64A, --ops 24 seed 8019936:
+ * max(sub(reshape(p0), m), m) of m = mb[{4, 3}](abs) under relu and
+ * mb[{2, 4, 3}] ran in {4, 3} with p0 reshaped in the core, in p0's
+ * {1, 4, 3} in the noisy graph). */
+static bool reads_own_broadcast_beside(const ins *w, const ins *b)
+{
+    if (!((w->op->classes & OPC_BINARY) && w->nargs == 2) || w->nmods != 0 || w->args[0] == w->args[1] ||
+        !((b->op->classes & OPC_BINARY) && b->nargs == 2) || b->args[0] == b->args[1])
+        return false;
+    const ins *m = other_operand(w, b);
+    if (!m || m == b || !broadcast_op(m) || m->nargs != 1 || (b->args[0] != m && b->args[1] != m))
+        return false;
+    for (int k = 0; k < m->nusers; k++)
+        if (m->users[k] != b && m->users[k] != w)
+            return false;
+    return true;
+}
+
+/* r, a multibroadcast of v read by w(r, o) of another multibroadcast o,
+ * has readers besides w, v has more than one element and o's operand
+ * lens differ from v's: then no rule merges the two under w. The merges
+ * of two multibroadcasts want both read once
+ * (binary_above_multibroadcasts*), or, for a shared one, an operand of one
+ * element (the *_into_*_rejoined forms) or the same lens on both sides
+ * (binary_above_multibroadcasts_of_shared_*); so w stays above r in every
+ * order and r stays the multibroadcast the walk reached (round s64C,
+ * --ops 24 seed 8010635: mb[{2, 4}](sigmoid(mul(m, add(reshape(p2), m))))
+ * read by a dot and by max(., mb(relu(p3))) kept p2's reshape in the
+ * core, where the noisy graph, sigmoid still above the broadcast, ran
+ * add and mul in p2's {1, 4}). */
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+
+static bool shared_keeps_apart(const ins *r, const ins *w, const ins *o)
+{
+    const ins *v = r->args[0];
+    if (!is_op(o, "multibroadcast") || o->nargs != 1 || shape_elements(&v->sh) <= 1 ||
+        lens_equal(o->args[0]->sh.lens, o->args[0]->sh.rank, v->sh.lens, v->sh.rank))
+        return false;
+    for (int k = 0; k < r->nusers; k++)
+        if (r->users[k] != w)
+            return true;
+    return false;
+}
+
 /* multibroadcast_below(b, rank): see helpers_views.h. */
 bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -1205,14 +1256,15 @@ bool helper_multibroadcast_below(arena *mem, const rule_value *a, int n, rule_va
                 const ins *w = r->users[j];
                 if ((w->op->classes & OPC_BINARY) && w->nargs == 2) {
                     const ins *other = other_operand(w, r);
-                    yes = other != r && !broadcast_bound(other, NULL, 0);
+                    yes = other != r && (!broadcast_bound(other, NULL, 0) || shared_keeps_apart(r, w, other));
                 }
             }
             break;
         }
         bool through = ((r->op->classes & OPC_UNARY) && r->nargs == 1) ||
                        ((r->op->classes & OPC_BINARY) && r->nargs == 2 && r->args[0] == v && r->args[1] == v) ||
-                       (depth == 0 && reads_shared_reshape_beside(r, a[0].u.in));
+                       (depth == 0 && (reads_shared_reshape_beside(r, a[0].u.in) ||
+                                       reads_own_broadcast_beside(r, a[0].u.in)));
         if (!through)
             break;
         v = r;
@@ -1385,6 +1437,19 @@ static bool chain_reaches_stretching_broadcast(const ins *v, unsigned through)
         v = v->args[0];
     }
     return false;
+}
+
+/* unary_of_stretching_broadcast(x): see helpers_views.h. x is a
+ * one-operand op (or a chain of them) of a stretching broadcast: that
+ * broadcast sinks below the chain by order, so the lens x has now are
+ * not the ones it settles in (round s61A, seed 2088334). */
+bool helper_unary_of_stretching_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    *out = rule_bool((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0 &&
+                     chain_reaches_stretching_broadcast(x->args[0], OPC_UNARY));
+    return true;
 }
 
 /* unit_shape_chain_base(k, n): see helpers_views.h. Not where k0 is a
@@ -6307,6 +6372,378 @@ bool helper_chain_read_beside_values(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
+/* ---- The fold (rounds s59B to s63D, rebuilt in round s64A) ----
+ * A reshape r of u(m(x)), u a one-operand pointwise op, m a
+ * multibroadcast (or a broadcast[axis] that puts x's axes last, which
+ * aligned_broadcast_to_multibroadcast makes one with no guard) of a
+ * computed x of more than one element: once m sinks below u, r reads a
+ * multibroadcast, reshape_of_multibroadcast makes it
+ * mb[r.lens](reshape[kc](u')) with kc m's value seen in r's lens, and
+ * where kc is x's lens but for leading 1s, multibroadcast_of_unit_reshape
+ * drops that reshape with no guard: one view where u(m) and r were two,
+ * which is the graph whose u met r first reaches (seeds 1031353,
+ * 1013530). So r's readers decide whether u's broadcast sinks. */
+
+static bool reduction_takes_reshape(const ins *x);
+static _Thread_local int fold_question_depth;
+
+/* u is b(m, w(m)) (or b(w(m), m)), w a one-operand op read once and m
+ * read by the two: binary_above_multibroadcast_and_unary and its mirror
+ * sink m below b at once, as unary_above_multibroadcast sinks it below a
+ * one-operand op (SiLU's shape; round s62B, seed 1034058). m, else NULL. */
+static const ins *silu_broadcast(const ins *u)
+{
+    if (!(u->op->classes & OPC_BINARY) || u->nargs != 2 || u->nmods != 0 || u->args[0] == u->args[1])
+        return NULL;
+    for (int k = 0; k < 2; k++) {
+        const ins *m = u->args[k], *w = u->args[1 - k];
+        if (broadcast_op(m) && m->nusers == 2 && (w->op->classes & OPC_UNARY) && w->nargs == 1 &&
+            w->nmods == 0 && w->nusers == 1 && w->args[0] == m)
+            return m;
+    }
+    return NULL;
+}
+
+/* The broadcast below u that the fold sinks: m of u(m), u a one-operand
+ * op, or of silu_broadcast(u); a multibroadcast, or a broadcast[axis] that
+ * becomes one (aligned_broadcast). */
+static const ins *fold_broadcast(const ins *u)
+{
+    const ins *m = NULL;
+    if ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0)
+        m = u->args[0];
+    else
+        m = silu_broadcast(u);
+    if (!m || !(is_op(m, "multibroadcast") || aligned_broadcast(m)) || m->nargs != 1 || m->nmods != 0)
+        return NULL;
+    return m;
+}
+
+/* x, r's value's source: the x of u(m(x)) that r folds into m once m
+ * sinks (see above), else NULL. Only where x's rank is no higher than
+ * r's (multibroadcast_of_unit_reshape's guard x.rank <= m.rank). */
+static const ins *reshape_folds_into(const ins *r, const ins *m);
+static bool fold_rank_fits(const ins *x, int rank);
+
+static const ins *reshape_folds_into_multibroadcast(const ins *r, const ins *u)
+{
+    if (!is_op(r, "reshape") || r->nargs != 1 || r->nmods != 0 || r->args[0] != u)
+        return NULL;
+    const ins *m = fold_broadcast(u);
+    return m ? reshape_folds_into(r, m) : NULL;
+}
+
+/* The same test for reshape r of a value over broadcast m: m's x, else
+ * NULL. */
+static const ins *reshape_folds_into(const ins *r, const ins *m)
+{
+    const ins *x = m->args[0];
+    if (shape_elements(&x->sh) <= 1 || view_is_constant(x) || !fold_rank_fits(x, r->sh.rank) || reduction_takes_reshape(x))
+        return NULL;
+    int64_t kc[SHAPE_MAX_RANK];
+    if (!broadcast_view(m, r->sh.lens, r->sh.rank, kc) ||
+        !lens_equal_but_leading_ones(kc, r->sh.rank, x->sh.lens, x->sh.rank))
+        return NULL;
+    return x;
+}
+
+/* x, the operand of the broadcast a fold takes, has at most rank, and so
+ * do the values below x through reshapes that only add or drop length-1
+ * axes: the clusters and the fold rules move such a reshape away by order
+ * (unary_into_cluster_lens, multibroadcast_of_unit_reshape), and x then
+ * has their rank (round s63D's mend 4; --ops 24 seed 4001068:
+ * sin(mb[{1, 2, 2}](reshape[{2, 1}](abs(v)))) of a {1, 1, 2, 1} v
+ * reshaped to {2, 2} folded in the orders that met the reshape, not in
+ * those that met abs(v) of rank 3). */
+static bool cluster_lens_at(const ins *v, bool shared, int64_t *lens, int *n);
+
+static bool fold_rank_fits(const ins *x, int rank)
+{
+    if (x->sh.rank > rank)
+        return false;
+    /* and x's own cluster lens, where they only add or drop 1s: the
+     * clusters move x there by order (binary_into_cluster_lens), and the
+     * orders that asked before that folded (round s64C, --ops 24 seed
+     * 4003194: abs(mb[{1, 3, 2}](add[{3, 1}](reshape(relu(p)), ..))) of a
+     * {1, 3, 1, 1} p, squeezed to {3, 2} under tanh beside a full value,
+     * folded in the orders that met add in {3, 1}, not in those that met
+     * it in its cluster's {1, 3, 1, 1}) */
+    if (fold_question_depth == 0) {
+        /* asked once per question: the labelling asks the fold again */
+        int64_t cl[SHAPE_MAX_RANK];
+        int ncl;
+        fold_question_depth++;
+        bool higher = cluster_lens_at(x, true, cl, &ncl) && ncl > rank && unit_lens_only(cl, ncl, x->sh.lens, x->sh.rank);
+        fold_question_depth--;
+        if (higher)
+            return false;
+    }
+    const ins *y = x;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_reshape(y) && y->nmods == 0; d++) {
+        y = y->args[0];
+        if (!unit_lens_only(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank))
+            break;
+        if (y->sh.rank > rank)
+            return false;
+    }
+    return true;
+}
+
+/* One operand of v reads a broadcast of one element: the broadcast
+ * itself, or a value of more than one element that computes one
+ * (computes_one_element) or has the every-stride-0 layout of one (a
+ * folded constant view, unit_stride_zero). */
+static bool operand_reads_unit_broadcast(const ins *v)
+{
+    for (int k = 0; k < v->nargs; k++) {
+        const ins *a = v->args[k];
+        if (broadcast_op(a) && a->nargs == 1 && shape_elements(&a->args[0]->sh) == 1)
+            return true;
+        if (shape_elements(&a->sh) > 1 && (unit_stride_zero(a) || computes_one_element(a)))
+            return true;
+    }
+    return false;
+}
+
+/* x, or a value below it through one-operand pointwise ops and shape
+ * ops, reads a broadcast of one element (operand_reads_unit_broadcast):
+ * the merges of one-element broadcasts move such a broadcast around x by
+ * order, so whether the fold holds would depend on the order (seeds
+ * 2026816, 1020151). Asked through the chain, so the core's fold, which
+ * sees u(x) with u's broadcast sunk, and the noisy graph's, which sees x,
+ * answer alike. */
+static bool reads_unit_broadcast(const ins *x)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (operand_reads_unit_broadcast(x))
+            return true;
+        if (x->nargs != 1 || x->nmods != 0 || broadcast_op(x) || !(x->op->classes & (OPC_UNARY | OPC_SHAPE)))
+            return false;
+        x = x->args[0];
+    }
+    return false;
+}
+
+/* v, through one-operand pointwise ops, is a shape op or a transpose:
+ * the clusters walk such chains to their leaves. */
+static bool chain_over_shape_op(const ins *v)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if ((v->op->classes & OPC_SHAPE) || is_op(v, "transpose"))
+            return true;
+        if (!(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods != 0)
+            return false;
+        v = v->args[0];
+    }
+    return false;
+}
+
+/* w, a reader of r, is a two-operand op beside a full value: standard,
+ * no broadcast nor a value that may become one, no constant (a literal
+ * takes any reshape for free), no shape op, pending op or chain of
+ * one-operand ops over a shape op or transpose (the clusters'), and no
+ * shape op reads w's value. w's value is standard whether r has folded
+ * into the multibroadcast or not. */
+static bool reader_beside_full_value(const ins *w, const ins *r)
+{
+    if (!(w->op->classes & OPC_BINARY) || w->nargs != 2 || w->nmods != 0 || w->args[0] == w->args[1])
+        return false;
+    const ins *other = other_operand(w, r);
+    return shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !broadcast_op(other) &&
+           !ins_is_pending(other) && !view_is_constant(other) && !chain_over_shape_op(other) &&
+           !shape_op_below(w, 0);
+}
+
+static bool same_view(const ins *j, const ins *m);
+
+/* a and b are one view: the same instruction, or the same view of the
+ * same operand, which CSE merges (some orders meet the twins before). */
+static bool twin_views(const ins *a, const ins *b)
+{
+    return a == b || (a->nargs == 1 && b->nargs == 1 && a->args[0] == b->args[0] && same_view(a, b));
+}
+
+/* v, through one-operand pointwise ops, is root (or its twin). */
+static bool chain_over_root(const ins *v, const ins *root)
+{
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        if (twin_views(v, root))
+            return true;
+        if (!(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods != 0)
+            return false;
+        v = v->args[0];
+    }
+    return false;
+}
+
+/* Every reader of r (root's value, or a value root's reaches through
+ * one-operand ops) is a two-operand op beside a full value
+ * (reader_beside_full_value); or a one-operand pointwise op, or b(r, r),
+ * whose own readers are (such a reader keeps r's value standard or a
+ * broadcast as r is, and once r folds it sinks below the multibroadcast
+ * in turn, unary_above_multibroadcast, round s60B); or the diamond
+ * b(u'(root), r), whose other operand is root again through one-operand
+ * ops (or root's twin), no shape op reading b and b's readers taking a
+ * broadcast: both operands fold into the one multibroadcast, and b sinks
+ * below it (round s62B, seed 1034058). */
+static bool beside_unshaped_values_d(const ins *r, const ins *root, int depth)
+{
+    bool ok = r->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *w = r->users[k];
+        if (((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0) ||
+            ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] == r && w->args[1] == r))
+            ok = beside_unshaped_values_d(w, root, depth + 1);
+        else if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
+                 chain_over_root(other_operand(w, r), root))
+            ok = !shape_op_below(w, 0) && readers_take_broadcast(w, w, depth + 1);
+        else
+            ok = reader_beside_full_value(w, r);
+    }
+    return ok;
+}
+
+static bool folds_beside_values(const ins *r) { return beside_unshaped_values_d(r, r, 0); }
+
+/* folds_beside_values(s): see helpers_views.h. */
+bool helper_folds_beside_values(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *sq = a[0].u.in;
+    /* under the fold's own guard on the broadcast's operand y
+     * (reads_unit_broadcast, fold_takes_broadcast), so that the core's
+     * shape op of mb(y) folds where the noisy graph's reshape of
+     * u(mb(x)) does (seeds 1020151, 2026816); and under its rank guard
+     * (fold_rank_fits), which the noisy graph's reshape of u(mb(x))
+     * meets where the core's shape op of mb(u(x)) would fold alone
+     * (round s64C, --ops 24 seed 4018384: squeeze(mb[{2, 1, 2}](sin(y)))
+     * of a {1, 1, 2} y under sin and mul beside a parameter folded in
+     * the core, its twin reshape of sin(mb(y)) in the noisy graph did
+     * not) */
+    const ins *m = sq->nargs == 1 ? sq->args[0] : NULL;
+    *out = rule_bool(m && m->nargs == 1 && fold_rank_fits(m->args[0], sq->sh.rank) && folds_beside_values(sq) &&
+                     !reads_unit_broadcast(m->args[0]));
+    return true;
+}
+
+/* Every one-operand reader q of u beside r is asked as r's one-operand
+ * readers are (beside_unshaped_values_d from q): the clusters move such
+ * a reader between u and u's reshape by order, and the fold's answer must
+ * not depend on which it reads (round s62B, seed 11005634). */
+static bool unary_readers_beside_unshaped(const ins *u, const ins *r)
+{
+    for (int k = 0; k < u->nusers; k++) {
+        const ins *q = u->users[k];
+        if (q != r && (q->op->classes & OPC_UNARY) && q->nargs == 1 && q->nmods == 0 &&
+            !beside_unshaped_values_d(q, r, 1))
+            return false;
+    }
+    return true;
+}
+
+static bool multibroadcasts_merge(const ins *v);
+static bool multibroadcast_spelling(const ins *m);
+static const ins *cluster_root(const ins *x);
+
+/* Some reader w of r is a cluster op whose sink (its cluster's root, or
+ * the end of the root's reshapes of one reader) is read by a
+ * multibroadcast that a two-operand op reads beside another
+ * multibroadcast the merges take with it (multibroadcasts_merge): that op
+ * joins the cluster with no guard of the cluster's, and the cluster is
+ * labelled again. */
+static bool reader_cluster_grows(const ins *r)
+{
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if (!is_cluster_op(w))
+            continue;
+        const ins *sink = cluster_root(w);
+        for (int d = 0; d < VIEW_CLUSTER_MAX && one_reader(sink) && is_op(sink->users[0], "reshape"); d++)
+            sink = sink->users[0];
+        for (int j = 0; j < sink->nusers; j++) {
+            const ins *q = sink->users[j];
+            if (!multibroadcast_spelling(q) || q->nargs != 1)
+                continue;
+            for (int i = 0; i < q->nusers; i++)
+                if (multibroadcasts_merge(q->users[i]))
+                    return true;
+        }
+    }
+    return false;
+}
+
+/* Every reader of r that is a cluster op runs in its cluster's lens
+ * already (runs_in_own_cluster_lens). */
+static bool reader_clusters_settled(const ins *r)
+{
+    for (int k = 0; k < r->nusers; k++)
+        if (is_cluster_op(r->users[k]) && !runs_in_own_cluster_lens(r->users[k]))
+            return false;
+    return true;
+}
+
+/* The fold's question for reader r of u (readers_take_broadcast_d's
+ * branch): r folds into u's multibroadcast once it sinks, under
+ * reshape_of_multibroadcast's guards, and r's readers take the layout. */
+static bool fold_guards(const ins *r, const ins *u, const ins *x, int depth)
+{
+    if (fold_question_depth > 0)
+        return false;
+    fold_question_depth++;
+    bool yes = !reads_unit_broadcast(x) && folds_beside_values(r) && unary_readers_beside_unshaped(u, r) &&
+               !dropped_below(r) && !read_back_waits(r, fold_broadcast(u)) && !reshapes_merge_at_reader(r) &&
+               !reader_cluster_grows(r) && reader_clusters_settled(r) &&
+               readers_take_broadcast(r, r, depth + 1);
+    fold_question_depth--;
+    return yes;
+}
+
+static bool fold_takes_broadcast(const ins *r, const ins *u, int depth)
+{
+    const ins *x = reshape_folds_into_multibroadcast(r, u);
+    return x && fold_guards(r, u, x, depth);
+}
+
+static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb);
+
+/* v is b(u, u), a two-operand op of u twice (round s63D's twice_of):
+ * it keeps u's layout, and binary_above_broadcast_twice sinks u's
+ * broadcast below b as unary_above_multibroadcast sinks it below u, so a
+ * reshape of b folds as a reshape of u does (--ops 24 seed 4019446:
+ * max(sigmoid(mb(mul)), same) unsqueezed for add kept sigmoid above its
+ * broadcast, where the core's unsqueeze of mb(max(s, s)) folded). */
+static bool twice_of(const ins *v, const ins *u)
+{
+    return v != u && (v->op->classes & OPC_BINARY) && v->nargs == 2 && v->nmods == 0 && v->args[0] == u &&
+           v->args[1] == u && (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0;
+}
+
+/* The merged fold (round s61A's change 4, tightened in s62B): r is a
+ * reshape of v = b(u, o) (either order), u a one-operand op of a
+ * multibroadcast m of x that r folds into (reshape_folds_into) and o a
+ * broadcast of a computed y of more than one element whose lens
+ * broadcast to x's, that reads no broadcast of one element
+ * (reads_unit_broadcast): once m sinks, binary_above_multibroadcasts
+ * merges the two broadcasts below b into one of x's lens, and r folds
+ * into it as above, so r's readers decide, under the fold's guards
+ * (--ops 16 seed 16016010: sub(mb(sub(p1, p2)), relu(mb[{2, 2}](dot)))
+ * unsqueezed for sigmoid under mul(p3, .) kept relu above its broadcast,
+ * where the core, whose unsqueeze met the merged broadcast, folded it). */
+static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u, int depth)
+{
+    if (!is_op(r, "reshape") || r->nargs != 1 || r->nmods != 0 || r->args[0] != v || v == u ||
+        !(v->op->classes & OPC_BINARY) || v->nargs != 2 || v->nmods != 0 || v->args[0] == v->args[1] ||
+        (v->args[0] != u && v->args[1] != u) || !(u->op->classes & OPC_UNARY) || u->nargs != 1 || u->nmods != 0)
+        return false;
+    const ins *m = fold_broadcast(u), *o = other_operand(v, u);
+    const ins *x = m ? reshape_folds_into(r, m) : NULL;
+    if (!x || !broadcast_op(o) || o->nargs != 1 || o->nmods != 0 || !shape_broadcasted_p(&o->sh))
+        return false;
+    const ins *y = o->args[0];
+    return shape_elements(&y->sh) > 1 && !view_is_constant(y) && !reads_unit_broadcast(y) &&
+           lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank) && fold_guards(r, u, x, depth);
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -6506,6 +6943,22 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
             ok = stretched_below(r) && readers_take_broadcast(r, r, depth + 1) && !dropped_below(r);
             continue;
         }
+        /* a reshape of u that folds into u's multibroadcast once it sinks
+         * (reshape_folds_into_multibroadcast, fold_takes_broadcast): r's
+         * readers decide */
+        if (reshape_folds_into_multibroadcast(r, u) && v == u) {
+            ok = fold_takes_broadcast(r, u, depth);
+            continue;
+        }
+        /* the same of a reshape of b(u, u) (twice_of): once u's broadcast
+         * sinks, binary_above_broadcast_twice takes b below it too */
+        if (twice_of(v, u) && is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && fold_broadcast(u)) {
+            const ins *x = reshape_folds_into(r, fold_broadcast(u));
+            if (x) {
+                ok = fold_guards(r, u, x, depth);
+                continue;
+            }
+        }
         /* a reshape of u (or a squeeze or unsqueeze of it, which
          * becomes_reshape: the fold rules make it a reshape with no guard,
          * round s46D), u a one-operand op of a broadcast[axis] m of k,
@@ -6615,6 +7068,8 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * mb[{48}](max(literal, p1))) reshaped for a reduce_sum kept sin
          * above its broadcast, where the core computed add on one element
          * and broadcast it once). */
+        if (dots && merged_fold_takes_broadcast(r, v, u, depth))
+            continue;
         if (is_op(r, "reshape") && r->nargs == 1 && r->nmods == 0 && v != u && dots && reads_one_element(u) &&
             computes_one_element(v)) {
             ok = (reduced_below(r) || ((stretched_below(r) || beside_full_values(r)) && readers_take_broadcast(r, r, depth + 1))) &&
@@ -7534,6 +7989,20 @@ static bool broadcasts_merge_below(const ins *v)
 
 /* becomes_broadcast(r): see helpers_views.h. The same test as the guards
  * of reshape_of_multibroadcast and reshape_of_broadcast. */
+/* m is a pending shape change of no permutation: a reshape reads its
+ * operand in row-major order whatever its layout, and reshape_of_pending
+ * takes such an op from under a reshape with no guard, so the walk of
+ * becomes_broadcast passes it as it passes reshapes (round s63B, --ops 24
+ * seed 11016188: sin(reshape(pending(mb(neg(p7))))) rose above the
+ * reshape in the orders that met sin before the pending op went). */
+static bool reshape_reads_past_pending(const ins *m)
+{
+    if (!is_op(m, "pending_shape_change") || m->nargs != 1 || m->nmods != 0)
+        return false;
+    const attr_value *p = ins_attr(m, "permutation");
+    return !p || (p->kind == ATTR_INTS && p->n == 0);
+}
+
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -7545,8 +8014,9 @@ bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value
          * reshape_of_squeeze, reshape_of_unsqueeze; seed 5966) */
         const ins *m = r->args[0];
         for (int depth = 0; depth < VIEW_CLUSTER_MAX && m->nargs == 1 &&
-                            (is_op(m, "reshape") || ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
-                                                     shape_broadcasted_p(&m->args[0]->sh)));
+                            (is_op(m, "reshape") || reshape_reads_past_pending(m) ||
+                             ((is_op(m, "squeeze") || is_op(m, "unsqueeze")) &&
+                              shape_broadcasted_p(&m->args[0]->sh)));
              depth++)
             m = m->args[0];
         int64_t kc[SHAPE_MAX_RANK];

@@ -193,7 +193,10 @@ bool helper_waits_for_read_back(arena *mem, const rule_value *args, int nargs, r
  * reaches, through single-reader one-operand pointwise ops and b(v, v)
  * (and, as b's first reader, w(v, s) of a reshape s that is b's own
  * operand, read by b and w alone), a multibroadcast of at least that
- * rank, which drops a reshape that only adds or removes leading 1s. */
+ * rank, which drops a reshape that only adds or removes leading 1s; a
+ * two-operand reader of it beside another broadcast only where no merge
+ * can take the two (round s64C: the multibroadcast has other readers,
+ * and the operands' lens differ and are more than one element). */
 bool helper_multibroadcast_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* reshaped_back_outside(b, lens): instruction, ints -> bool: the run of
  * shape ops reshaped_to(b) finds ends in lens, and no pointwise op (no
@@ -1173,6 +1176,15 @@ bool helper_broadcast_stays(arena *mem, const rule_value *args, int nargs, rule_
  * reads a broadcast whether r is a broadcast or not, and is no cluster op
  * either way. */
 bool helper_beside_broadcast_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* unary_of_stretching_broadcast(x): x is a one-operand op (or a chain of them) of a stretching broadcast. */
+bool helper_unary_of_stretching_broadcast(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* folds_beside_values(s): instruction -> bool: every reader of s is a two-operand op beside a full value
+ * (standard, no broadcast, constant, shape op or chain over one), or a one-operand op or b(s, s)
+ * whose readers are, or the diamond b(u'(s), s): s's value is standard whether s folds into the
+ * multibroadcast below it or not (round s59B's V7, rebuilt in s64A); under the fold's own guards on
+ * the broadcast's operand y: no broadcast of one element read, and y of no higher rank than s, nor
+ * the values below it through reshapes that only move 1s, nor its cluster's lens (round s64C). */
+bool helper_folds_beside_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* hoist_keeps_strides(m): instruction -> bool: m = multibroadcast(b), b a
  * two-operand op: b computed on its operands each multibroadcast to m's
