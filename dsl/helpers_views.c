@@ -1184,6 +1184,8 @@ static bool reads_shared_reshape_beside(const ins *w, const ins *b)
     return true;
 }
 
+static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
+
 /* w is a two-operand op w(b, m) of b's value and of a broadcast m that
  * is b's own other operand (b = b(r, m) or b(m, r), m read by b and w
  * alone). Once the binary_above_unit_reshape_under_multibroadcast_* rules
@@ -1221,8 +1223,6 @@ static bool reads_own_broadcast_beside(const ins *w, const ins *b)
  * read by a dot and by max(., mb(relu(p3))) kept p2's reshape in the
  * core, where the noisy graph, sigmoid still above the broadcast, ran
  * add and mul in p2's {1, 4}). */
-static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
-
 static bool shared_keeps_apart(const ins *r, const ins *w, const ins *o)
 {
     const ins *v = r->args[0];
@@ -7987,8 +7987,6 @@ static bool broadcasts_merge_below(const ins *v)
            lens_equal(m->args[0]->sh.lens, m->args[0]->sh.rank, n->args[0]->sh.lens, n->args[0]->sh.rank);
 }
 
-/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
- * of reshape_of_multibroadcast and reshape_of_broadcast. */
 /* m is a pending shape change of no permutation: a reshape reads its
  * operand in row-major order whatever its layout, and reshape_of_pending
  * takes such an op from under a reshape with no guard, so the walk of
@@ -8003,6 +8001,8 @@ static bool reshape_reads_past_pending(const ins *m)
     return !p || (p->kind == ATTR_INTS && p->n == 0);
 }
 
+/* becomes_broadcast(r): see helpers_views.h. The same test as the guards
+ * of reshape_of_multibroadcast and reshape_of_broadcast. */
 bool helper_becomes_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
