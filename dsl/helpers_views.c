@@ -1447,8 +1447,7 @@ bool helper_unary_of_stretching_broadcast(arena *mem, const rule_value *a, int n
 {
     (void)mem, (void)n;
     const ins *x = a[0].u.in;
-    *out = rule_bool((x->op->classes & OPC_UNARY) && x->nargs == 1 && x->nmods == 0 &&
-                     chain_reaches_stretching_broadcast(x->args[0], OPC_UNARY));
+    *out = rule_bool(pointwise_unary(x) && chain_reaches_stretching_broadcast(x->args[0], OPC_UNARY));
     return true;
 }
 
@@ -6410,7 +6409,7 @@ static const ins *silu_broadcast(const ins *u)
 static const ins *fold_broadcast(const ins *u)
 {
     const ins *m = NULL;
-    if ((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0)
+    if (pointwise_unary(u))
         m = u->args[0];
     else
         m = silu_broadcast(u);
@@ -6531,7 +6530,7 @@ static bool chain_over_shape_op(const ins *v)
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
         if ((v->op->classes & OPC_SHAPE) || is_op(v, "transpose"))
             return true;
-        if (!(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods != 0)
+        if (!pointwise_unary(v))
             return false;
         v = v->args[0];
     }
@@ -6569,7 +6568,7 @@ static bool chain_over_root(const ins *v, const ins *root)
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
         if (twin_views(v, root))
             return true;
-        if (!(v->op->classes & OPC_UNARY) || v->nargs != 1 || v->nmods != 0)
+        if (!pointwise_unary(v))
             return false;
         v = v->args[0];
     }
@@ -6591,7 +6590,7 @@ static bool beside_unshaped_values_d(const ins *r, const ins *root, int depth)
     bool ok = r->nusers > 0 && depth <= VIEW_CLUSTER_MAX;
     for (int k = 0; k < r->nusers && ok; k++) {
         const ins *w = r->users[k];
-        if (((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0) ||
+        if (pointwise_unary(w) ||
             ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] == r && w->args[1] == r))
             ok = beside_unshaped_values_d(w, root, depth + 1);
         else if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
@@ -6634,7 +6633,7 @@ static bool unary_readers_beside_unshaped(const ins *u, const ins *r)
 {
     for (int k = 0; k < u->nusers; k++) {
         const ins *q = u->users[k];
-        if (q != r && (q->op->classes & OPC_UNARY) && q->nargs == 1 && q->nmods == 0 &&
+        if (q != r && pointwise_unary(q) &&
             !beside_unshaped_values_d(q, r, 1))
             return false;
     }
@@ -6715,7 +6714,7 @@ static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb
 static bool twice_of(const ins *v, const ins *u)
 {
     return v != u && (v->op->classes & OPC_BINARY) && v->nargs == 2 && v->nmods == 0 && v->args[0] == u &&
-           v->args[1] == u && (u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0;
+           v->args[1] == u && pointwise_unary(u);
 }
 
 /* The merged fold (round s61A's change 4, tightened in s62B): r is a
@@ -6733,7 +6732,7 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
 {
     if (!is_op(r, "reshape") || r->nargs != 1 || r->nmods != 0 || r->args[0] != v || v == u ||
         !(v->op->classes & OPC_BINARY) || v->nargs != 2 || v->nmods != 0 || v->args[0] == v->args[1] ||
-        (v->args[0] != u && v->args[1] != u) || !(u->op->classes & OPC_UNARY) || u->nargs != 1 || u->nmods != 0)
+        (v->args[0] != u && v->args[1] != u) || !pointwise_unary(u))
         return false;
     const ins *m = fold_broadcast(u), *o = other_operand(v, u);
     const ins *x = m ? reshape_folds_into(r, m) : NULL;
