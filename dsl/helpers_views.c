@@ -10249,7 +10249,26 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
     }
     /* a broadcast[axis] of a pointwise op: the clusters take it as a
      * reshape (seeds 5970, 5543) */
-    if (broadcast_op(m) && m->nargs == 1 && !(bcast && is_cluster_op(m->args[0])))
+    /* the pointwise op is asked through a chain of shape ops of standard
+     * values that gives back its own lens, which folds away in every order
+     * (reshape_of_reshape, reshape_to_same_shape): seen before it folds,
+     * the broadcast composed with its multibroadcast in some orders and
+     * became a reshape in the others (seed 1066770:
+     * broadcast[axis=0, {4, 1, 1}](reshape[{4}](reshape[{2, 2, 1}](relu)))
+     * of a {4} relu under mb[{4, 3, 2}]) */
+    const ins *mx = m->nargs == 1 ? m->args[0] : NULL;
+    if (mx) {
+        const ins *y = mx;
+        while ((y->op->classes & OPC_SHAPE) && y->nargs == 1 && shape_standard_p(&y->args[0]->sh))
+            y = y->args[0];
+        int64_t cl[SHAPE_MAX_RANK];
+        int ncl;
+        if (y != mx && is_cluster_op(y) &&
+            (lens_equal(y->sh.lens, y->sh.rank, mx->sh.lens, mx->sh.rank) ||
+             (view_cluster_lens(y, cl, &ncl) && lens_equal(cl, ncl, mx->sh.lens, mx->sh.rank))))
+            mx = y;
+    }
+    if (broadcast_op(m) && m->nargs == 1 && !(bcast && is_cluster_op(mx)))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");
