@@ -10172,6 +10172,28 @@ bool helper_reader_cluster_unsettled(arena *mem, const rule_value *a, int n, rul
     return true;
 }
 
+/* What broadcast_composes_below asks in place of a broadcast's operand
+ * x: below x, a chain of shape ops of standard values down to a cluster
+ * op y whose lens (or cluster lens) are x's folds away in every order
+ * (reshape_of_reshape, reshape_to_same_shape), so y is asked; x itself
+ * otherwise. Seen before the chain folds, the broadcast composed with its
+ * multibroadcast in some orders and became a reshape in the others (seed
+ * 1066770: broadcast[axis=0, {4, 1, 1}](reshape[{4}](reshape[{2, 2,
+ * 1}](relu))) of a {4} relu under mb[{4, 3, 2}]). */
+static const ins *past_folding_shape_ops(const ins *x)
+{
+    const ins *y = x;
+    while ((y->op->classes & OPC_SHAPE) && y->nargs == 1 && shape_standard_p(&y->args[0]->sh))
+        y = y->args[0];
+    int64_t cl[SHAPE_MAX_RANK];
+    int ncl;
+    if (y != x && is_cluster_op(y) &&
+        (lens_equal(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank) ||
+         (view_cluster_lens(y, cl, &ncl) && lens_equal(cl, ncl, x->sh.lens, x->sh.rank))))
+        return y;
+    return x;
+}
+
 /* broadcast_composes_below(m): see helpers_views.h. */
 bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -10247,28 +10269,10 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
             return true;
         }
     }
-    /* a broadcast[axis] of a pointwise op: the clusters take it as a
-     * reshape (seeds 5970, 5543) */
-    /* the pointwise op is asked through a chain of shape ops of standard
-     * values that gives back its own lens, which folds away in every order
-     * (reshape_of_reshape, reshape_to_same_shape): seen before it folds,
-     * the broadcast composed with its multibroadcast in some orders and
-     * became a reshape in the others (seed 1066770:
-     * broadcast[axis=0, {4, 1, 1}](reshape[{4}](reshape[{2, 2, 1}](relu)))
-     * of a {4} relu under mb[{4, 3, 2}]) */
-    const ins *mx = m->nargs == 1 ? m->args[0] : NULL;
-    if (mx) {
-        const ins *y = mx;
-        while ((y->op->classes & OPC_SHAPE) && y->nargs == 1 && shape_standard_p(&y->args[0]->sh))
-            y = y->args[0];
-        int64_t cl[SHAPE_MAX_RANK];
-        int ncl;
-        if (y != mx && is_cluster_op(y) &&
-            (lens_equal(y->sh.lens, y->sh.rank, mx->sh.lens, mx->sh.rank) ||
-             (view_cluster_lens(y, cl, &ncl) && lens_equal(cl, ncl, mx->sh.lens, mx->sh.rank))))
-            mx = y;
-    }
-    if (broadcast_op(m) && m->nargs == 1 && !(bcast && is_cluster_op(mx)))
+    /* a broadcast[axis] of a pointwise op (asked past the shape ops that
+     * fold away under it): the clusters take it as a reshape (seeds 5970,
+     * 5543) */
+    if (broadcast_op(m) && m->nargs == 1 && !(bcast && is_cluster_op(past_folding_shape_ops(m->args[0]))))
         for (int k = 0; k < m->nusers && !yes; k++) {
             const ins *r = m->users[k];
             const attr_value *l = ins_attr(r, "out_lens");
