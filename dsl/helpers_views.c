@@ -10222,10 +10222,19 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
      * (multibroadcast_of_multibroadcast, multibroadcast_of_broadcast ask
      * this helper). The value is judged below the shape ops of one element
      * over it, which fold away under the broadcast in some orders before
-     * it is judged (squeeze(sigmoid(unsqueeze(x))): 1000243, 1014248). */
+     * it is judged (squeeze(sigmoid(unsqueeze(x))): 1000243, 1014248),
+     * and below its transposes: every axis of a one-element value has
+     * length 1, so each transpose of it keeps its lens and moves only
+     * length-1 axes, and identity_transpose or unit_axes_transpose takes
+     * it away in every order. Judged at the transpose, the broadcast of a
+     * pointwise op composed with its multibroadcast in the orders that
+     * reached it before the fold, and became the clusters' reshape in the
+     * others (seed 1061266: mb[{3, 3, 4}](mb[{1, 1, 1}](transpose(sin)))
+     * ended as mb(sin) or mb(reshape(sin)) by order; 1057024, the same of
+     * a broadcast[axis=1]). */
     if (shape_elements(&m->sh) == 1) {
         const ins *x = m->nargs == 1 ? m->args[0] : NULL;
-        while (x && (x->op->classes & OPC_SHAPE) && x->nargs == 1)
+        while (x && x->nargs == 1 && ((x->op->classes & OPC_SHAPE) || is_op(x, "transpose")))
             x = x->args[0];
         if (broadcast_op(m) && x && !is_cluster_op(x))
             for (int k = 0; k < m->nusers && !yes; k++) {

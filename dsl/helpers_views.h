@@ -1093,7 +1093,8 @@ bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_va
  * it (seed 14631: mb(mb(x)) ended as mb(reshape(x)) or mb(x) by order).
  * Also while a pending shape change reads m (it goes first). For m of one
  * element, only a broadcast or multibroadcast of a value that is no
- * pointwise op (looked at below the shape ops over it), read directly by a
+ * pointwise op (looked at below the shape ops and transposes over it, which
+ * fold away under it in every order), read directly by a
  * multibroadcast or by a broadcast[axis] that puts its axes last; for a
  * broadcast[axis], only one of a value that is no pointwise op. The
  * multibroadcast merges ask it too: they wait while their operand becomes
