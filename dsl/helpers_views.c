@@ -12,6 +12,13 @@
 
 static bool is_op(const ins *i, const char *name) { return strcmp(i->op->name, name) == 0; }
 
+/* x is a shape op (reshape, squeeze, unsqueeze, ...: OPC_SHAPE). */
+static bool is_shape_view(const ins *x) { return (x->op->classes & OPC_SHAPE) != 0; }
+
+/* x is a shape op or a transpose: the views the walks below pass when they
+ * look for what a value computes, whatever layout it is read in. */
+static bool shape_view_or_transpose(const ins *x) { return is_shape_view(x) || is_op(x, "transpose"); }
+
 /* i is a broadcast or a multibroadcast (callers that need its one operand
  * ask nargs). */
 static bool broadcast_op(const ins *i) { return is_op(i, "multibroadcast") || is_op(i, "broadcast"); }
@@ -1895,7 +1902,6 @@ static const ins *reshaped_to_run(const ins *b)
 }
 
 /* settled(x): see helpers_views.h. */
-static bool is_shape_view(const ins *x) { return (x->op->classes & OPC_SHAPE) != 0; }
 
 bool helper_settled(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -2478,7 +2484,7 @@ static bool unary_of_one_element_broadcast(const ins *x)
  * s49C loop, looped again). */
 static bool broadcast_read_through(const ins *a)
 {
-    return ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose") || unit_broadcast(a) ||
+    return (shape_view_or_transpose(a) || unit_broadcast(a) ||
             (pending_is_transparent(a) && !shape_broadcasted_p(&a->sh))) &&
            a->nargs == 1;
 }
@@ -2954,7 +2960,7 @@ static bool reads_own_broadcast(const ins *a)
         if (broadcast_op(a) && a->nargs == 1)
             return !unit_broadcast(a) && shape_widens_p(&a->sh) &&
                    !(shared && shape_elements(&a->args[0]->sh) == 1);
-        if (a->nargs == 1 && ((a->op->classes & OPC_SHAPE) || is_op(a, "transpose"))) {
+        if (a->nargs == 1 && shape_view_or_transpose(a)) {
             a = a->args[0];
             continue;
         }
@@ -5851,7 +5857,7 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
         return false;
     unsigned c = v->op->classes;
-    if ((((c & OPC_UNARY) && v->nargs == 1) || (c & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1)
+    if ((((c & OPC_UNARY) && v->nargs == 1) || shape_view_or_transpose(v)) && v->nargs == 1)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
         return broadcast_bound(v->args[0], u, depth + 1) &&
@@ -6528,7 +6534,7 @@ static bool reads_unit_broadcast(const ins *x)
 static bool chain_over_shape_op(const ins *v)
 {
     for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
-        if ((v->op->classes & OPC_SHAPE) || is_op(v, "transpose"))
+        if (shape_view_or_transpose(v))
             return true;
         if (!pointwise_unary(v))
             return false;
@@ -9886,7 +9892,7 @@ static bool reduction_of_reshape(const ins *x)
             break;
     }
     return is_reduction(x) && x->nargs == 1 &&
-           ((x->args[0]->op->classes & OPC_SHAPE) || is_op(x->args[0], "transpose") || ins_is_pending(x->args[0]));
+           (shape_view_or_transpose(x->args[0]) || ins_is_pending(x->args[0]));
 }
 
 /* reduction_takes_reshape(x): see helpers_views.h. */
@@ -10140,7 +10146,7 @@ static bool broadcast_or_sinking(const ins *o)
 static bool leaf_becomes_broadcast(const ins *x)
 {
     for (int d = 0; d < VIEW_CLUSTER_MAX && x->nargs == 1 && !broadcast_op(x) &&
-                    ((x->op->classes & OPC_SHAPE) || is_op(x, "transpose"));
+                    shape_view_or_transpose(x);
          d++)
         x = x->args[0];
     if (broadcast_or_sinking(x) || merges_into_broadcast(x))
@@ -10234,7 +10240,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
      * a broadcast[axis=1]). */
     if (shape_elements(&m->sh) == 1) {
         const ins *x = m->nargs == 1 ? m->args[0] : NULL;
-        while (x && x->nargs == 1 && ((x->op->classes & OPC_SHAPE) || is_op(x, "transpose")))
+        while (x && x->nargs == 1 && shape_view_or_transpose(x))
             x = x->args[0];
         if (broadcast_op(m) && x && !is_cluster_op(x))
             for (int k = 0; k < m->nusers && !yes; k++) {
