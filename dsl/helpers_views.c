@@ -2441,13 +2441,31 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
  * to its readers it is a broadcast, whether it has sunk yet or not (seed
  * 18297: mul(sin(mb(x)), k) moved into a cluster's lens in the orders
  * where sin had not sunk yet, and was a leaf in the others). */
-static bool broadcast_sinks_below(const ins *u)
+/* The same of u over a chain of such ops (round s68B): u reads w, a
+ * one-operand op read by u alone whose broadcast sinks below it; once it
+ * has, w's value is standard again and u reads w's broadcast directly, so
+ * u's answer is the one it gets then (its readers decide, as above), and
+ * the answer is the same before and after w sinks. Asked only of u right
+ * above the broadcast, it followed the orders: seed 1063422's
+ * tanh(relu(tanh(broadcast(p0)))) reshaped for sub: where the inner tanh
+ * and relu sank first, the outer tanh read a broadcast and left the
+ * clusters; where it was asked first, relu (reading a broadcast) was its
+ * cluster's leaf, the outer tanh moved into sub's lens, and relu, now read
+ * by a reshape, stayed above its broadcast. */
+static bool broadcast_sinks_below_d(const ins *u, int depth)
 {
-    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0))
+    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0) || depth > VIEW_CLUSTER_MAX)
         return false;
     const ins *m = u->args[0];
-    return broadcast_op(m) && m->nargs == 1 && one_reader(m) &&
-           shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) && readers_take_broadcast(u, u, 0);
+    if (broadcast_op(m) && m->nargs == 1)
+        return one_reader(m) && shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) &&
+               readers_take_broadcast(u, u, 0);
+    return one_reader(m) && broadcast_sinks_below_d(m, depth + 1) && readers_take_broadcast(u, u, 0);
+}
+
+static bool broadcast_sinks_below(const ins *u)
+{
+    return broadcast_sinks_below_d(u, 0);
 }
 
 /* x is a one-operand pointwise op, or a chain of them, of a broadcast that
