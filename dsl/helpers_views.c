@@ -2626,6 +2626,9 @@ typedef struct cluster {
     int64_t red_to[SHAPE_MAX_RANK];
     int nred_to;
     int red_loose; /* as sink_loose, for red_to */
+    bool red_self; /* the walk to red_end stopped at red itself or at a chain
+                    * of reshapes of it that only move 1s (not taken back to it),
+                    * whose readers follow the lens the cluster gives them */
     bool red_unary; /* a pointwise op stands between the reduction and red_to */
     const ins *red_end; /* the end of that chain, in red_to */
     /* red_to is the label of a paired upper cluster (reduction_leaf_costs):
@@ -3261,6 +3264,94 @@ static int sink_read_by_multibroadcasts(const ins *s)
     return rank;
 }
 
+/* x is e, or computed from e alone through reshapes and one-operand
+ * cluster ops. */
+static bool computed_from(const ins *x, const ins *e)
+{
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX; depth++) {
+        if (x == e)
+            return true;
+        if (x->nargs != 1 || !(is_reshape(x) || is_cluster_op(x)))
+            return false;
+        x = x->args[0];
+    }
+    return false;
+}
+
+/* Every reader of e (a reduction d, or the end of a chain of reshapes of d
+ * that only move length-1 axes) takes it in whatever lens it has: a shape
+ * op of it composes with the reshape a move of d's cluster leaves above d
+ * (reshape_of_reshape), and a cluster op whose every operand is e, or
+ * computed from e (or d) alone, runs in the lens e's value gives it, there
+ * being no other leaf to hold its cluster's lens (seed 4006687: add(d,
+ * reshape(tanh(reshape(d))))). Not a cluster op with another leaf: that
+ * leaf may hold the reader's cluster in e's present lens, and then the
+ * reshape a move leaves above d stays (seed 8004923: max(d, literal) in
+ * {1, 4, 1} kept a reshape from {4, 1} above reduce_max); nor one that
+ * reads a broadcast, which ends its cluster and keeps its lens
+ * (keeps_reshape). e computes more than one element (the lenses of one
+ * element are all equal but for 1s, and a multibroadcast of one keeps a
+ * reshape that adds its 1s: seed 1004960). */
+static bool readers_follow_lens_at(const ins *e, const ins *d, int depth)
+{
+    if (shape_elements(&e->sh) <= 1 || e->nusers < 1 || depth > VIEW_CLUSTER_MAX)
+        return false;
+    for (int k = 0; k < e->nusers; k++) {
+        const ins *u = e->users[k];
+        /* a reshape of e into lens that are e's up to 1s is one that a
+         * move of d's cluster between candidates that differ only by 1s
+         * can make the identity (reshape_of_reshape, then
+         * reshape_to_same_shape), its readers then reading d itself: it
+         * is indifferent only where its own readers are (asked the same
+         * way), or the exemption would count as one two candidates of
+         * which one saves it, and answer by what has fired (seed 16035:
+         * reduce_max in {3, 4, 1, 1} read by a reshape to the same lens
+         * that reshape_to_same_shape had not yet dropped, which max
+         * reads and the return takes: sub moved into {3, 4, 3} in the
+         * order that asked then, while in the others max read the
+         * reduction directly, was asked, and sub stayed in
+         * {3, 4, 3, 1}). A reshape into other lens stays in either
+         * state, and what reads it reads the same lens in both. */
+        if (is_reshape(u)) {
+            if (unit_lens_only(u->sh.lens, u->sh.rank, e->sh.lens, e->sh.rank) &&
+                !readers_follow_lens_at(u, d, depth + 1))
+                return false;
+            continue;
+        }
+        if (!is_cluster_op(u) || reads_broadcast(u))
+            return false;
+        for (int a = 0; a < u->nargs; a++)
+            if (u->args[a] != e && !computed_from(u->args[a], e) && !computed_from(u->args[a], d))
+                return false;
+        /* and what reads u takes it in any of those lens too: another
+         * such reader of e, a multibroadcast that adds 1s of its own
+         * (multibroadcast_of_unit_reshape), or a reshape into lens that
+         * are not e's up to 1s (it stays in either state); not the
+         * return or a reshape into e's lens up to 1s, which the cluster
+         * running in those lens saves (seed 16035: sigmoid and max over
+         * reduce_sum in {3, 4, 1} returned in {3, 4, 1, 1}: sub in
+         * {3, 4, 3, 1} leaves no reshape there) */
+        for (int r = 0; r < u->nusers; r++) {
+            const ins *w = u->users[r];
+            bool ok = false;
+            for (int k2 = 0; k2 < e->nusers && !ok; k2++)
+                ok = e->users[k2] == w && !is_reshape(w);
+            if (!ok && is_op(w, "multibroadcast") && !unit_broadcast(w))
+                ok = true;
+            if (!ok && is_reshape(w) && !unit_lens_only(w->sh.lens, w->sh.rank, e->sh.lens, e->sh.rank))
+                ok = true;
+            if (!ok)
+                return false;
+        }
+    }
+    return true;
+}
+
+static bool readers_follow_lens(const ins *e, const ins *d)
+{
+    return readers_follow_lens_at(e, d, 0);
+}
+
 /* The cluster of pointwise op v: its root (up through single readers that
  * are cluster ops or reshapes of one reader), the lens the root's value is
  * reshaped to below it, its ops and its leaves. */
@@ -3406,8 +3497,22 @@ static bool cluster_of(const ins *v, cluster *c)
              * {2, 1, 1, 2} under reduce_mean[{0}], red_to {2, 1} in one,
              * {1, 1, 2} in the other); sink_cost weighs, per candidate, a
              * reshape below that only moves 1s joining the one above. */
-            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_would_take_run(t))
+            /* Where the walk ends at d, or at reshapes of d that only
+             * move length-1 axes, red_to are d's present lens up to 1s:
+             * a move of the cluster between candidates that differ only
+             * by 1s leaves such a reshape above d (reduce_below_reshape),
+             * and the fold of that reshape into the one above, or away,
+             * takes the walk's end from one to the other. So ask the same
+             * on both sides: the readers of that end (seed 4006687: mul in
+             * {2, 3} under reduce_max[{1}] whose reshape to {2, 1, 1} two
+             * ops read, against mul in {2, 1, 3} under reduce_max[{2}] read
+             * by the same two; V6 asked only the second and looped). */
+            c->red_self = (t == d || (!c->red_unary && unit_lens_only(d->sh.lens, d->sh.rank, t->sh.lens, t->sh.rank))) &&
+                          readers_follow_lens(t, d);
+            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_would_take_run(t)) {
                 t = t->args[0];
+                c->red_self = false;
+            }
             c->red_end = t;
             c->nred_to = t->sh.rank;
             memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
@@ -4147,9 +4252,27 @@ static int64_t sink_cost(const labelling *L, int k)
                           reduction_reaches(red, nfrom, c->red_axes, c->nred_axes, c->red_to, c->nred_to));
             return LABEL_UNIT + LABEL_UNIT * (c->red_unary || !taken);
         }
+        /* Where the walk above the reduction stops at the reduction itself
+         * (several readers, or one that is no reshape; not where it is
+         * taken back to it, for a reshape that a reduction above takes,
+         * whose 1s are weighed above: golden
+         * binary_into_cluster_lens.not_red_to_by_unit_drop), red_to is the
+         * reduction's present lens, which follow the lens the cluster runs
+         * in now: weighed exactly, the present label always cost nothing,
+         * and of two candidates that differ only by length-1 axes the one
+         * the cluster ran in first won, while each reader, a reshape or a
+         * cluster op that takes the reduction as a leaf, follows either
+         * (readers_follow_lens). So there such candidates count as one,
+         * and the tie goes by lens_less (fewer axes first), which does not
+         * depend on what has fired (seed 1060499: mul in {1, 3, 24} or
+         * {3, 24} under reduce_mean[{1}] read by two reshapes, and the add
+         * above it in {1, 1, 24} or {1, 24}, by which cluster moved
+         * first). */
         bool same = lens_equal(red, nfrom, c->red_to, c->nred_to) ||
                     (c->red_loose > 0 && nfrom <= c->red_loose &&
-                     lens_equal_but_leading_ones(red, nfrom, c->red_to, c->nred_to));
+                     lens_equal_but_leading_ones(red, nfrom, c->red_to, c->nred_to)) ||
+                    (c->red_self && !c->red_paired &&
+                     unit_lens_only(red, nfrom, c->red_to, c->nred_to));
         return LABEL_UNIT * !same;
     }
     if (k == 0 || (c->sink_loose > 0 && L->ncand_rank[k] <= c->sink_loose &&
