@@ -2440,33 +2440,31 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
  * sinks below it (unary_above_*broadcast: its readers take the layout):
  * to its readers it is a broadcast, whether it has sunk yet or not (seed
  * 18297: mul(sin(mb(x)), k) moved into a cluster's lens in the orders
- * where sin had not sunk yet, and was a leaf in the others). */
-/* The same of u over a chain of such ops (round s68B): u reads w, a
- * one-operand op read by u alone whose broadcast sinks below it; once it
- * has, w's value is standard again and u reads w's broadcast directly, so
- * u's answer is the one it gets then (its readers decide, as above), and
- * the answer is the same before and after w sinks. Asked only of u right
- * above the broadcast, it followed the orders: seed 1063422's
- * tanh(relu(tanh(broadcast(p0)))) reshaped for sub: where the inner tanh
- * and relu sank first, the outer tanh read a broadcast and left the
- * clusters; where it was asked first, relu (reading a broadcast) was its
- * cluster's leaf, the outer tanh moved into sub's lens, and relu, now read
- * by a reshape, stayed above its broadcast. */
-static bool broadcast_sinks_below_d(const ins *u, int depth)
+ * where sin had not sunk yet, and was a leaf in the others).
+ *
+ * The same holds over a chain of such ops (round s68B): where u reads w, a
+ * one-operand op read by u alone whose broadcast sinks below it, w's value
+ * is standard again once w has sunk and u then reads w's broadcast, so u's
+ * answer is the one it gets then (its readers decide, as above), the same
+ * before and after w sinks. Asked only of u right above the broadcast, it
+ * followed the orders: seed 1063422's tanh(relu(tanh(broadcast(p0))))
+ * reshaped for sub: where the inner tanh and relu sank first, the outer
+ * tanh read a broadcast and left the clusters; where it was asked first,
+ * relu (reading a broadcast) was its cluster's leaf, the outer tanh moved
+ * into sub's lens, and relu, now read by a reshape, stayed above its
+ * broadcast. `depth` bounds the chain. */
+static bool broadcast_sinks_below_at(const ins *u, int depth)
 {
-    if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0) || depth > VIEW_CLUSTER_MAX)
+    if (!pointwise_unary(u) || depth > VIEW_CLUSTER_MAX || !one_reader(u->args[0]))
         return false;
     const ins *m = u->args[0];
-    if (broadcast_op(m) && m->nargs == 1)
-        return one_reader(m) && shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0]) &&
-               readers_take_broadcast(u, u, 0);
-    return one_reader(m) && broadcast_sinks_below_d(m, depth + 1) && readers_take_broadcast(u, u, 0);
+    bool sinks = broadcast_op(m) && m->nargs == 1
+                     ? shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0])
+                     : broadcast_sinks_below_at(m, depth + 1);
+    return sinks && readers_take_broadcast(u, u, 0);
 }
 
-static bool broadcast_sinks_below(const ins *u)
-{
-    return broadcast_sinks_below_d(u, 0);
-}
+static bool broadcast_sinks_below(const ins *u) { return broadcast_sinks_below_at(u, 0); }
 
 /* x is a one-operand pointwise op, or a chain of them, of a broadcast that
  * stretches one computed element (not a constant): its value is that
@@ -3497,8 +3495,12 @@ static bool cluster_of(const ins *v, cluster *c)
              * {2, 1, 1, 2} under reduce_mean[{0}], red_to {2, 1} in one,
              * {1, 1, 2} in the other); sink_cost weighs, per candidate, a
              * reshape below that only moves 1s joining the one above. */
-            /* Where the walk ends at d, or at reshapes of d that only
-             * move length-1 axes, red_to are d's present lens up to 1s:
+            bool taken_back = t != d && t->nargs == 1 && t->args[0] == d && reduction_would_take_run(t);
+            if (taken_back)
+                t = t->args[0];
+            /* Where the walk ends at d (not taken back to it), or at
+             * reshapes of d that only move length-1 axes, red_to are d's
+             * present lens up to 1s:
              * a move of the cluster between candidates that differ only
              * by 1s leaves such a reshape above d (reduce_below_reshape),
              * and the fold of that reshape into the one above, or away,
@@ -3507,12 +3509,9 @@ static bool cluster_of(const ins *v, cluster *c)
              * {2, 3} under reduce_max[{1}] whose reshape to {2, 1, 1} two
              * ops read, against mul in {2, 1, 3} under reduce_max[{2}] read
              * by the same two; V6 asked only the second and looped). */
-            c->red_self = (t == d || (!c->red_unary && unit_lens_only(d->sh.lens, d->sh.rank, t->sh.lens, t->sh.rank))) &&
+            c->red_self = !taken_back &&
+                          (t == d || (!c->red_unary && unit_lens_only(d->sh.lens, d->sh.rank, t->sh.lens, t->sh.rank))) &&
                           readers_follow_lens(t, d);
-            if (t != d && t->nargs == 1 && t->args[0] == d && reduction_would_take_run(t)) {
-                t = t->args[0];
-                c->red_self = false;
-            }
             c->red_end = t;
             c->nred_to = t->sh.rank;
             memcpy(c->red_to, t->sh.lens, sizeof(int64_t) * (size_t)t->sh.rank);
