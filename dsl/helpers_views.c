@@ -1902,7 +1902,6 @@ static const ins *reshaped_to_run(const ins *b)
 }
 
 /* settled(x): see helpers_views.h. */
-
 bool helper_settled(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
@@ -3500,9 +3499,9 @@ static bool cluster_of(const ins *v, cluster *c)
                 t = t->args[0];
             /* Where the walk ends at d (not taken back to it), or at
              * reshapes of d that only move length-1 axes, red_to are d's
-             * present lens up to 1s:
-             * a move of the cluster between candidates that differ only
-             * by 1s leaves such a reshape above d (reduce_below_reshape),
+             * present lens up to 1s: a move of the cluster between
+             * candidates that differ only by 1s leaves such a reshape
+             * above d (reduce_below_reshape),
              * and the fold of that reshape into the one above, or away,
              * takes the walk's end from one to the other. So ask the same
              * on both sides: the readers of that end (seed 4006687: mul in
@@ -5997,7 +5996,7 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
     if (depth > VIEW_CLUSTER_MAX || v->nmods > 0)
         return false;
     unsigned c = v->op->classes;
-    if ((((c & OPC_UNARY) && v->nargs == 1) || shape_view_or_transpose(v)) && v->nargs == 1)
+    if (((c & OPC_UNARY) || shape_view_or_transpose(v)) && v->nargs == 1)
         return broadcast_bound(v->args[0], u, depth + 1);
     if ((c & OPC_BINARY) && v->nargs == 2) {
         return broadcast_bound(v->args[0], u, depth + 1) &&
