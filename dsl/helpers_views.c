@@ -4675,6 +4675,66 @@ static bool pair_upper_op(const cluster *c, const ins *u)
  * multibroadcast, ran in {3, 1} or {1, 3, 1} by order). */
 static const ins *reduction_pair_reader(const cluster *c)
 {
+    /* Where the walk stopped at the reduction for several readers, each
+     * of them (through reshapes read once) an op of one upper cluster,
+     * the two clusters are paired as with one reader: the lower one
+     * reads red_to as the upper one's label of the first reader, and the
+     * upper one weighs the reduction as a leaf by the lower one's cost
+     * (leaf_costs shares it among the reads). Labelled alone, the lower
+     * cluster weighed red_to by the reduction's present lens, and which
+     * cluster moved first decided (the minimal case of seed 16035: sub
+     * in {3, 4, 3, 1} or {3, 4, 3} under reduce_max[{2}] read by sigmoid
+     * and max(sigmoid, d), returned in {3, 4, 1, 1}). Not asked inside
+     * the upper side of a pair.
+     *
+     * Where a reader's cluster is pending (a pending op inside it, or a
+     * reshape chain on its way that the rules move first: cluster_of), the
+     * pair is not known yet, and the answer is that reader, whose pending
+     * cluster makes the lower one wait (pair_upper_pending), as it does
+     * for one reader. Answered "no pair" there, the lower cluster was
+     * labelled alone against red_to = the reduction's present lens, which
+     * follow the lens it runs in now (a one-element reduction has no
+     * red_self exemption: readers_follow_lens), so it kept whatever it
+     * ran in, while the pairing, once the upper cluster settled, moved it
+     * to the upper cluster's label: the two answers differ on the two
+     * sides of the move the alone answer makes, and the driver looped
+     * (seed 9018058, --ops 24: add in {3} or {1, 3} under reduce_sum to
+     * one element read by max and mul through reshapes that
+     * reshape_of_reshape had not folded yet; the orders that asked while
+     * the upper cluster was pending moved add into {1, 3}, the paired
+     * state moved it back). Waiting holds in both states: a move of the
+     * lower cluster changes neither the upper cluster's ops nor whether
+     * they wait (the reduction is their leaf in every lens the lower one
+     * runs in), so whether the pair is known does not depend on which
+     * side of that move the graph is. */
+    if (c->red && c->red_end == c->red && c->red->nusers > 1 && pair_upper_depth == 0) {
+        const ins *ups[VIEW_CLUSTER_MAX];
+        int n = 0;
+        for (int k = 0; k < c->red->nusers; k++) {
+            const ins *u = c->red->users[k];
+            for (int depth = 0; depth <= VIEW_CLUSTER_MAX && is_reshape(u) && one_reader(u); depth++)
+                u = u->users[0];
+            if (!pair_upper_op(c, u) || n >= VIEW_CLUSTER_MAX)
+                return NULL;
+            ups[n++] = u;
+        }
+        const ins *root = NULL;
+        cluster *uc = malloc(sizeof *uc);
+        for (int k = 0; uc && k < n; k++) {
+            bool ok = cluster_of(ups[k], uc);
+            if (!ok && uc->pending) {
+                free(uc);
+                return ups[k];
+            }
+            if (!ok || (root && uc->root != root)) {
+                free(uc);
+                return NULL;
+            }
+            root = uc->root;
+        }
+        free(uc);
+        return root ? ups[0] : NULL;
+    }
     if (!c->red || !c->red_end || !one_reader(c->red_end) || !pair_upper_op(c, c->red_end->users[0]))
         return NULL;
     const ins *u = c->red;
