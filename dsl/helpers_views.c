@@ -6950,6 +6950,8 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
 
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
+static bool read_once_by_broadcast(const ins *v);
+static bool one_to_one_view(const ins *v);
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -7111,6 +7113,41 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
             ok = !layout_reaches_output_unary(r, depth + 1) && !transpose_below(r, depth + 1) &&
                  readers_take_broadcast_d(r, u, depth + 1, dots);
             continue;
+        }
+        /* a squeeze of u, the only reader of u, where u's operand is a
+         * multibroadcast of one element of a value that is no broadcast and
+         * no constant, and the squeeze's only reader is a two-operand op b
+         * beside a value that is no constant and no one-to-one view, b not
+         * read once by a broadcast (the guards of
+         * squeeze_of_unit_multibroadcast_first / _second): once the
+         * broadcast sinks below u, those rules make the squeeze
+         * mb[s.lens](reshape(u(x))), which b reads as it would read u's
+         * broadcast, so b and its readers decide, as for a reader of u
+         * itself (seed 2009824: squeeze(relu(mb[{1, 3, 2, 3}](p1))) of a
+         * {1, 1, 1} p1 read by mul(relu(p0), .) kept relu above its
+         * broadcast, where the core's squeeze(mb(relu(p1))) became
+         * mb[{3, 2, 3}](relu(p1))). Beside a one-to-one view (a shape op,
+         * a transpose), the clusters moved b into that view's lens before
+         * the squeeze went in some orders (seed 1003158: sub(.,
+         * squeeze(t(s))) ran in the transpose's {1, 4}). Only where u's
+         * value is no standard one (u keeps its operand's broadcast
+         * layout, ops_unary_layout): the squeeze of a standard value
+         * becomes a reshape first in some orders (squeeze_to_reshape),
+         * which the reshape branch below answers for, and taken here the
+         * broadcast sank below u before b's cluster was labelled in the
+         * others (--ops 24 seed 4014095: max(squeeze(abs(mb[{4, 1,
+         * 1}](s))), mul(p, squeeze(t))) stayed in {4, 1} in program order,
+         * and ran in t's {4, 1, 1} where the squeeze became a reshape). */
+        if (is_op(r, "squeeze") && r->nargs == 1 && r->nmods == 0 && v == u && v->nusers == 1 &&
+            unit_broadcast_operand(u) && is_op(u->args[0], "multibroadcast") && !broadcast_op(u->args[0]->args[0]) &&
+            !shape_standard_p(&u->sh) && r->nusers == 1) {
+            const ins *b = r->users[0];
+            if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1] &&
+                !view_is_constant(other_operand(b, r)) && !one_to_one_view(other_operand(b, r)) &&
+                !read_once_by_broadcast(b)) {
+                ok = readers_take_broadcast_d(r, u, depth + 1, dots);
+                continue;
+            }
         }
         /* a shape op of u (a squeeze, unsqueeze or reshape), the only reader
          * of u, where u's operand is a multibroadcast of one element and the
@@ -7294,6 +7331,34 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
         }
     }
     return ok;
+}
+
+/* is_one_to_one_view(v): see helpers_views.h. */
+static bool one_to_one_view(const ins *v)
+{
+    if (broadcast_op(v) && v->nargs >= 1)
+        return shape_elements(&v->sh) == shape_elements(&v->args[0]->sh);
+    return ((v->op->classes & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1;
+}
+
+bool helper_is_one_to_one_view(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(one_to_one_view(a[0].u.in));
+    return true;
+}
+
+/* read_once_by_broadcast(v): see helpers_views.h. */
+static bool read_once_by_broadcast(const ins *v)
+{
+    return v->nusers == 1 && broadcast_op(v->users[0]) && v->users[0]->nargs == 1 && v->users[0]->nmods == 0;
+}
+
+bool helper_read_once_by_broadcast(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(read_once_by_broadcast(a[0].u.in));
+    return true;
 }
 
 /* takes_broadcast_layout(u): see helpers_views.h. */
@@ -10247,7 +10312,6 @@ bool helper_unit_reshape_below(arena *mem, const rule_value *a, int n, rule_valu
     *out = rule_bool(unit_reshape_below(a[0].u.in));
     return true;
 }
-
 
 /* Every reader of r drops it (unit_reshape_below). */
 static bool dropped_below(const ins *r)

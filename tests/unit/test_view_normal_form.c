@@ -1453,6 +1453,8 @@ static void run_range(uint64_t first, long n, const range_options *ro, tally *t,
         if (ro->verbose || ro->single)
             printf("seed %llu: %s%s%s\n---- input ----\n%s---- after ----\n%s", (unsigned long long)seed,
                    failure_names[f], f ? ": " : "", f ? o.why : "", gc.noisy, o.result ? o.result : "");
+        if (ro->single)
+            printf("---- core ----\n%s", gc.core);
         if (f == F_NONE) {
             graph *a = parse_text(gc.noisy), *b = parse_text(o.result), *cc = parse_text(gc.core);
             t->views_in += count_views(a);
