@@ -787,8 +787,6 @@ static const rule_helper helper_table[] = {
      "dropped_below(r): every reader of r is a multibroadcast (or a broadcast[axis] that aligned_broadcast_to_multibroadcast makes one) for which unit_reshape_below holds"},
     {"composes_with_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_composes_with_broadcast,
      "composes_with_broadcast(m): m is a multibroadcast of a broadcast that multibroadcast_of_broadcast composes with it, or of a binary op whose broadcasts merge into one first, or of a unary op whose broadcast sinks below it (through a layout-only pending op)"},
-    {"is_one_to_one_view", RV_BOOL, 1, {RV_INS}, false, helper_is_one_to_one_view,
-     "is_one_to_one_view(v): v is a view of as many elements as its operand: a shape op, a transpose, or a broadcast or multibroadcast that stretches nothing"},
     {"read_once_by_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_read_once_by_broadcast,
      "read_once_by_broadcast(v): v's one reader is a broadcast or multibroadcast"},
     {"broadcast_composes_below", RV_BOOL, 1, {RV_INS}, false, helper_broadcast_composes_below,

@@ -188,6 +188,12 @@ static void query_begin(void)
 
 static void query_end(void) { thread_constant_answers.depth--; }
 
+/* A cluster is being labelled on this thread: view_cluster_lens, the one
+ * query, is open. A walk the labelling asks (readers_take_broadcast) must
+ * not ask for a labelling itself, which would ask the walk back with no
+ * bound; it answers "not yet" instead. */
+static bool labelling_clusters(void) { return thread_constant_answers.depth > 0; }
+
 bool view_is_constant(const ins *x)
 {
     constant_answers *q = &thread_constant_answers;
@@ -6951,7 +6957,7 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool read_once_by_broadcast(const ins *v);
-static bool one_to_one_view(const ins *v);
+static bool stays_in_cluster_lens_now(const ins *x);
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
@@ -7117,8 +7123,8 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
         /* a squeeze of u, the only reader of u, where u's operand is a
          * multibroadcast of one element of a value that is no broadcast and
          * no constant, and the squeeze's only reader is a two-operand op b
-         * beside a value that is no constant and no one-to-one view, b not
-         * read once by a broadcast (the guards of
+         * beside a value that is no constant, b not read once by a
+         * broadcast and staying in its cluster's lens (the guards of
          * squeeze_of_unit_multibroadcast_first / _second): once the
          * broadcast sinks below u, those rules make the squeeze
          * mb[s.lens](reshape(u(x))), which b reads as it would read u's
@@ -7126,26 +7132,25 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * itself (seed 2009824: squeeze(relu(mb[{1, 3, 2, 3}](p1))) of a
          * {1, 1, 1} p1 read by mul(relu(p0), .) kept relu above its
          * broadcast, where the core's squeeze(mb(relu(p1))) became
-         * mb[{3, 2, 3}](relu(p1))). Beside a one-to-one view (a shape op,
-         * a transpose), the clusters moved b into that view's lens before
-         * the squeeze went in some orders (seed 1003158: sub(.,
-         * squeeze(t(s))) ran in the transpose's {1, 4}). Only where u's
-         * value is no standard one (u keeps its operand's broadcast
-         * layout, ops_unary_layout): the squeeze of a standard value
-         * becomes a reshape first in some orders (squeeze_to_reshape),
-         * which the reshape branch below answers for, and taken here the
-         * broadcast sank below u before b's cluster was labelled in the
-         * others (--ops 24 seed 4014095: max(squeeze(abs(mb[{4, 1,
-         * 1}](s))), mul(p, squeeze(t))) stayed in {4, 1} in program order,
-         * and ran in t's {4, 1, 1} where the squeeze became a reshape). */
+         * mb[{3, 2, 3}](relu(p1))). b's lens are asked as one query
+         * (stays_in_cluster_lens_now): the labelling asks this walk, which
+         * then answers "not yet" (labelling_clusters) rather than ask the
+         * labelling back. Only where u's value is no standard one (u keeps
+         * its operand's broadcast layout, ops_unary_layout): the squeeze
+         * of a standard value becomes a reshape first in some orders
+         * (squeeze_to_reshape), which the reshape branch below answers
+         * for, and taken here the broadcast sank below u before b's
+         * cluster was labelled in the others (--ops 24 seed 4014095:
+         * max(squeeze(abs(mb[{4, 1, 1}](s))), mul(p, squeeze(t))) stayed
+         * in {4, 1} in program order, and ran in t's {4, 1, 1} where the
+         * squeeze became a reshape). */
         if (is_op(r, "squeeze") && r->nargs == 1 && r->nmods == 0 && v == u && v->nusers == 1 &&
             unit_broadcast_operand(u) && is_op(u->args[0], "multibroadcast") && !broadcast_op(u->args[0]->args[0]) &&
             !shape_standard_p(&u->sh) && r->nusers == 1) {
             const ins *b = r->users[0];
             if ((b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1] &&
-                !view_is_constant(other_operand(b, r)) && !one_to_one_view(other_operand(b, r)) &&
-                !read_once_by_broadcast(b)) {
-                ok = readers_take_broadcast_d(r, u, depth + 1, dots);
+                !view_is_constant(other_operand(b, r)) && !read_once_by_broadcast(b)) {
+                ok = !labelling_clusters() && stays_in_cluster_lens_now(b) && readers_take_broadcast_d(r, u, depth + 1, dots);
                 continue;
             }
         }
@@ -7331,21 +7336,6 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
         }
     }
     return ok;
-}
-
-/* is_one_to_one_view(v): see helpers_views.h. */
-static bool one_to_one_view(const ins *v)
-{
-    if (broadcast_op(v) && v->nargs >= 1)
-        return shape_elements(&v->sh) == shape_elements(&v->args[0]->sh);
-    return ((v->op->classes & OPC_SHAPE) || is_op(v, "transpose")) && v->nargs == 1;
-}
-
-bool helper_is_one_to_one_view(arena *mem, const rule_value *a, int n, rule_value *out)
-{
-    (void)mem, (void)n;
-    *out = rule_bool(one_to_one_view(a[0].u.in));
-    return true;
 }
 
 /* read_once_by_broadcast(v): see helpers_views.h. */
@@ -11400,10 +11390,8 @@ bool helper_composes_below(arena *mem, const rule_value *a, int n, rule_value *o
 /* ---- reductions below clusters ---- */
 
 /* in_cluster_lens(x): see helpers_views.h. */
-bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+static bool stays_in_cluster_lens(const ins *x)
 {
-    (void)mem, (void)n;
-    const ins *x = a[0].u.in;
     bool moves = leaves_lens(x);
     /* nor is a transpose that goes in every order (transpose_folds): the
      * value below it, which its readers read once it has gone, may still
@@ -11435,7 +11423,24 @@ bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *
      * reduction's lens first, and the reshape then stayed) */
     cluster pc;
     moves = moves || (is_cluster_op(x) && !cluster_of(x, &pc) && pc.unit_red);
-    *out = rule_bool(!moves);
+    return !moves;
+}
+
+/* stays_in_cluster_lens asked as one query (query_begin .. query_end), so
+ * that a walk it asks in turn sees labelling_clusters() and does not ask
+ * it back. */
+static bool stays_in_cluster_lens_now(const ins *x)
+{
+    query_begin();
+    bool stays = stays_in_cluster_lens(x);
+    query_end();
+    return stays;
+}
+
+bool helper_in_cluster_lens(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(stays_in_cluster_lens(a[0].u.in));
     return true;
 }
 

@@ -1085,17 +1085,6 @@ bool helper_chain_read_beside_values(arena *mem, const rule_value *args, int nar
  * broadcast first, and as mb(p) in the others). */
 bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* is_one_to_one_view(v): instruction -> bool: v is a view of as many
- * elements as its operand: a shape op (reshape, squeeze, unsqueeze, ...), a
- * transpose, or a broadcast or multibroadcast that stretches nothing (it
- * becomes a reshape). A slice is none (fewer elements), nor is a stretching
- * broadcast (more). squeeze_of_unit_multibroadcast_*
- * do not fire beside one, nor does readers_take_broadcast_d's squeeze
- * branch take it (seeds 1003158, 1063566, 2062571). A stretching broadcast
- * is not one: it comes and goes by order (binary_above_multibroadcasts,
- * seed 1054206). */
-bool helper_is_one_to_one_view(arena *mem, const rule_value *args, int nargs, rule_value *out);
-
 /* read_once_by_broadcast(v): instruction -> bool: v's one reader is a
  * broadcast or multibroadcast (of v alone). squeeze_of_unit_multibroadcast_*
  * wait there: multibroadcast_above_binary_of_shape_of_unit_multibroadcast_*
