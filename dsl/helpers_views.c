@@ -188,10 +188,11 @@ static void query_begin(void)
 
 static void query_end(void) { thread_constant_answers.depth--; }
 
-/* A cluster is being labelled on this thread: view_cluster_lens, the one
- * query, is open. A walk the labelling asks (readers_take_broadcast) must
- * not ask for a labelling itself, which would ask the walk back with no
- * bound; it answers "not yet" instead. */
+/* A query is open on this thread: a cluster is being labelled
+ * (view_cluster_lens), or asked whether it moves an op
+ * (stays_in_cluster_lens_now). A walk the labelling asks
+ * (readers_take_broadcast) must not ask for a labelling itself, which would
+ * ask the walk back with no bound; it answers "not yet" instead. */
 static bool labelling_clusters(void) { return thread_constant_answers.depth > 0; }
 
 bool view_is_constant(const ins *x)
@@ -6954,10 +6955,11 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
            lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank) && fold_guards(r, u, x, depth);
 }
 
-/* Every reader of v (u's value, possibly through broadcasts that stretch
- * nothing) has the same layout whether v is standard or a broadcast. */
 static bool read_once_by_broadcast(const ins *v);
 static bool stays_in_cluster_lens_now(const ins *x);
+
+/* Every reader of v (u's value, possibly through broadcasts that stretch
+ * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
