@@ -1518,6 +1518,8 @@ static bool padded_run_settled(const ins *b, const int64_t *lens, int n, bool *o
 }
 
 static bool reads_broadcast(const ins *x);
+static bool read_once_by_broadcast(const ins *v);
+static bool multibroadcast_spelling(const ins *m);
 static bool unit_broadcast(const ins *x);
 static bool unit_stride_zero(const ins *v);
 
@@ -2487,6 +2489,124 @@ static bool unary_of_one_element_broadcast(const ins *x)
     return false;
 }
 
+/* x's lens are y's with some length-1 axes dropped (a squeeze of y). */
+static bool drops_unit_axes(const int64_t *x, int nx, const int64_t *y, int ny)
+{
+    int j = 0;
+    for (int i = 0; i < nx; i++, j++) {
+        while (j < ny && y[j] == 1 && x[i] != 1)
+            j++;
+        if (j == ny || y[j] != x[i])
+            return false;
+    }
+    while (j < ny && y[j] == 1)
+        j++;
+    return nx < ny && j == ny;
+}
+
+/* z is a shape op, or a broadcast that stretches nothing, which
+ * multibroadcast_to_reshape and its like make a reshape (--ops 24 seed
+ * 2088655: mb[{1, 2, 1}](p2) of a {2, 1} p2 beside the squeezed
+ * broadcast, a reshape in the orders that folded it first). */
+static bool becomes_shape_op(const ins *z)
+{
+    return is_shape_view(z) || (broadcast_op(z) && z->nargs == 1 && z->nmods == 0 &&
+                                shape_elements(&z->sh) == shape_elements(&z->args[0]->sh));
+}
+
+/* z is a pointwise op reading a shape op, which binary_above_reshapes and
+ * unary_above_reshape may take above it by order, so z's lens are not yet
+ * settled (--ops 24 seed 3017216: reshape[{4}](reshape[{1, 4, 1}](mul))
+ * of mul(reshape[{4}](s1019), reshape[{4}](s1021)), whose chain composes
+ * away only in the orders that have not moved mul to {1, 4, 1}). */
+static bool over_shape_op(const ins *z)
+{
+    if (!(z->op->classes & (OPC_UNARY | OPC_BINARY)) || z->nmods != 0)
+        return false;
+    for (int k = 0; k < z->nargs; k++)
+        if (becomes_shape_op(z->args[k]))
+            return true;
+    return false;
+}
+
+/* o, the other operand of a two-operand op, is a shape op (becomes_shape_op)
+ * or transpose that stays: not a chain of them read once over a value z of o's own
+ * lens, which reshape_of_reshape and the identity folds take away (its
+ * spelling before they fire is the order's: --ops 24 seed 6006511,
+ * reshape[{3}](reshape[{3, 1}](p5)) of a {3} p5 beside the squeezed
+ * broadcast). One-operand ops read once above it are looked through: they
+ * sink below a transpose by order (unary_above_transpose; seed 1071845:
+ * relu(t(s1016)) beside the squeezed broadcast, t(relu(s1016)) in the
+ * orders that sank it first). */
+static bool other_operand_is_view(const ins *o)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && (o->op->classes & OPC_UNARY) && o->nargs == 1 && o->nmods == 0 &&
+                    o->nusers == 1;
+         d++)
+        o = o->args[0];
+    if (!becomes_shape_op(o) && !is_op(o, "transpose"))
+        return false;
+    const ins *z = o;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(z) && z->nargs == 1 && z->nmods == 0 && z->nusers == 1; d++)
+        z = z->args[0];
+    return z == o || !lens_equal(z->sh.lens, z->sh.rank, o->sh.lens, o->sh.rank) || over_shape_op(z);
+}
+
+/* x's value is reshaped back to lens for a reader that keeps them: x's
+ * readers, followed through shape ops and one-operand pointwise ops read
+ * once, reach a shape op of those lens (the lens r dropped 1s of), and the
+ * chain ends at a reader that is no two-operand op (a dot, a broadcast, an
+ * output). x is then in the squeezed lens only because the labelling met
+ * it before its operand became r over u(mb) (--ops 24 seed 10009574:
+ * sub(p2, reshape[{4}](neg(mb[{4, 1}]))) read through reshape[{4, 1}] by a
+ * dot, moved to {4} by binary_into_cluster_lens in order 7919 while neg
+ * still read an unsqueeze, to {4, 1} in order 0 after the broadcast sank;
+ * --ops 16 seed 16016669: sub moved to {4, 1, 2} while mb(s1022) still
+ * stretched nothing), so x stays a cluster op and its cluster takes it
+ * back to those lens. Where the chain ends at a two-operand op, that op's
+ * cluster moves by order and holding x where it is keeps the orders
+ * together (seed 1021503: mul(reshape[{3}](abs(mb[{3, 1}])), s1025) read
+ * through reshape[{3, 1}] by mul(s1020, .), a tie of {3} and {3, 1}
+ * otherwise). */
+static bool reshaped_back_to(const ins *x, const int64_t *lens, int n)
+{
+    bool back = false;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && x->nusers == 1; d++) {
+        const ins *y = x->users[0];
+        if (is_shape_view(y) && y->nargs == 1) {
+            if (lens_equal(y->sh.lens, y->sh.rank, lens, n))
+                back = true;
+        } else if (!((y->op->classes & OPC_UNARY) && y->nargs == 1 && y->nmods == 0))
+            return back && !(y->op->classes & OPC_BINARY);
+        x = y;
+    }
+    return false;
+}
+
+/* x, a two-operand op beside a value that is no constant and no shape op
+ * or transpose that stays (other_operand_is_view), not read once by a
+ * broadcast, reads a through r, a reshape or squeeze read once that only
+ * drops length-1 axes of a one-operand op u of a multibroadcast of one
+ * element (unary_of_one_element_broadcast; or of a broadcast[axis] that
+ * aligned_broadcast_to_multibroadcast makes one in every order, round
+ * s73E: --ops 24 seed 6006511's sin(broadcast[axis=1, {3, 1}](p6)) under
+ * add, moved by binary_into_cluster_lens in the orders that met add before
+ * the fold): the noisy spelling of the
+ * core's squeeze(mb(u(y))), which squeeze_of_unit_multibroadcast_* make
+ * mb(reshape(u(y))) under x, and reshape_of_unary_of_*unit_multibroadcast
+ * (squeeze_read_by_binary) make u of such a broadcast: x reads a
+ * broadcast in either spelling (--ops 24 seed 4014095). */
+static bool reads_squeezed_unit_broadcast(const ins *x, const ins *r)
+{
+    return (x->op->classes & OPC_BINARY) && x->nargs == 2 && x->nmods == 0 && x->args[0] != x->args[1] &&
+           (is_op(r, "reshape") || is_op(r, "squeeze")) && r->nargs == 1 && r->nmods == 0 && r->nusers == 1 &&
+           drops_unit_axes(r->sh.lens, r->sh.rank, r->args[0]->sh.lens, r->args[0]->sh.rank) &&
+           unary_of_one_element_broadcast(r->args[0]) && r->args[0]->nargs == 1 &&
+           multibroadcast_spelling(r->args[0]->args[0]) && !view_is_constant(x->args[0] == r ? x->args[1] : x->args[0]) &&
+           !other_operand_is_view(x->args[0] == r ? x->args[1] : x->args[0]) &&
+           !read_once_by_broadcast(x) && !reshaped_back_to(x, r->args[0]->sh.lens, r->args[0]->sh.rank);
+}
+
 /* reads_broadcast walks up from an operand through a while this holds:
  * shape ops, transposes and unit broadcasts of one operand. A pending op that only
  * changes the layout (transparent) is read through as the shape ops are:
@@ -2555,6 +2675,8 @@ static bool reads_broadcast(const ins *x)
          * add(reshape(abs(mb(p0))), reshape(s)) ran in either operand's
          * lens by order). */
         if (x->nargs == 1 && unary_of_one_element_broadcast(a))
+            return true;
+        if (reads_squeezed_unit_broadcast(x, x->args[k]))
             return true;
     }
     /* A two-operand x both of whose operands (through shape ops) are such
@@ -10856,6 +10978,23 @@ bool helper_beside_broadcast_readers(arena *mem, const rule_value *a, int n, rul
 static bool runs_in_cluster_lens(const ins *w, const ins *r)
 {
     return lens_equal(w->sh.lens, w->sh.rank, r->sh.lens, r->sh.rank) && runs_in_own_cluster_lens(w);
+}
+
+/* squeeze_read_by_binary(r): see helpers_views.h. */
+bool helper_squeeze_read_by_binary(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    bool ok = r->nargs == 1 && r->nusers == 1 &&
+              drops_unit_axes(r->sh.lens, r->sh.rank, r->args[0]->sh.lens, r->args[0]->sh.rank);
+    if (ok) {
+        const ins *b = r->users[0];
+        ok = (b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1] &&
+             !view_is_constant(other_operand(b, r)) && !other_operand_is_view(other_operand(b, r)) &&
+             !read_once_by_broadcast(b) && !reshaped_back_to(b, r->args[0]->sh.lens, r->args[0]->sh.rank);
+    }
+    *out = rule_bool(ok);
+    return true;
 }
 
 /* readers_in_cluster_lens(r): see helpers_views.h. */

@@ -554,6 +554,16 @@ bool helper_twin_at(arena *mem, const rule_value *args, int nargs, rule_value *o
  * levels deep): the *_to_twin hoists take a
  * broadcast of x above x's ops to that twin. twin_of(x, m) asks this too. */
 bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* squeeze_read_by_binary(r): instruction -> bool: r only drops length-1
+ * axes of its operand (a squeeze spelled as a reshape) and its one reader
+ * is a two-operand op beside a value that is no constant and no shape op or
+ * transpose that stays (past one-operand ops read once; a chain of shape
+ * ops that composes away or a broadcast that stretches nothing counted as
+ * it will be), not read once by a broadcast (the reader guard of
+ * squeeze_of_unit_multibroadcast_* but for its cluster-lens clause), and
+ * whose value is not reshaped back to r's operand's lens for a reader that
+ * keeps them (a dot, a broadcast, an output; round s74A). */
+bool helper_squeeze_read_by_binary(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* readers_in_cluster_lens(r): instruction -> bool: every reader of r is a
  * dot, an output or another reader that keeps a broadcast as it is, or a
  * pointwise op in r's lens whose cluster runs it in those lens
