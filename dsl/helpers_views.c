@@ -2583,6 +2583,20 @@ static bool reshaped_back_to(const ins *x, const int64_t *lens, int n)
     return false;
 }
 
+/* x, r's one reader, is a two-operand op of two values beside r: a value
+ * that is no constant and no shape op or transpose that stays
+ * (other_operand_is_view); x is not read once by a broadcast, and its value
+ * is not reshaped back to the lens of r's operand (reshaped_back_to). The
+ * reader guard of squeeze_read_by_binary and reads_squeezed_unit_broadcast. */
+static bool binary_reads_squeeze(const ins *x, const ins *r)
+{
+    if (!(x->op->classes & OPC_BINARY) || x->nargs != 2 || x->nmods != 0 || x->args[0] == x->args[1])
+        return false;
+    const ins *o = other_operand(x, r);
+    return !view_is_constant(o) && !other_operand_is_view(o) && !read_once_by_broadcast(x) &&
+           !reshaped_back_to(x, r->args[0]->sh.lens, r->args[0]->sh.rank);
+}
+
 /* x, a two-operand op beside a value that is no constant and no shape op
  * or transpose that stays (other_operand_is_view), not read once by a
  * broadcast, reads a through r, a reshape or squeeze read once that only
@@ -2598,13 +2612,10 @@ static bool reshaped_back_to(const ins *x, const int64_t *lens, int n)
  * broadcast in either spelling (--ops 24 seed 4014095). */
 static bool reads_squeezed_unit_broadcast(const ins *x, const ins *r)
 {
-    return (x->op->classes & OPC_BINARY) && x->nargs == 2 && x->nmods == 0 && x->args[0] != x->args[1] &&
-           (is_op(r, "reshape") || is_op(r, "squeeze")) && r->nargs == 1 && r->nmods == 0 && r->nusers == 1 &&
+    return (is_op(r, "reshape") || is_op(r, "squeeze")) && r->nargs == 1 && r->nmods == 0 && r->nusers == 1 &&
            drops_unit_axes(r->sh.lens, r->sh.rank, r->args[0]->sh.lens, r->args[0]->sh.rank) &&
            unary_of_one_element_broadcast(r->args[0]) && r->args[0]->nargs == 1 &&
-           multibroadcast_spelling(r->args[0]->args[0]) && !view_is_constant(x->args[0] == r ? x->args[1] : x->args[0]) &&
-           !other_operand_is_view(x->args[0] == r ? x->args[1] : x->args[0]) &&
-           !read_once_by_broadcast(x) && !reshaped_back_to(x, r->args[0]->sh.lens, r->args[0]->sh.rank);
+           multibroadcast_spelling(r->args[0]->args[0]) && binary_reads_squeeze(x, r);
 }
 
 /* reads_broadcast walks up from an operand through a while this holds:
@@ -10985,15 +10996,9 @@ bool helper_squeeze_read_by_binary(arena *mem, const rule_value *a, int n, rule_
 {
     (void)mem, (void)n;
     const ins *r = a[0].u.in;
-    bool ok = r->nargs == 1 && r->nusers == 1 &&
-              drops_unit_axes(r->sh.lens, r->sh.rank, r->args[0]->sh.lens, r->args[0]->sh.rank);
-    if (ok) {
-        const ins *b = r->users[0];
-        ok = (b->op->classes & OPC_BINARY) && b->nargs == 2 && b->nmods == 0 && b->args[0] != b->args[1] &&
-             !view_is_constant(other_operand(b, r)) && !other_operand_is_view(other_operand(b, r)) &&
-             !read_once_by_broadcast(b) && !reshaped_back_to(b, r->args[0]->sh.lens, r->args[0]->sh.rank);
-    }
-    *out = rule_bool(ok);
+    *out = rule_bool(r->nargs == 1 && r->nusers == 1 &&
+                     drops_unit_axes(r->sh.lens, r->sh.rank, r->args[0]->sh.lens, r->args[0]->sh.rank) &&
+                     binary_reads_squeeze(r->users[0], r));
     return true;
 }
 
