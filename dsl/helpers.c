@@ -587,6 +587,8 @@ static const rule_helper helper_table[] = {
      "long_axes(lens, axes): the axes whose length in lens is not 1"},
     {"has_unit_axes", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_has_unit_axes,
      "has_unit_axes(z, axes): z has a length-1 axis that a reduction over axes does not reduce (lens_without_unit_axes(z, axes) succeeds)"},
+    {"pointwise_read_past", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_read_past,
+     "pointwise_read_past(q): q is read once by a one-operand pointwise op (or a two-operand one reading it twice) whose one reader is no shape op"},
     {"pointwise_reshape_taken", RV_BOOL, 1, {RV_INS}, false, helper_pointwise_reshape_taken,
      "pointwise_reshape_taken(d): the reduction d is read by a one-operand pointwise op (or a two-operand one reading it twice) read by a reshape that only moves 1s and keeps the reduced axes"},
     {"waits_for_read_back", RV_BOOL, 1, {RV_INS}, false, helper_waits_for_read_back,

@@ -8444,6 +8444,19 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
     }
 }
 
+/* pointwise_read_past(q): see helpers_views.h. */
+bool helper_pointwise_read_past(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *q = a[0].u.in;
+    const ins *v = one_reader(q) ? q->users[0] : NULL;
+    bool pointwise = v && v->nmods == 0 &&
+                     (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
+                      ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == q && v->args[1] == q));
+    *out = rule_bool(pointwise && one_reader(v) && !is_shape_view(v->users[0]));
+    return true;
+}
+
 /* pointwise_reshape_taken(d): see helpers_views.h. */
 bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule_value *out)
 {

@@ -162,6 +162,11 @@ bool helper_axes_without_unit_axes(arena *mem, const rule_value *args, int nargs
  * nothing along it: reduce_of_unit_axes). */
 bool helper_long_axes(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* pointwise_read_past(q): instruction -> bool: q is read once by a
+ * one-operand pointwise op (or a two-operand one reading it twice) whose
+ * one reader is no shape op: reduce_without_unit_axes_below_unary takes a
+ * reduction read there, and pointwise_reshape_taken does not hold it. */
+bool helper_pointwise_read_past(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* pointwise_reshape_taken(d): instruction -> bool: the reduction d (of a
  * reshape) is read by a one-operand pointwise op (or a two-operand one
  * reading it twice, sub(d, d)) read by a chain of shape
