@@ -8444,16 +8444,23 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
     }
 }
 
+/* q's one reader when it is a one-operand pointwise op or a two-operand
+ * one reading q twice (sub(q, q)): an op that maps q's elements one to one
+ * and so runs in any lens q is reshaped to; NULL otherwise. */
+static const ins *pointwise_sole_reader(const ins *q)
+{
+    const ins *v = one_reader(q) ? q->users[0] : NULL;
+    bool pointwise = v && (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
+                           ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == q && v->args[1] == q));
+    return pointwise ? v : NULL;
+}
+
 /* pointwise_read_past(q): see helpers_views.h. */
 bool helper_pointwise_read_past(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *q = a[0].u.in;
-    const ins *v = one_reader(q) ? q->users[0] : NULL;
-    bool pointwise = v && v->nmods == 0 &&
-                     (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
-                      ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == q && v->args[1] == q));
-    *out = rule_bool(pointwise && one_reader(v) && !is_shape_view(v->users[0]));
+    const ins *v = pointwise_sole_reader(a[0].u.in);
+    *out = rule_bool(v && v->nmods == 0 && one_reader(v) && !is_shape_view(v->users[0]));
     return true;
 }
 
@@ -8463,10 +8470,7 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
     (void)mem, (void)n;
     const ins *d = a[0].u.in;
     bool yes = false;
-    const ins *v = one_reader(d) ? d->users[0] : NULL;
-    bool pointwise = v && (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
-                           ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == d && v->args[1] == d));
-    if (pointwise) {
+    if (pointwise_sole_reader(d)) {
         const ins *u = d->users[0];
         const ins *e = u;
         for (int k = 0; k < VIEW_CLUSTER_MAX && one_reader(e) && is_shape_view(e->users[0]) && e->users[0]->nargs == 1;
