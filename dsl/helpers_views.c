@@ -2529,6 +2529,62 @@ static bool over_shape_op(const ins *z)
     return false;
 }
 
+/* o is a reduction of a reshape read once that reduce_below_reshape takes
+ * below it (reduction_would_take_run's tests but the two that ask the
+ * clusters, which would ask this again), into a reduction of other lens than o's:
+ * o becomes reshape(d(x)), a shape op that stays, in every order; the
+ * orders that ask before the rule fires see a reduction (--ops 24 seed
+ * 7011091: sub(squeeze(sin(mb)), reduce_max(reshape[{3, 3, 3}](s {3, 1, 9})))
+ * ran in {1, 3, 3} where the arm came first and in {1, 1, 9} where the
+ * reduction had moved). */
+static bool reduction_becomes_reshape(const ins *o)
+{
+    const attr_value *ax = ins_attr(o, "axes");
+    if (!is_reduction(o) || o->nargs != 1 || !ax || ax->kind != ATTR_INTS)
+        return false;
+    const ins *q = o->args[0];
+    if (!becomes_reshape(q) || q->nargs != 1 || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
+        return false;
+    const ins *x = q->args[0];
+    if ((x->op->classes & OPC_SHAPE) || view_is_constant(x) || shares_reshape(q))
+        return false;
+    int64_t r[SHAPE_MAX_RANK], l[SHAPE_MAX_RANK];
+    int nr = 0;
+    if (!reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) || nr == 0)
+        return false;
+    for (int i = 0; i < x->sh.rank; i++)
+        l[i] = x->sh.lens[i];
+    for (int i = 0; i < nr; i++)
+        l[r[i]] = 1;
+    return !lens_equal(l, x->sh.rank, o->sh.lens, o->sh.rank);
+}
+
+/* z, under a chain of shape ops read once of lens (o's), is a one-operand
+ * pointwise op read once that a cluster has moved into other lens: its
+ * operand, through shape ops read once, is a value w of those lens that is
+ * no shape op or transpose. The chain then only restates u(w) in o's lens,
+ * the spelling of the orders that settled u there first (--ops 24 seed
+ * 8013519: mul(squeeze(sigmoid(unsqueeze(p10))), squeeze(sin(mb))) read
+ * through reshape[{3, 2, 2, 4}] by add: order 7919 first took sigmoid into
+ * add's lens, reshape[{3, 1, 16}](sigmoid(reshape[{3, 2, 2, 4}](p10))),
+ * order 0 left sigmoid(p10) beside the squeeze). Not where w is itself a
+ * pointwise op over a shape op (over_shape_op): its lens are not settled
+ * either (--ops 24 seed 5004280: tanh between reshapes of
+ * max(reshape(squeeze(relu)), reshape(squeeze(p7))) beside the squeezed
+ * broadcast under sub, a new (b) without this). */
+static bool moved_back_to(const ins *z, const int64_t *lens, int n)
+{
+    if (!(z->op->classes & OPC_UNARY) || z->nargs != 1 || z->nmods != 0 || z->nusers != 1)
+        return false;
+    const ins *w = z->args[0];
+    if (!becomes_shape_op(w))
+        return false;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(w) && w->nargs == 1 && w->nmods == 0 && w->nusers == 1; d++)
+        w = w->args[0];
+    return !becomes_shape_op(w) && !is_op(w, "transpose") && !over_shape_op(w) &&
+           lens_equal(w->sh.lens, w->sh.rank, lens, n);
+}
+
 /* o, the other operand of a two-operand op, is a shape op (becomes_shape_op)
  * or transpose that stays: not a chain of them read once over a value z of o's own
  * lens, which reshape_of_reshape and the identity folds take away (its
@@ -2544,11 +2600,15 @@ static bool other_operand_is_view(const ins *o)
                     o->nusers == 1;
          d++)
         o = o->args[0];
+    if (reduction_becomes_reshape(o))
+        return true;
     if (!becomes_shape_op(o) && !is_op(o, "transpose"))
         return false;
     const ins *z = o;
     for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(z) && z->nargs == 1 && z->nmods == 0 && z->nusers == 1; d++)
         z = z->args[0];
+    if (z != o && moved_back_to(z, o->sh.lens, o->sh.rank))
+        return false;
     return z == o || !lens_equal(z->sh.lens, z->sh.rank, o->sh.lens, o->sh.rank) || over_shape_op(z);
 }
 
