@@ -1293,6 +1293,23 @@ static bool lens_equal(const int64_t *a, int na, const int64_t *b, int nb);
 static bool becomes_reshape(const ins *r);
 static bool unit_drop_taken_into_reduction(const ins *q);
 
+/* The structural half of reduce_below_reshape's guards on q: q becomes a
+ * reshape (or is one) of a standard value x that is no shape op, constant
+ * or shared reshape, q is read once, by a reduction d, and d's axes map
+ * through q onto x's (*r, *nr: the axes of x reduced, at least one). */
+static bool reduction_maps_through_run(const ins *q, int64_t *r, int *nr)
+{
+    if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
+        return false;
+    const ins *d = q->users[0], *x = q->args[0];
+    const attr_value *ax = ins_attr(d, "axes");
+    if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
+        view_is_constant(x) || shares_reshape(q))
+        return false;
+    *nr = 0;
+    return reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, nr) && *nr > 0;
+}
+
 /* Shape op q, the whole run from a pointwise op x, is read once by a
  * reduction d that reduce_below_reshape would move it below once q is a
  * reshape (a squeeze or unsqueeze of a standard value becomes one,
@@ -1304,17 +1321,11 @@ static bool unit_drop_taken_into_reduction(const ins *q);
  * (round s47G). */
 static bool reduction_would_take_run(const ins *q)
 {
-    if (!becomes_reshape(q) || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
-        return false;
-    const ins *d = q->users[0], *x = q->args[0];
-    const attr_value *ax = ins_attr(d, "axes");
-    if (!is_reduction(d) || d->nargs != 1 || !ax || ax->kind != ATTR_INTS || (x->op->classes & OPC_SHAPE) ||
-        view_is_constant(x) || shares_reshape(q))
-        return false;
     int64_t r[SHAPE_MAX_RANK];
     int nr = 0;
-    if (!reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) || nr == 0)
+    if (!reduction_maps_through_run(q, r, &nr))
         return false;
+    const ins *d = q->users[0], *x = q->args[0];
     rule_value v, a_x = rule_ins((ins *)x), a_d = rule_ins((ins *)d);
     if (!helper_in_cluster_lens(NULL, &a_x, 1, &v) || !v.u.i)
         return false;
@@ -2530,8 +2541,9 @@ static bool over_shape_op(const ins *z)
 }
 
 /* o is a reduction of a reshape read once that reduce_below_reshape takes
- * below it (reduction_would_take_run's tests but the two that ask the
- * clusters, which would ask this again), into a reduction of other lens than o's:
+ * below it (reduction_maps_through_run: reduction_would_take_run's tests
+ * but the two that ask the clusters, which would ask this again), into a
+ * reduction of other lens than o's:
  * o becomes reshape(d(x)), a shape op that stays, in every order; the
  * orders that ask before the rule fires see a reduction (--ops 24 seed
  * 7011091: sub(squeeze(sin(mb)), reduce_max(reshape[{3, 3, 3}](s {3, 1, 9})))
@@ -2539,18 +2551,12 @@ static bool over_shape_op(const ins *z)
  * reduction had moved). */
 static bool reduction_becomes_reshape(const ins *o)
 {
-    const attr_value *ax = ins_attr(o, "axes");
-    if (!is_reduction(o) || o->nargs != 1 || !ax || ax->kind != ATTR_INTS)
+    if (!is_reduction(o) || o->nargs != 1 || o->args[0]->nargs != 1)
         return false;
-    const ins *q = o->args[0];
-    if (!becomes_reshape(q) || q->nargs != 1 || q->nusers != 1 || !shape_standard_p(&q->args[0]->sh))
-        return false;
-    const ins *x = q->args[0];
-    if ((x->op->classes & OPC_SHAPE) || view_is_constant(x) || shares_reshape(q))
-        return false;
+    const ins *q = o->args[0], *x = q->args[0];
     int64_t r[SHAPE_MAX_RANK], l[SHAPE_MAX_RANK];
     int nr = 0;
-    if (!reduce_axes_map(x->sh.lens, x->sh.rank, q->sh.lens, q->sh.rank, ax->u.ints, ax->n, r, &nr) || nr == 0)
+    if (!reduction_maps_through_run(q, r, &nr))
         return false;
     for (int i = 0; i < x->sh.rank; i++)
         l[i] = x->sh.lens[i];
