@@ -2540,6 +2540,26 @@ static bool over_shape_op(const ins *z)
     return false;
 }
 
+/* The value under z's chain of shape ops (becomes_shape_op) each read once
+ * and of one operand: z itself when z is no such op. */
+static const ins *below_shape_chain(const ins *z)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(z) && z->nargs == 1 && z->nmods == 0 && z->nusers == 1; d++)
+        z = z->args[0];
+    return z;
+}
+
+/* red = lens with the given axes set to 1 (what a reduction keeps). */
+static void reduced_to(const int64_t *lens, int n, const int64_t *axes, int naxes, int64_t *red)
+{
+    memcpy(red, lens, sizeof(int64_t) * (size_t)n);
+    for (int q = 0; q < naxes; q++) {
+        int64_t ax = axes[q] < 0 ? axes[q] + n : axes[q];
+        if (ax >= 0 && ax < n)
+            red[ax] = 1;
+    }
+}
+
 /* o is a reduction of a reshape read once that reduce_below_reshape takes
  * below it (reduction_maps_through_run: reduction_would_take_run's tests
  * but the two that ask the clusters, which would ask this again), into a
@@ -2558,10 +2578,7 @@ static bool reduction_becomes_reshape(const ins *o)
     int nr = 0;
     if (!reduction_maps_through_run(q, r, &nr))
         return false;
-    for (int i = 0; i < x->sh.rank; i++)
-        l[i] = x->sh.lens[i];
-    for (int i = 0; i < nr; i++)
-        l[r[i]] = 1;
+    reduced_to(x->sh.lens, x->sh.rank, r, nr, l);
     return !lens_equal(l, x->sh.rank, o->sh.lens, o->sh.rank);
 }
 
@@ -2585,8 +2602,7 @@ static bool moved_back_to(const ins *z, const int64_t *lens, int n)
     const ins *w = z->args[0];
     if (!becomes_shape_op(w))
         return false;
-    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(w) && w->nargs == 1 && w->nmods == 0 && w->nusers == 1; d++)
-        w = w->args[0];
+    w = below_shape_chain(w);
     return !becomes_shape_op(w) && !is_op(w, "transpose") && !over_shape_op(w) &&
            lens_equal(w->sh.lens, w->sh.rank, lens, n);
 }
@@ -2610,9 +2626,7 @@ static bool other_operand_is_view(const ins *o)
         return true;
     if (!becomes_shape_op(o) && !is_op(o, "transpose"))
         return false;
-    const ins *z = o;
-    for (int d = 0; d < VIEW_CLUSTER_MAX && becomes_shape_op(z) && z->nargs == 1 && z->nmods == 0 && z->nusers == 1; d++)
-        z = z->args[0];
+    const ins *z = below_shape_chain(o);
     if (z != o && moved_back_to(z, o->sh.lens, o->sh.rank))
         return false;
     return z == o || !lens_equal(z->sh.lens, z->sh.rank, o->sh.lens, o->sh.rank) || over_shape_op(z);
@@ -4374,17 +4388,6 @@ static void label_root_assign(labelling *L, int root, int k)
 static bool cand_less(const labelling *L, int a, int b)
 {
     return lens_less(L->cand[a], L->ncand_rank[a], L->cand[b], L->ncand_rank[b]);
-}
-
-/* red = lens with the given axes set to 1 (what a reduction keeps). */
-static void reduced_to(const int64_t *lens, int n, const int64_t *axes, int naxes, int64_t *red)
-{
-    memcpy(red, lens, sizeof(int64_t) * (size_t)n);
-    for (int q = 0; q < naxes; q++) {
-        int64_t ax = axes[q] < 0 ? axes[q] + n : axes[q];
-        if (ax >= 0 && ax < n)
-            red[ax] = 1;
-    }
 }
 
 /* A reduction to red (over axes) can end in lens to itself: a reshape
@@ -8516,8 +8519,9 @@ static void settled_lens(const ins *v, int64_t *lens, int *n, bool *pending)
 static const ins *pointwise_sole_reader(const ins *q)
 {
     const ins *v = one_reader(q) ? q->users[0] : NULL;
-    bool pointwise = v && (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
-                           ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == q && v->args[1] == q));
+    bool pointwise = v && v->nmods == 0 &&
+                     (((v->op->classes & OPC_UNARY) && v->nargs == 1) ||
+                      ((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->args[0] == q && v->args[1] == q));
     return pointwise ? v : NULL;
 }
 
@@ -8526,7 +8530,7 @@ bool helper_pointwise_read_past(arena *mem, const rule_value *a, int n, rule_val
 {
     (void)mem, (void)n;
     const ins *v = pointwise_sole_reader(a[0].u.in);
-    *out = rule_bool(v && v->nmods == 0 && one_reader(v) && !is_shape_view(v->users[0]));
+    *out = rule_bool(v && one_reader(v) && !is_shape_view(v->users[0]));
     return true;
 }
 
