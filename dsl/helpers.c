@@ -670,7 +670,7 @@ static const rule_helper helper_table[] = {
     {"twin_below", RV_BOOL, 2, {RV_INS, RV_INS}, false, helper_twin_below,
      "twin_below(x, m): x is a one-operand op, or a two-operand op of one value twice, read once, over a value broadcast as m elsewhere"},
     {"squeeze_read_by_binary", RV_BOOL, 1, {RV_INS}, false, helper_squeeze_read_by_binary,
-     "squeeze_read_by_binary(r): r only drops length-1 axes and its one reader is a two-operand op beside a value that is no constant and no shape op or transpose that stays (other_operand_is_view), not read once by a broadcast, its value not reshaped back to r's operand's lens for a reader that keeps them"},
+     "squeeze_read_by_binary(r): r only drops length-1 axes and its one reader is a two-operand op beside a value that is no constant and no shape op or transpose that stays (other_operand_is_view), not read once by a broadcast, its value not reshaped back to r's operand's lens for a reader that keeps them (or a two-operand reader whose cluster nothing else takes to the squeezed lens)"},
     {"readers_in_cluster_lens", RV_BOOL, 1, {RV_INS}, false, helper_readers_in_cluster_lens,
      "readers_in_cluster_lens(r): r's readers keep a broadcast as it is, or are pointwise ops in r's lens that their cluster runs there"},
     {"standard_readers", RV_BOOL, 1, {RV_INS}, false, helper_standard_readers,

@@ -2632,6 +2632,42 @@ static bool other_operand_is_view(const ins *o)
     return z == o || !lens_equal(z->sh.lens, z->sh.rank, o->sh.lens, o->sh.rank) || over_shape_op(z);
 }
 
+/* x is read once by a two-operand op y whose cluster may run in lens (the
+ * lens of the op reshaped_back_to asks of, the squeezed lens of round
+ * s74A's arm) as well as in its own: following x's value, through shape
+ * ops and one-operand and two-operand pointwise ops each the one reader of
+ * the last, meets a shape op of those lens, or a two-operand op whose
+ * other operand is a chain of shape ops read once over a value of those
+ * lens, or a value read more than once or by one op twice (whose readers
+ * are not followed). Not where the walk ends at a reader that is no
+ * pointwise or shape op (a dot, a broadcast, an output) before it meets
+ * any: y's cluster then has nothing but the held op to take it there
+ * (--ops 24 seed 10009647: mul(reshape[{4, 1}](add), sub) of a {4, 1}
+ * sub(sin(p5), abs(p6)), read by a broadcast[axis]), while seed 1021503's
+ * outer mul(s1020, reshape[{3, 1}](mul)) is squeezed back to {3} for
+ * add(., p4), a tie of {3} and {3, 1} that the labelling breaks by order. */
+static bool pulled_to_lens(const ins *x, const int64_t *lens, int n)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX; d++) {
+        if (x->nusers != 1)
+            return true;
+        const ins *y = x->users[0];
+        if (is_shape_view(y) && y->nargs == 1) {
+            if (lens_equal(y->sh.lens, y->sh.rank, lens, n))
+                return true;
+        } else if ((y->op->classes & OPC_BINARY) && y->nargs == 2 && y->nmods == 0) {
+            if (y->args[0] == y->args[1])
+                return true;
+            const ins *o = other_operand(y, x), *z = below_shape_chain(o);
+            if (z != o && lens_equal(z->sh.lens, z->sh.rank, lens, n))
+                return true;
+        } else if (!((y->op->classes & OPC_UNARY) && y->nargs == 1 && y->nmods == 0))
+            return false;
+        x = y;
+    }
+    return true;
+}
+
 /* x's value is reshaped back to lens for a reader that keeps them: x's
  * readers, followed through shape ops and one-operand pointwise ops read
  * once, reach a shape op of those lens (the lens r dropped 1s of), and the
@@ -2644,20 +2680,26 @@ static bool other_operand_is_view(const ins *o)
  * --ops 16 seed 16016669: sub moved to {4, 1, 2} while mb(s1022) still
  * stretched nothing), so x stays a cluster op and its cluster takes it
  * back to those lens. Where the chain ends at a two-operand op, that op's
- * cluster moves by order and holding x where it is keeps the orders
+ * cluster may move by order, and holding x where it is keeps the orders
  * together (seed 1021503: mul(reshape[{3}](abs(mb[{3, 1}])), s1025) read
  * through reshape[{3, 1}] by mul(s1020, .), a tie of {3} and {3, 1}
- * otherwise). */
+ * otherwise): there the hold stands only where that op's cluster may run
+ * in x's squeezed lens too (pulled_to_lens); where it runs in the lens x
+ * is reshaped back to in every order, the hold only kept x apart from it
+ * (--ops 24 seed 10009647, round s76B: add(reshape[{4}](sin(mb[{4, 1}](dot))),
+ * p2) held in {4} and reshaped back for mul(., sub) in {4, 1}, where the
+ * core's add reads mb[{4, 1}]: one view more). */
 static bool reshaped_back_to(const ins *x, const int64_t *lens, int n)
 {
     bool back = false;
+    const ins *x0 = x;
     for (int d = 0; d < VIEW_CLUSTER_MAX && x->nusers == 1; d++) {
         const ins *y = x->users[0];
         if (is_shape_view(y) && y->nargs == 1) {
             if (lens_equal(y->sh.lens, y->sh.rank, lens, n))
                 back = true;
         } else if (!((y->op->classes & OPC_UNARY) && y->nargs == 1 && y->nmods == 0))
-            return back && !(y->op->classes & OPC_BINARY);
+            return back && (!(y->op->classes & OPC_BINARY) || !pulled_to_lens(x, x0->sh.lens, x0->sh.rank));
         x = y;
     }
     return false;

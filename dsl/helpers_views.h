@@ -567,7 +567,9 @@ bool helper_twin_below(arena *mem, const rule_value *args, int nargs, rule_value
  * it will be), not read once by a broadcast (the reader guard of
  * squeeze_of_unit_multibroadcast_* but for its cluster-lens clause), and
  * whose value is not reshaped back to r's operand's lens for a reader that
- * keeps them (a dot, a broadcast, an output; round s74A). */
+ * keeps them (a dot, a broadcast, an output; round s74A; or a two-operand
+ * op whose cluster nothing else takes to the reader's own lens: round
+ * s76B). */
 bool helper_squeeze_read_by_binary(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* readers_in_cluster_lens(r): instruction -> bool: every reader of r is a
  * dot, an output or another reader that keeps a broadcast as it is, or a
