@@ -2661,7 +2661,7 @@ static bool pulled_to_lens(const ins *x, const int64_t *lens, int n)
             const ins *o = other_operand(y, x), *z = below_shape_chain(o);
             if (z != o && lens_equal(z->sh.lens, z->sh.rank, lens, n))
                 return true;
-        } else if (!((y->op->classes & OPC_UNARY) && y->nargs == 1 && y->nmods == 0))
+        } else if (!pointwise_unary(y))
             return false;
         x = y;
     }
@@ -2698,7 +2698,7 @@ static bool reshaped_back_to(const ins *x, const int64_t *lens, int n)
         if (is_shape_view(y) && y->nargs == 1) {
             if (lens_equal(y->sh.lens, y->sh.rank, lens, n))
                 back = true;
-        } else if (!((y->op->classes & OPC_UNARY) && y->nargs == 1 && y->nmods == 0))
+        } else if (!pointwise_unary(y))
             return back && (!(y->op->classes & OPC_BINARY) || !pulled_to_lens(x, x0->sh.lens, x0->sh.rank));
         x = y;
     }
