@@ -945,17 +945,23 @@ bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* x is read by the @return, an opaque op or a region, which keep the
+ * shapes they read. */
+static bool feeds_output(const ins *x)
+{
+    for (int k = 0; k < x->nusers; k++) {
+        const ins *u = x->users[k];
+        if ((u->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || u->nmods > 0)
+            return true;
+    }
+    return false;
+}
+
 /* feeds_output(x): see helpers_views.h. */
 bool helper_feeds_output(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *x = a[0].u.in;
-    bool yes = false;
-    for (int k = 0; k < x->nusers && !yes; k++) {
-        const ins *u = x->users[k];
-        yes = (u->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || u->nmods > 0;
-    }
-    *out = rule_bool(yes);
+    *out = rule_bool(feeds_output(a[0].u.in));
     return true;
 }
 
@@ -1869,6 +1875,26 @@ static bool becomes_reshape(const ins *r)
                                                      shape_standard_p(&r->args[0]->sh) && shape_standard_p(&r->sh)));
 }
 
+static bool composes_below(const ins *m);
+
+/* t is, or in every order becomes, a shape op of its operand: a shape op,
+ * a broadcast that stretches nothing of a standard value, which
+ * *broadcast_to_reshape make a reshape (the clusters' unit_broadcast, not
+ * where a multibroadcast or pending op reading it composes with it), or a
+ * pending shape change of either, which goes into its readers
+ * (*_through_pending) and leaves them reading the reshape. Returns what
+ * the shape op reads, or NULL. */
+static const ins *shape_op_source(const ins *t)
+{
+    for (int d = 0; d < VIEW_CLUSTER_MAX && ins_is_pending(t) && t->nargs == 1; d++)
+        t = t->args[0];
+    if (t->nargs != 1)
+        return NULL;
+    if (is_shape_view(t) || (unit_broadcast(t) && !shape_same_lens(&t->sh, &t->args[0]->sh) && !composes_below(t)))
+        return t->args[0];
+    return NULL;
+}
+
 /* The last shape op of the first run of shape ops b's value reaches through
  * single-reader one-operand pointwise ops and two-operand ones whose other
  * operand is constant (reshaped_to), or NULL. */
@@ -1927,10 +1953,28 @@ bool helper_settled(arena *mem, const rule_value *a, int n, rule_value *out)
     (void)mem, (void)n;
     const ins *x = a[0].u.in;
     unsigned c = x->op->classes;
+    /* an operand that becomes a shape op in every order counts as one
+     * (shape_op_source): asked of shape ops only, the answer changed when
+     * multibroadcast_to_reshape made a broadcast that stretches nothing a
+     * reshape under a pending op (round s75A; --ops 24 seed 11002281:
+     * mul(mb[{3}](k), reshape[{3}](relu(mb[{1, 3}](tanh {3})))) of a
+     * one-element k ran in {3} in the orders that moved relu into its
+     * cluster's {3} first, and binary_above_reshape_unit_second took it
+     * into relu's {1, 3} beside mb(reshape[{1, 1}](k)) in the orders that
+     * met mul while relu read the pending op) */
     bool moving = is_shape_view(x) ||
-                  ((c & OPC_UNARY) && x->nargs == 1 && is_shape_view(x->args[0])) ||
-                  ((c & OPC_BINARY) && x->nargs == 2 && is_shape_view(x->args[0]) &&
-                   is_shape_view(x->args[1]));
+                  ((c & OPC_UNARY) && x->nargs == 1 && shape_op_source(x->args[0])) ||
+                  ((c & OPC_BINARY) && x->nargs == 2 && shape_op_source(x->args[0]) &&
+                   shape_op_source(x->args[1]));
+    /* nor a reduction whose operand's run reduce_below_reshape moves below
+     * it: x then becomes reshape(reduction) and its reader's reshape of x
+     * composes with that one (round s75C; --ops 24 seed 6009214: add(
+     * unsqueeze(reduce_mean(squeeze(p1))), mb(k)) of a one-element k,
+     * squeezed for max, ran in {4, 1, 1} in the orders where
+     * binary_above_reshape_unit_first met it before reduce_below_reshape
+     * took the squeeze, and in {4, 1, 1, 1} in the others) */
+    if (!moving && is_reduction(x) && x->nargs == 1)
+        moving = reduction_takes_run(x->args[0]);
     *out = rule_bool(!moving);
     return true;
 }
@@ -2740,6 +2784,242 @@ static bool reads_squeezed_unit_broadcast(const ins *x, const ins *r)
            multibroadcast_spelling(r->args[0]->args[0]) && binary_reads_squeeze(x, r);
 }
 
+static const ins *past_unit_views(const ins *y);
+static bool broadcast_read_through(const ins *a);
+
+/* The value a one-element y is computed from: y past its views of one
+ * element and its one-operand pointwise ops of one element. The same in
+ * every spelling the rules give the one element (unary_above_
+ * multibroadcast, unary_into_cluster_lens, reshape_of_multibroadcast,
+ * binary_above_reshape_unit_* move the reshapes of one element and the
+ * ops among them, not what they read). */
+static const ins *one_element_root(const ins *y)
+{
+    for (int d = 0; d < 4 * VIEW_CLUSTER_MAX && y->nargs == 1 && y->nmods == 0 &&
+                    ((y->op->classes & (OPC_VIEW | OPC_SHAPE)) || pointwise_unary(y)) &&
+                    shape_elements(&y->args[0]->sh) == 1;
+         d++)
+        y = y->args[0];
+    return y;
+}
+
+/* a is a multibroadcast (or a broadcast[axis] that aligned_broadcast_to_
+ * multibroadcast makes one) that stretches one computed element y (no
+ * constant), y past its views of one element a one-operand pointwise op
+ * u: mb(u(y')), the spelling unary_above_multibroadcast makes of
+ * u(mb(y')). */
+static bool one_element_multibroadcast(const ins *a)
+{
+    if (!((is_op(a, "multibroadcast") || aligned_broadcast(a)) && a->nargs == 1 && a->nmods == 0 &&
+          shape_elements(&a->args[0]->sh) == 1 && shape_elements(&a->sh) > 1 && !view_is_constant(a->args[0])))
+        return false;
+    /* u past the views of one element too, and only where the value
+     * the element is computed from (one_element_root) has another rank
+     * than the broadcast: asked of what every spelling of the one element
+     * shares (round s77B; round s76C asked for u itself, which went by
+     * the spelling the rules change: tuning seed 1046528's max(mb[{2, 1,
+     * 4}](sigmoid(reshape[{1, 1}](p0 {1, 1, 1}))), literal) ran in {2, 4}
+     * in the orders that met it before unary_into_cluster_lens made the
+     * broadcast read reshape[{1, 1}](sigmoid(p0)), in {2, 1, 4} in the
+     * others; where the ranks agree the leaf is freed in no other lens,
+     * and the op stays out as on the base: tuned seed 10391's add(literal,
+     * mb[{2}](neg(p1 {1}))) under a broadcast[axis]. The golden the u
+     * itself test was for, binary_above_reshape_unit_first.
+     * read_directly_by_settled_cluster, is unit_broadcast_in_reach's) */
+    const ins *u = past_unit_views(a->args[0]);
+    return u && pointwise_unary(u) && one_element_root(u)->sh.rank != a->sh.rank;
+}
+
+/* o is a literal, or a two-operand op of a literal and a multibroadcast of
+ * one computed element: the other operand b reads beside mb(y) in the
+ * spellings reshape_of_binary_of_*_unit_multibroadcast take. A literal is
+ * any constant (view_is_constant): constant folding makes it one in every
+ * order, and the answer must not wait for the fold (round s78B: range
+ * seed 6006245's mul(sigmoid(literal), mb[{1, 3}](neg(p {1}))) squeezed
+ * for a broadcast was a cluster op and moved into {3} in the orders that
+ * met it before fold_constant_pointwise, and stayed in {1, 3} in the
+ * others). */
+static bool literal_or_binary_of_literal(const ins *o)
+{
+    if (view_is_constant(o))
+        return true;
+    if (!(o->op->classes & OPC_BINARY) || o->nargs != 2 || o->nmods != 0)
+        return false;
+    for (int j = 0; j < 2; j++) {
+        const ins *m = o->args[j], *l = o->args[1 - j];
+        if (view_is_constant(l) && is_op(m, "multibroadcast") && m->nargs == 1 &&
+            shape_elements(&m->args[0]->sh) == 1 && !view_is_constant(m->args[0]))
+            return true;
+    }
+    return false;
+}
+
+/* Rules that already take x with its one-element broadcast operand (round
+ * s76C): a shape op (a reshape, or a squeeze or unsqueeze, which
+ * squeeze_to_reshape make one) reading x once beside a literal or a binary
+ * of a literal: reshape_of_binary_of_*_unit_multibroadcast* move it into x
+ * (the goldens of that family), where the cluster raced them and took x
+ * first into lens that left a view more. */
+static bool unit_broadcast_read_taken(const ins *x, const ins *o)
+{
+    /* the reshape's guard reshape_settles_below_readers asks that it feed
+     * no output (feeds_output): there the rules leave x, and the cluster
+     * takes it (--ops 16 seed 16009015: max(literal, mb[{1, 1, 3}](sin))
+     * squeezed for the output ran in {1, 1, 3} under the reshape, its
+     * core's max in {1, 3}) */
+    if (x->nusers == 1 && is_shape_op(x->users[0]) && literal_or_binary_of_literal(o))
+        return !feeds_output(x->users[0]);
+    /* or the other operand is the reshape those rules take, read once,
+     * of a binary of a literal (the rules' first spelling of b then
+     * meets x: goldens reshape_of_binary_of_binary_of_literal_*) */
+    return is_shape_op(o) && o->nusers == 1 && !view_is_constant(o->args[0]) &&
+           literal_or_binary_of_literal(o->args[0]);
+}
+
+/* v is computed from no shape op through pointwise ops: its lens are its
+ * own, not the ones a cluster moved it into (unary_into_cluster_lens and
+ * binary_into_cluster_lens leave the op reading reshapes). */
+static bool reads_no_shape_op(const ins *v, int depth)
+{
+    if (is_shape_view(v))
+        return false;
+    if (!(v->op->classes & (OPC_UNARY | OPC_BINARY)) || (v->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) ||
+        depth >= VIEW_CLUSTER_MAX)
+        return true;
+    for (int k = 0; k < v->nargs; k++)
+        if (!view_is_constant(v->args[k]) && !reads_no_shape_op(v->args[k], depth + 1))
+            return false;
+    return true;
+}
+
+/* x is free in any lens beside a value: a constant, or a broadcast of one
+ * element (the in-reach walk passes the two-operand ops it is read by). */
+static bool free_beside(const ins *x)
+{
+    return view_is_constant(x) || (broadcast_op(x) && x->nargs == 1 && shape_elements(&x->args[0]->sh) == 1);
+}
+
+/* The value the in-reach walk (unit_broadcast_in_reach) reaches from v:
+ * past shape ops, one-operand pointwise ops and two-operand ones beside a
+ * value free in any lens (free_beside), and past a two-operand op of two
+ * computed values where the walks into both operands (one where they are
+ * the same) reach computed values of one rank that are no shape op (the
+ * first of them is taken); else the walk stops at that op. *budget bounds
+ * the steps of the whole walk (a value read on two paths is walked on
+ * each). Round s78B: the cluster moves a two-operand op of two computed
+ * values too (binary_into_cluster_lens), so asked of that op the rank
+ * went by whether the op had moved yet (range seeds 6005039: max(mul {1,
+ * 1, 2}, mb(neg(s {1, 1}))) was out of reach and ran in its reader's
+ * {2, 1} in the orders that met max first, in reach and taken into {1, 2}
+ * by binary_above_reshape_unit_first in the others, where mul had moved
+ * into {1, 2}; 8016803: sub(reshape(mul(r, r)), mb(relu(p {1})))); and a
+ * one-element broadcast beside is free as a constant is (range seed
+ * 4011341: max(mb(sigmoid(s {1, 1})), mul(reshape(p {1, 3}), mb(s2 {1,
+ * 1}))) went by whether binary_above_reshape_unit_first had taken mul into
+ * {1, 3} yet). */
+static const ins *in_reach_value(const ins *v, int *budget)
+{
+    while (*budget > 0) {
+        --*budget;
+        if (is_shape_op(v) || pointwise_unary(v)) {
+            v = v->args[0];
+            continue;
+        }
+        if (!((v->op->classes & OPC_BINARY) && v->nargs == 2 && v->nmods == 0 &&
+              !(v->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION))))
+            break;
+        bool c0 = free_beside(v->args[0]), c1 = free_beside(v->args[1]);
+        if (c0 != c1) {
+            v = v->args[c0 ? 1 : 0];
+            continue;
+        }
+        if (c0)
+            break;
+        if (v->args[0] == v->args[1]) {
+            v = v->args[0];
+            continue;
+        }
+        const ins *l = in_reach_value(v->args[0], budget), *r = in_reach_value(v->args[1], budget);
+        if (l->sh.rank != r->sh.rank || is_shape_view(l) || is_shape_view(r) || view_is_constant(l) ||
+            view_is_constant(r))
+            return v;
+        return l;
+    }
+    return v;
+}
+
+/* The other operand o, past its shape ops, one-operand pointwise ops,
+ * two-operand ones beside a constant and those in_reach_value passes, is
+ * a computed value v of the rank
+ * of the value the one element is computed from (one_element_root), o
+ * is v's lens up to 1s or merged axes (no split), and v reads no shape
+ * op: the lens the element is free in are v's own, and
+ * binary_above_reshape_unit_* take x there (b(reshape(v), mb(reshape[1s](
+ * y))) -> reshape(b(v, mb(y)))), where the broadcast reads y itself. x
+ * is no cluster op in either spelling (round s77B; tuning seed 1091382:
+ * sub(reshape[{2, 2}](p1 {2, 1, 2}), mb[{2, 2}](reshape[{1, 1}](neg(p2
+ * {1, 1, 1})))) was no cluster op by round s76C's u itself test,
+ * binary_above_reshape_unit_first took it into {2, 1, 2} as sub(p1,
+ * mb(neg)), a cluster op that binary_into_cluster_lens took back into
+ * {2, 2}, and round; golden binary_above_reshape_unit_first.
+ * read_directly_by_settled_cluster). Asked of v past the ops a cluster
+ * moves, which are v in every order: asked of o itself, the answer went
+ * by whether o's op had moved into x's cluster lens yet and the op went
+ * in and out of the cluster (loops of 11002643's and 1063566's minimal
+ * cases with tanh, of 16017225's with max(s, reshape(p)); ties of
+ * 1009393 (relu) and tuned 4878 (add of a literal)); and not where v's
+ * lens would split (tuned seed 6491: mul(reshape[{1, 3, 4, 2}](s {24}),
+ * mb(reshape[{1, 1, 1}](relu(k {1})))), which those rules do not take. */
+static bool unit_broadcast_in_reach(const ins *x, const ins *a, const ins *o)
+{
+    int budget = 4 * VIEW_CLUSTER_MAX;
+    const ins *v = in_reach_value(o, &budget);
+    if (is_shape_view(v) || view_is_constant(v) || one_element_root(a->args[0])->sh.rank != v->sh.rank ||
+        splits_axes(o->sh.lens, o->sh.rank, v->sh.lens, v->sh.rank) || !reads_no_shape_op(v, 0))
+        return false;
+    /* and x's value goes back to v's lens, as the rules' guard
+     * reshaped_back_outside asks (its structural part: the run of shape
+     * ops reading x ends in v's lens up to 1s, or x itself has them with
+     * no run; the guard's questions to the readers' clusters would go in
+     * a circle here): where x's value is reshaped to other lens the rules
+     * leave x, and only the cluster takes it (range seed 11014581: add(
+     * reshape[{1, 64}](mul {64}), mb[{1, 64}](abs(p2 {1}))) reshaped to
+     * {1, 4, 4, 4} for the output stayed in {1, 64} in the orders that
+     * folded mul's squeeze first, and ran in {64} in the others) */
+    const ins *last = reshaped_to_run(x);
+    const ins *end = last ? last : x;
+    return unit_lens_only(end->sh.lens, end->sh.rank, v->sh.lens, v->sh.rank);
+}
+
+/* Two-operand x reads, as operand k (past the views reads_broadcast reads
+ * through: a), mb(u(y)) of one computed element, and its other operand is
+ * no such broadcast nor u of one (the both-operands case below stays),
+ * and x is not read once by a broadcast (the common-dims rules take x
+ * above that broadcast, as they take the core's mul(k, mb(relu(abs(p))))
+ * under a broadcast[axis]: seed 1005181): x is a cluster op and mb(u(y))
+ * its leaf, priced as leaf_costs prices u(mb(y)) (free in its own lens
+ * and in the lens of its operand's rank, leaf_unit_broadcast_rank), so
+ * that the spelling in which u has sunk below the broadcast
+ * (unary_above_multibroadcast), or which the core has, reaches the lens
+ * the freed leaf u(mb(y)) reaches (round s76A: --ops 24 seed 12002724's
+ * core max(mb[{3, 1, 1}](neg(k {1, 1})), literal) under abs and a squeeze
+ * to {3, 1} stayed in {3, 1, 1}, its noisy graph's max of the freed
+ * neg(mb) ran in {3, 1}; also 11002643, 3005090, --ops 16 16017225). */
+static bool one_element_broadcast_read(const ins *x, int k, const ins *a)
+{
+    if (x->nargs != 2 || x->nmods != 0 || x->args[0] == x->args[1] || !(x->op->classes & OPC_BINARY) ||
+        !one_element_multibroadcast(a) || read_once_by_broadcast(x))
+        return false;
+    const ins *o = x->args[1 - k];
+    if (unit_broadcast_read_taken(x, o))
+        return false;
+    if (unit_broadcast_in_reach(x, a, o))
+        return false;
+    for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(o); depth++)
+        o = o->args[0];
+    return !one_element_multibroadcast(o) && !unary_of_one_element_broadcast(o);
+}
+
 /* reads_broadcast walks up from an operand through a while this holds:
  * shape ops, transposes and unit broadcasts of one operand. A pending op that only
  * changes the layout (transparent) is read through as the shape ops are:
@@ -2754,9 +3034,12 @@ static bool reads_squeezed_unit_broadcast(const ins *x, const ins *r)
  * whose own strides hold a 0: it keeps a broadcast's layout (a unit-axis
  * multibroadcast_to_reshape leaves one), the stride test below already reads
  * it as a broadcast, and the walk would only lose that (golden
- * binary_into_cluster_lens.not_sink_read_by_binary_above_reshapes:
- * sub(pending(reshape(s)), ..) under mul, whose wait in cluster_of stops the
- * s49C loop, looped again). */
+ * binary_into_cluster_lens.sink_read_by_binary_of_unit_stride, once
+ * .not_sink_read_by_binary_above_reshapes: sub(pending(reshape(s)), ..)
+ * under mul, whose wait in cluster_of stops the s49C loop, looped again;
+ * since round s74B, merges_into_broadcast no longer counts sub's own
+ * stride 0 on a length-1 axis, mul is a cluster op there and
+ * binary_into_cluster_lens moves it, to the same graph). */
 static bool broadcast_read_through(const ins *a)
 {
     return (shape_view_or_transpose(a) || unit_broadcast(a) ||
@@ -2778,6 +3061,8 @@ static bool reads_broadcast(const ins *x)
         const ins *a = x->args[k];
         for (int depth = 0; depth < VIEW_CLUSTER_MAX && broadcast_read_through(a); depth++)
             a = a->args[0];
+        if (one_element_broadcast_read(x, k, a))
+            continue;
         /* the stride test first: it is cheap, and view_is_constant walks
          * up to VIEW_CONSTANT_MAX_DEPTH operands */
         if (shape_broadcasted_p(&a->sh) &&
@@ -3354,9 +3639,11 @@ static void cluster_collect(cluster *c, const ins *x, int depth)
             cluster_collect(c, x->args[k], depth + 1);
         return;
     }
-    if (broadcast_op(x) && !unit_broadcast(x)) {
+    if (broadcast_op(x) && !unit_broadcast(x) && !one_element_multibroadcast(x)) {
         /* A cluster that reads a broadcast is where the common-dims rules
-         * move ops into finer lens (GroupNorm): it has no lens of its own. */
+         * move ops into finer lens (GroupNorm): it has no lens of its own.
+         * Not a broadcast of one computed element, which a two-operand op
+         * reads as its leaf (one_element_broadcast_read). */
         c->ok = false;
         return;
     }
@@ -3908,6 +4195,9 @@ static bool cand_is(const labelling *L, int k, const shape *sh)
  * edge pays 1/n of it (exact when they agree, as they do in the cheapest
  * labellings but for ties). LABEL_UNIT is divisible by 1..16. */
 enum { LABEL_UNIT = 720720 };
+/* What a leaf u(mb(y)) costs in the lens of y's rank (leaf_costs): free,
+ * but a tie with the leaf's own lens goes to those (round s75C). */
+enum { LABEL_FREED = 1 };
 
 static int leaf_index(const cluster *c, const ins *x)
 {
@@ -4173,6 +4463,155 @@ static void leaf_reads(const cluster *c, int *reads)
         }
 }
 
+static bool unit_broadcast_operand(const ins *u);
+
+static bool multibroadcasts_merge(const ins *v);
+static const ins *merging_broadcast_operand(const ins *v, int k);
+
+/* y past its shape ops and views of one element, or NULL where it is
+ * one of them at the end. */
+static const ins *past_unit_views(const ins *y)
+{
+    while ((y->op->classes & (OPC_VIEW | OPC_SHAPE)) && y->nargs == 1 && y->nmods == 0 &&
+           shape_elements(&y->args[0]->sh) == 1)
+        y = y->args[0];
+    return (y->op->classes & (OPC_VIEW | OPC_SHAPE)) ? NULL : y;
+}
+
+/* r is a shape op of a leaf's chain: a reshape, squeeze or unsqueeze, or a
+ * broadcast to its operand's own shape, which multibroadcast_to_same_shape
+ * and broadcast_to_same_shape take away with no guard (round s75A; --ops
+ * 16 seed 16009015: sin(mb[{1, 1, 3}](p7 {1, 1})) squeezed, multibroadcast
+ * to the squeeze's own {1, 3} and unsqueezed back for max(literal, .) was
+ * free in {1, 3} in the orders that labelled max while the chain stood,
+ * where the others composed it away and sin sank: max then read the
+ * broadcast in {1, 1, 3}). */
+static bool leaf_chain_shape_op(const ins *r)
+{
+    return is_shape_op(r) || (broadcast_op(r) && r->nargs == 1 && shape_equal(&r->sh, &r->args[0]->sh));
+}
+
+/* Leaf x is u(mb(y)): u a one-operand pointwise op read once, mb a
+ * multibroadcast (or the broadcast[axis] aligned_broadcast_to_multibroadcast
+ * makes one, counted alike or the price goes by whether that fold fired:
+ * seed 1013995; no other broadcast[axis], which no such rule takes: seeds
+ * 1004896, 1002035, 1003369), y one element and no view (past its views and
+ * shape ops). A reshape of x to
+ * lens k becomes u(mb[k](reshape[kc](y))) (reshape_of_unary_of_unit_
+ * multibroadcast), kc all 1s of k's rank, and that reshape goes where y has
+ * k's rank (it stays otherwise: seed 1050969's y {1, 1} under a reshape to
+ * {1, 2, 1}). So x costs nothing in lens of y's rank that are x's own up to
+ * 1s, as the squeeze of such a broadcast does (squeeze_of_unit_
+ * multibroadcast_*): seed 1063566, whose noisy graph's reshape[{3, 1}](sin(
+ * mb[{1, 3, 1}](p1 {1, 1}))) was priced one reshape in {3, 1} where its
+ * core's squeeze(mb(sin(p1))) is free. Not in other lens: once u sinks the
+ * op reading the broadcast ends its cluster, its neighbours then labelled
+ * alone and tying by order (seed 1002095: add(unsqueeze(neg(mb)), .) ran
+ * in {32} or {4, 2, 4, 1}). Only where x is read through a chain of shape
+ * ops read once that ends in other lens than x's own: where the chain ends
+ * in them it folds away, u sinks, and the same holds (1002095's minimal
+ * case, neg(mb) read by squeeze(unsqueeze) under max). The answer is the
+ * rank of mb's operand as it stands (round s73A: not of the value past its
+ * shape ops, whose rank comes and goes as its own cluster settles: seed
+ * 1068440's mb(squeeze(mul {1, 1, 1})) ranked 3 before binary_into_
+ * cluster_lens made mul {1, 1}, 2 after), or 0 where x is no such leaf. */
+static int leaf_unit_broadcast_rank(const ins *x)
+{
+    if (x->nusers != 1)
+        return 0;
+    /* mb(y) itself, read by a two-operand op (one_element_broadcast_read):
+     * a reshape of it to lens of y's rank composes into the broadcast
+     * (reshape_of_multibroadcast), whatever reads it */
+    if (one_element_multibroadcast(x)) {
+        int r = x->args[0]->sh.rank;
+        return r != x->sh.rank ? r : 0;
+    }
+    /* y past its shape ops and views (of one element, each the identity
+     * or a reshape), which compose with the reshape to kc or fold away in
+     * some orders before others (seeds 1068440: mb(squeeze(unsqueeze(s)))
+     * of a {1, 1} s; 1072386: mb(transpose(sigmoid(s)))) */
+    const ins *y = NULL;
+    if (unit_broadcast_operand(x) && (is_op(x->args[0], "multibroadcast") || aligned_broadcast(x->args[0])))
+        y = x->args[0]->args[0];
+    /* or u(b(mb(y1), mb(y2))), b read once, of one-element y1 and y2 of
+     * one lens whose broadcasts merge (multibroadcasts_merge:
+     * binary_above_multibroadcasts makes it u(mb(b(y1, y2))), whatever it
+     * waits for first), priced as that form (round s75A; --ops 16 seed
+     * 16009015: max(literal, squeeze(sin(max(mb[{1, 1, 3}](p5),
+     * mb[{1, 1, 3}](p6))))) of {1, 1} params ran in {1, 3} in the orders
+     * that merged first, sin(mb) free there, and in {1, 1, 3} in the
+     * others, sin then a leaf free only in its own lens) */
+    else if (pointwise_unary(x) && x->args[0]->nusers == 1 && multibroadcasts_merge(x->args[0])) {
+        const ins *y1 = merging_broadcast_operand(x->args[0], 0), *y2 = merging_broadcast_operand(x->args[0], 1);
+        if (shape_elements(&y1->sh) == 1 && shape_same_lens(&y1->sh, &y2->sh) && past_unit_views(y2))
+            y = y1;
+    }
+    /* or a transpose of such a u(mb(y)), or u of a pending op over it
+     * (read once, through transposes, shape ops, pending ops and
+     * one-operand ops read once), in mb's own lens: every view
+     * of a broadcast of one element in those lens is that broadcast, and
+     * the transposes cancel once the ops between move above them
+     * (unary_above_transpose, transpose_of_transpose), the shape ops
+     * compose away (round s75A; --ops 24 seed 11007136: add(reshape(t(tanh(
+     * t(reshape(reshape(sin(mb[{32, 1}](p1 {1})))))))), s) under a dot was
+     * labelled in {32, 1} in the orders that met add while the transposes
+     * stood, and in {32} in the others, where tanh(mb) was free there) */
+    else if ((is_op(x, "transpose") || pointwise_unary(x)) && x->nargs == 1) {
+        const ins *w = x->args[0];
+        bool unary = pointwise_unary(x);
+        for (int d = 0; d < VIEW_CLUSTER_MAX && w->nargs == 1 && w->nmods == 0; d++) {
+            if (broadcast_op(w)) {
+                if ((is_op(w, "multibroadcast") || aligned_broadcast(w)) && unary &&
+                    shape_elements(&w->args[0]->sh) == 1 && !view_is_constant(w->args[0]) &&
+                    shape_same_lens(&w->sh, &x->sh))
+                    y = w->args[0];
+                break;
+            }
+            if (w->nusers != 1 ||
+                !(is_op(w, "transpose") || is_shape_op(w) || pointwise_unary(w) || ins_is_pending(w)))
+                break;
+            unary = unary || pointwise_unary(w);
+            w = w->args[0];
+        }
+    }
+    if (!y)
+        return 0;
+    int rank = y->sh.rank;
+    y = past_unit_views(y);
+    if (!y)
+        return 0;
+    /* the chain of shape ops read once, and its end's lens; not where the
+     * first shape op has several readers (round s74B): reshape_of_unary_of_
+     * unit_multibroadcast takes a reshape read once, so a shared one stays
+     * over u(mb) in x's own lens (validation seed 2036106: abs(mb[{12,
+     * 1}](p1 {1})) reshaped to {2, 3, 2} and read by sub directly and
+     * through a broadcast that stretches nothing: sub moved into {12} and
+     * reshape[{12}](abs(mb)) stayed, 3 views where the core kept 2) */
+    const ins *end = NULL;
+    for (const ins *r = x->users[0]; leaf_chain_shape_op(r) && r->nusers == 1; r = r->users[0])
+        end = r;
+    if (!end || shape_same_lens(&end->sh, &x->sh))
+        return 0;
+    /* not where y has x's rank (round s73C): x's own lens are free there
+     * already, and the other lens of that rank (x's with its 1s moved)
+     * tied with them by a tie that went by which ops the cluster held
+     * when labelled (validation seed 2077451: sub(reduce_max, sin(mb[{1,
+     * 3, 1}](dot {1, 1, 1}))) ran in {1, 3, 1} or {1, 1, 3} by whether
+     * max(., p6) in {1, 1, 3} had joined its cluster yet) */
+    if (rank == x->sh.rank)
+        return 0;
+    return rank;
+}
+
+/* The op reading the end of leaf x's chain of shape ops read once. */
+static const ins *leaf_chain_reader(const ins *x)
+{
+    const ins *r = x;
+    while (r->nusers == 1 && (r == x || leaf_chain_shape_op(r)))
+        r = r->users[0];
+    return r != x && !leaf_chain_shape_op(r) ? r : NULL;
+}
+
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
  * for a reader outside the cluster, or where the leaf is a copying reshape
@@ -4193,6 +4632,29 @@ static void leaf_costs(labelling *L, bool shared)
          * a reshape of a broadcast, which becomes one, seed 7350) */
         bool copy = leaf_is_copy(x);
         bool unit = leaf_takes_unit_reshape(x) && !unit_reshape_taken_past_reader(x);
+        int unit_rank = leaf_unit_broadcast_rank(x);
+        /* not where the cluster's sink has the leaf's own lens (round
+         * s74B): there the cluster runs free at both ends, and freeing the
+         * leaf in y's rank only made a tie with those lens that went by
+         * whether the other leaves had settled (tuned seed 5458: mul of
+         * reshape[{3}](sin(mb[{3, 1}](s1006 {1}))) and reshape[{3}] of
+         * squeeze(unsqueeze(t(t(unsqueeze(s1002 {3}))))), returned as {3,
+         * 1}: {3, 1} and {3} cost 1 each in the orders that folded the
+         * transposes first, and mul stayed in {3}; the others priced the
+         * pair free in {3, 1} and moved mul there) */
+        if (unit_rank > 0 && lens_equal(c->sink, c->nsink, x->sh.lens, x->sh.rank))
+            unit_rank = 0;
+        /* and in the sink's lens of a higher rank, where the leaf's chain
+         * ends at the root and only multibroadcasts read the sink
+         * (sink_loose): the multibroadcast takes the one-element value
+         * above the root (multibroadcast_above_binary_of_shape_of_unit_
+         * multibroadcast_*), no reshape of y stays (round s73D; tuned seed
+         * 16372: mul(sigmoid(unsqueeze(neg)), squeeze(sigmoid(mb[{4, 1, 1,
+         * 4}](p3 {1, 1})))) reshaped under mb[{4, 4, 4, 4}] ran in {4, 4}, its
+         * core in {4, 1, 4}); elsewhere reshape[1s](y) stays under the
+         * broadcast (seeds 1050969, 2017640: the leaf read by sub inside a
+         * cluster whose root mul is read by a multibroadcast) */
+        bool root_reader = unit_rank > 0 && c->sink_loose > 0 && leaf_chain_reader(x) == c->root;
         if (reduction_leaf_costs(L, x, L->leaf_cost[l])) {
             for (int k = 0; k < L->ncand; k++)
                 L->leaf_cost[l][k] /= reads[l] > 1 ? reads[l] : 1;
@@ -4203,6 +4665,18 @@ static void leaf_costs(labelling *L, bool shared)
                 (unit && reduction_takes_chain(x, L->cand[k], L->ncand_rank[k])) ||
                 (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
                 L->leaf_cost[l][k] = 0;
+            else if (unit_rank > 0 &&
+                     (L->ncand_rank[k] == unit_rank ||
+                      (root_reader && L->ncand_rank[k] > unit_rank &&
+                       lens_equal(L->cand[k], L->ncand_rank[k], c->sink, c->nsink))) &&
+                     unit_lens_only(L->cand[k], L->ncand_rank[k], x->sh.lens, x->sh.rank))
+                /* free in y's rank, but a tie with the leaf's own lens goes
+                 * to those: in the orders that sink u below the broadcast
+                 * first (unary_above_multibroadcast) the op reads mb(u(y)),
+                 * is in no cluster and keeps its lens (round s75C: range
+                 * seed 7012371, max(literal {6, 1}, neg(unsqueeze(sigmoid(
+                 * mb[{6, 1}](s1004 {1}))))) ran in {6} or {6, 1}) */
+                L->leaf_cost[l][k] = LABEL_FREED;
             else
                 L->leaf_cost[l][k] = LABEL_UNIT / (reads[l] > 1 ? reads[l] : 1);
         }
@@ -4713,6 +5187,42 @@ static const ins *one_operand_broadcast_below(const ins *x)
     return NULL;
 }
 
+/* The lens in which leaf x is free by the y's-rank freeing of a one-element
+ * broadcast (leaf_costs, leaf_unit_broadcast_rank): x's lens without 1s
+ * where they have y's rank. Also of a leaf that is a chain of shape ops
+ * over mb(u(y)) (one_element_multibroadcast), which has no lens of its own:
+ * a reshape of such a broadcast is the broadcast in its lens
+ * (reshape_of_multibroadcast*), so it is free in the same lens (round s76C;
+ * tuning seed 1046528: max(mb[{2, 1, 4}](sigmoid(s {1, 1})), literal)
+ * above a reduction moved into {2, 4}, where the leaf became reshape(mb),
+ * whose candidates were the broadcast's {2, 1, 4} alone, and back, until
+ * the rule budget ran out). Not of a reduction or a leaf whose lens moved
+ * (labelling_cands). */
+static bool leaf_freed_lens(const ins *x, int64_t *out, int *n)
+{
+    if (is_reduction(x))
+        return false;
+    const ins *src = x;
+    int ur = leaf_unit_broadcast_rank(x);
+    if (ur == 0 && is_shape_op(x)) {
+        const ins *b = x->args[0];
+        for (int d = 0; d < VIEW_CLUSTER_MAX && b->nargs == 1 && (is_shape_op(b) || ins_is_pending(b)); d++)
+            b = b->args[0];
+        if (one_element_multibroadcast(b) && b->args[0]->sh.rank != b->sh.rank) {
+            ur = b->args[0]->sh.rank;
+            src = b;
+        }
+    }
+    if (ur <= 0)
+        return false;
+    int nn = 0;
+    for (int i = 0; i < src->sh.rank; i++)
+        if (src->sh.lens[i] != 1)
+            out[nn++] = src->sh.lens[i];
+    *n = nn;
+    return nn == ur;
+}
+
 /* The candidates of cluster c's labelling: the sink's lens first, then the
  * leaves', then those of kept reshapes. */
 static void labelling_cands(labelling *L, const cluster *c, bool shared)
@@ -4779,6 +5289,15 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
          * sin's lens) */
         if (paired)
             add_paired_cands(L, x, L->moved_lens[k]);
+        /* a leaf u(mb(y)) free in the lens of y's rank that are its own up
+         * to 1s (leaf_costs): where its lens without 1s have that rank,
+         * those lens are a candidate, not only where another leaf has them
+         * (validation seed 2034333: sub's relu(bc[{16, 1}](s {1})) was free
+         * in {16}, a candidate only in the orders whose other leaf, mul,
+         * had moved to {16} first) */
+        int nn = 0;
+        if (!moved && leaf_freed_lens(x, L->moved_lens[k], &nn))
+            labelling_add_cand(L, L->moved_lens[k], nn);
     }
     /* and the lens of each reshape of a leaf that stays for a reader
      * outside the cluster, where the leaf costs nothing as in its own:
@@ -4849,10 +5368,22 @@ static bool labelling_sink_leaf(const labelling *L)
 {
     const cluster *c = L->c;
     bool sink_leaf = false;
+    int64_t fl[SHAPE_MAX_RANK];
+    int nf = 0;
     for (int q = 0; c->red && q < c->nleaves && !sink_leaf; q++)
         sink_leaf = leaf_weighed_in(L, q, 0) || leaf_is_copy(c->leaves[q]) ||
                     (shape_standard_p(&c->leaves[q]->sh) &&
-                     reshaped_outside(c, c->leaves[q], L->cand[0], L->ncand_rank[0], L->shared, 0));
+                     reshaped_outside(c, c->leaves[q], L->cand[0], L->ncand_rank[0], L->shared, 0)) ||
+                    /* or the lens a leaf is freed in (leaf_freed_lens), a
+                     * candidate of that leaf like its own (round s76C;
+                     * tuning seed 1061298: neg(mul(mb[{3, 1}](relu(s {1})),
+                     * p {3, 1})) above a reduction: with the sink in {3}
+                     * the freed lens were the sink's and no candidate, the
+                     * cluster moved into {3, 1}, reduce_below_reshape made
+                     * the sink {3, 1, 1}, {3} a leaf's candidate again won
+                     * the tie, and back) */
+                    (L->leaf_lens[q] == c->leaves[q]->sh.lens &&
+                     leaf_freed_lens(c->leaves[q], fl, &nf) && lens_equal(fl, nf, L->cand[0], L->ncand_rank[0]));
     return sink_leaf;
 }
 
@@ -5307,9 +5838,10 @@ static int64_t group_cost(labelling *const *Ls, int ng)
                     continue;
                 int l = leaf_index(c, leaf);
                 /* free where a reshape to k stays for a reader outside
-                 * the group (leaf_costs), of a grouped leaf where it keeps
+                 * the group (leaf_costs), or in y's rank (LABEL_FREED, free but
+                 * second to the leaf's own lens), of a grouped leaf where it keeps
                  * its lens */
-                if (l >= 0 && L->leaf_cost[l][k] == 0 &&
+                if (l >= 0 && L->leaf_cost[l][k] <= LABEL_FREED &&
                     (!grouped || lens_equal(own, nown, leaf->sh.lens, leaf->sh.rank)))
                     continue;
                 group_view_add(vs, &nv, NV, leaf, L->cand[k], L->ncand_rank[k]);
@@ -6068,15 +6600,32 @@ static bool reshapes_merge_at_reader_d(const ins *r, int depth)
                      * kept add in {4, 3, 1, 4}, the others moved it into
                      * {4, 3, 4}). v is asked in place of the op: it is
                      * the op's value's lens once the op has moved. */
-                    if (is_cluster_op(s) && s->nargs == 1 && becomes_reshape(t)) {
-                        const ins *v = t->args[0];
+                    /* The op's operand may also be a broadcast that
+                     * stretches nothing, or a pending op over the reshape
+                     * one became, which are that reshape in every order
+                     * (shape_op_source); while the pending op stands the
+                     * op's cluster is not known yet (cluster_of), and the
+                     * answer is the one it gets once the op reads the
+                     * reshape (round s75A: mul(reshape[{1, 3}](mb[{3}](k)),
+                     * relu(mb[{1, 3}](s {3}))) of a one-element k ran in
+                     * {3} in the orders that moved relu into its cluster's
+                     * {3} first, and in {1, 3} beside mb(reshape[{1, 1}](k))
+                     * in the orders that met the reshape while relu still
+                     * read the broadcast) */
+                    const ins *v = is_cluster_op(s) && s->nargs == 1 ? shape_op_source(t) : NULL;
+                    if (v) {
                         for (int e = 0; e < VIEW_CLUSTER_MAX && becomes_reshape(v); e++)
                             v = v->args[0];
                         int64_t l[SHAPE_MAX_RANK];
                         int nl;
-                        if (!(v->op->classes & OPC_SHAPE) && !drops_to_shape(v) && view_cluster_lens(s, l, &nl) &&
-                            lens_equal(l, nl, v->sh.lens, v->sh.rank) && !lens_equal(l, nl, s->sh.lens, s->sh.rank))
-                            y = v;
+                        cluster cs;
+                        if (!(v->op->classes & OPC_SHAPE) && !drops_to_shape(v)) {
+                            if (view_cluster_lens(s, l, &nl)) {
+                                if (lens_equal(l, nl, v->sh.lens, v->sh.rank) && !lens_equal(l, nl, s->sh.lens, s->sh.rank))
+                                    y = v;
+                            } else if (ins_is_pending(t) && !cluster_of(s, &cs) && cs.pending)
+                                y = v;
+                        }
                     }
                     break;
                 }
@@ -6286,7 +6835,19 @@ static bool broadcast_bound(const ins *v, const ins *u, int depth)
      * others) */
     if (v != u && unit_broadcast(v) && depth <= VIEW_CLUSTER_MAX)
         return broadcast_bound(v->args[0], u, depth + 1);
-    if (v == u || shape_broadcasted_p(&v->sh))
+    /* a pointwise op whose stride-0 axes all have length 1 (the layout of
+     * operands that are broadcasts stretching nothing, until
+     * *broadcast_to_reshape and the pending rules make it standard) is
+     * what its operands are or may become, as it is once they settle: a
+     * stride 0 on a length-1 axis addresses no second element (round
+     * s75A; --ops 24 seed 11009277: sub(mul(broadcast[axis=1](p2),
+     * broadcast[axis=1](p3)), relu(mb[{1, 4, 1}](s {1, 1, 1}))), mul of
+     * strides {0, 1, 0}, counted as a broadcast until the broadcasts
+     * became reshapes, so relu's broadcast waited to sink and sub's
+     * cluster ran in {4} in the orders that labelled it first, in
+     * {1, 4, 1} beside the sunk broadcast in the others) */
+    bool unit_zeros = (v->op->classes & (OPC_UNARY | OPC_BINARY)) && v->nmods == 0 && !shape_widens_p(&v->sh);
+    if (v == u || (shape_broadcasted_p(&v->sh) && !unit_zeros))
         return true;
     /* a constant is what its shape is: a folded broadcast literal keeps
      * its stride-0 axes (a fold keeps the exact shape) and merges (the
@@ -8045,11 +8606,20 @@ static bool merges_with_constant_broadcast(const ins *v) { return merges_with_co
 /* Two-operand op v reads two multibroadcasts of computed values that
  * binary_above_multibroadcasts* merge into one below it (whatever they
  * wait for first): its value becomes a broadcast, even while its own
- * strides, of two broadcasts of different layouts, are standard. */
+ * strides, of two broadcasts of different layouts, are standard. Its own
+ * strides count where they widen an axis longer than 1 (shape_widens_p),
+ * not for a stride 0 on a length-1 axis, which addresses no second
+ * element: max(broadcast[axis=1, {1, 16, 1}](p0), reshape(p1)) of {16}
+ * params has strides {0, 1, 0} until the pending rules settle them, and
+ * counted as a broadcast it made mul(max, literal) a leaf of the cluster
+ * reading it through squeezes, weighed in its {1, 16, 1}, in the orders
+ * that labelled that cluster before broadcast_to_reshape took the other
+ * broadcast (round s74B; validation seed 2034333: sub(relu(bc[{16, 1}](s
+ * {1})), that chain) ran in {16, 1} or {16}). */
 static bool merges_into_broadcast(const ins *v)
 {
     return is_cluster_op(v) && v->nargs == 2 &&
-           (shape_broadcasted_p(&v->sh) || multibroadcasts_merge(v) || merges_with_constant_broadcast(v)) &&
+           (shape_widens_p(&v->sh) || multibroadcasts_merge(v) || merges_with_constant_broadcast(v)) &&
            broadcast_bound(v, NULL, 0);
 }
 
