@@ -834,6 +834,17 @@ bool helper_splits_axes(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
+/* out = lens without their length-1 axes (at most SHAPE_MAX_RANK kept);
+ * returns how many are left. */
+static int lens_without_ones(const int64_t *lens, int n, int64_t *out)
+{
+    int k = 0;
+    for (int i = 0; i < n && k < SHAPE_MAX_RANK; i++)
+        if (lens[i] != 1)
+            out[k++] = lens[i];
+    return k;
+}
+
 /* x and y are equal but for length-1 axes. */
 static bool unit_lens_only(const int64_t *x, int nx, const int64_t *y, int ny)
 {
@@ -945,15 +956,19 @@ bool helper_dot_reads(arena *mem, const rule_value *a, int n, rule_value *out)
     return true;
 }
 
-/* x is read by the @return, an opaque op or a region, which keep the
- * shapes they read. */
+/* r is an output: the @return or another builtin, an opaque op, a region
+ * or an op with submodules, which keep the shapes they read. */
+static bool is_output_reader(const ins *r)
+{
+    return (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
+}
+
+/* x is read by an output (is_output_reader). */
 static bool feeds_output(const ins *x)
 {
-    for (int k = 0; k < x->nusers; k++) {
-        const ins *u = x->users[k];
-        if ((u->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || u->nmods > 0)
+    for (int k = 0; k < x->nusers; k++)
+        if (is_output_reader(x->users[k]))
             return true;
-    }
     return false;
 }
 
@@ -5215,12 +5230,8 @@ static bool leaf_freed_lens(const ins *x, int64_t *out, int *n)
     }
     if (ur <= 0)
         return false;
-    int nn = 0;
-    for (int i = 0; i < src->sh.rank; i++)
-        if (src->sh.lens[i] != 1)
-            out[nn++] = src->sh.lens[i];
-    *n = nn;
-    return nn == ur;
+    *n = lens_without_ones(src->sh.lens, src->sh.rank, out);
+    return *n == ur;
 }
 
 /* The candidates of cluster c's labelling: the sink's lens first, then the
@@ -6887,7 +6898,7 @@ static bool output_reached(const ins *v, bool through_shapes, int depth)
         return true;
     for (int k = 0; k < v->nusers; k++) {
         const ins *r = v->users[k];
-        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+        if (is_output_reader(r))
             return true;
         bool passes = (r->op->classes & OPC_VIEW) ||
                       (through_shapes && ((r->op->classes & OPC_SHAPE) || ins_is_pending(r)));
@@ -9169,13 +9180,7 @@ bool helper_pointwise_reshape_taken(arena *mem, const rule_value *a, int n, rule
 static bool refines_but_units(const int64_t *c, int nc, const int64_t *lens, int nlens)
 {
     int64_t a[SHAPE_MAX_RANK], b[SHAPE_MAX_RANK];
-    int na = 0, nb = 0;
-    for (int k = 0; k < nc && na < SHAPE_MAX_RANK; k++)
-        if (c[k] != 1)
-            a[na++] = c[k];
-    for (int k = 0; k < nlens && nb < SHAPE_MAX_RANK; k++)
-        if (lens[k] != 1)
-            b[nb++] = lens[k];
+    int na = lens_without_ones(c, nc, a), nb = lens_without_ones(lens, nlens, b);
     if (!na || !nb)
         return na == nb;
     return refines(a, na, b, nb);
@@ -9189,7 +9194,7 @@ static bool read_beyond_outputs(const ins *v, int depth)
         return true;
     for (int k = 0; k < v->nusers; k++) {
         const ins *r = v->users[k];
-        if ((r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0)
+        if (is_output_reader(r))
             continue;
         if (!((r->op->classes & OPC_VIEW) && r->nargs == 1) || read_beyond_outputs(r, depth + 1))
             return true;
@@ -11594,7 +11599,7 @@ bool helper_regroups_to_broadcast(arena *mem, const rule_value *a, int n, rule_v
  * or another builtin, an opaque or region op, an op with submodules. */
 static bool keeps_broadcast_reader(const ins *r)
 {
-    return is_op(r, "dot") || (r->op->classes & (OPC_BUILTIN | OPC_OPAQUE | OPC_REGION)) || r->nmods > 0;
+    return is_op(r, "dot") || is_output_reader(r);
 }
 
 /* broadcast_stays(m): see helpers_views.h. */
