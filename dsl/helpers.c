@@ -559,6 +559,8 @@ static const rule_helper helper_table[] = {
      "shares_reshape(r): another shape op reads r's (standard) operand too"},
     {"shape_op_reads", RV_BOOL, 1, {RV_INS}, false, helper_shape_op_reads,
      "shape_op_reads(x): a shape op reads x"},
+    {"beside_sinking_unary", RV_BOOL, 1, {RV_INS}, false, helper_beside_sinking_unary,
+     "beside_sinking_unary(u): every reader of u is a two-operand op beside a one-operand op of a stretching broadcast read once"},
     {"split_strides_reach_output", RV_BOOL, 4, {RV_INS, RV_INS, RV_INTS, RV_INTS}, false, helper_split_strides_reach_output,
      "split_strides_reach_output(b, t, r, q): b(t[p](x), s[q](y)) written as s[q](b(t[r](x), y)) has other strides on an axis longer than 1, and b's strides reach an output"},
     {"computes_one_element", RV_BOOL, 1, {RV_INS}, false, helper_computes_one_element,

@@ -2544,6 +2544,44 @@ static bool broadcast_sinks_below_at(const ins *u, int depth)
 
 static bool broadcast_sinks_below(const ins *u) { return broadcast_sinks_below_at(u, 0); }
 
+/* Every reader w of u is a two-operand op w(o, u) (either order) whose
+ * other operand o is a one-operand op of a stretching broadcast of a
+ * computed value, o read by w alone and the broadcast by o alone: the base
+ * case of broadcast_sinks_below, but with the answer it would give once u
+ * has a standard value. o's one reader w then reads o beside a standard
+ * value, which takes a broadcast's layout (readers_take_broadcast's
+ * two-operand branch), so broadcast_sinks_below(o) holds and
+ * beside_broadcast_readers takes the reshape u's squeeze becomes. While u
+ * keeps a broadcast's layout, o waits on u (w's other operand may become a
+ * broadcast, broadcast_bound) as u's guards wait on o: the two one-operand
+ * ops hold each other (--ops 24 seed 3017929, round s79D). */
+static bool beside_sinking_unary(const ins *u)
+{
+    if (u->nusers == 0)
+        return false;
+    for (int k = 0; k < u->nusers; k++) {
+        const ins *w = u->users[k];
+        if (!((w->op->classes & OPC_BINARY) && w->nargs == 2) || w->nmods != 0 || w->args[0] == w->args[1])
+            return false;
+        const ins *o = other_operand(w, u);
+        if (!pointwise_unary(o) || o->nusers != 1 || !one_reader(o->args[0]))
+            return false;
+        const ins *m = o->args[0];
+        if (!broadcast_op(m) || m->nargs != 1 || m->nmods != 0 || !shape_broadcasted_p(&m->sh) ||
+            view_is_constant(m->args[0]))
+            return false;
+    }
+    return true;
+}
+
+/* beside_sinking_unary(u): see helpers_views.h. */
+bool helper_beside_sinking_unary(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(beside_sinking_unary(a[0].u.in));
+    return true;
+}
+
 /* x is a one-operand pointwise op, or a chain of them, of a broadcast that
  * stretches one computed element (not a constant): its value is that
  * broadcast's, one element's, however far the broadcast has sunk below the

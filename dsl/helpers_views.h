@@ -1296,6 +1296,12 @@ bool helper_shares_reshape(arena *mem, const rule_value *args, int nargs, rule_v
  * order's, does not decide. */
 bool helper_shape_op_reads(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* beside_sinking_unary(u): instruction -> bool: every reader of u is a
+ * two-operand op whose other operand is a one-operand op, read by it alone,
+ * of a stretching broadcast of a computed value read once: that broadcast
+ * sinks once u's value is standard (round s79D). */
+bool helper_beside_sinking_unary(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* composes_below(r): instruction -> bool: r is a shape op with a standard
  * result that a shape op reads: the two compose into one reshape
  * (reshape_of_reshape, after *_to_reshape), so r is not yet the reshape its
