@@ -2544,6 +2544,8 @@ static bool broadcast_sinks_below_at(const ins *u, int depth)
 
 static bool broadcast_sinks_below(const ins *u) { return broadcast_sinks_below_at(u, 0); }
 
+static bool broadcast_of_computed(const ins *m);
+
 /* Every reader w of u is a two-operand op w(o, u) (either order) whose
  * other operand o is a one-operand op of a stretching broadcast of a
  * computed value, o read by w alone and the broadcast by o alone: the base
@@ -2566,9 +2568,7 @@ static bool beside_sinking_unary(const ins *u)
         const ins *o = other_operand(w, u);
         if (!pointwise_unary(o) || o->nusers != 1 || !one_reader(o->args[0]))
             return false;
-        const ins *m = o->args[0];
-        if (!broadcast_op(m) || m->nargs != 1 || m->nmods != 0 || !shape_broadcasted_p(&m->sh) ||
-            view_is_constant(m->args[0]))
+        if (!broadcast_of_computed(o->args[0]) || o->args[0]->nmods != 0)
             return false;
     }
     return true;
