@@ -680,7 +680,7 @@ static const rule_helper helper_table[] = {
     {"hoist_readers", RV_BOOL, 1, {RV_INS}, false, helper_hoist_readers,
      "hoist_readers(m): standard_readers(m), or a reader's other operand is a multibroadcast whose lens never merge with m's operand's; a one-operand reader only where outputs and dots alone read it"},
     {"composes_into_reshape", RV_BOOL, 1, {RV_INS}, false, helper_composes_into_reshape,
-     "composes_into_reshape(r): r is a reshape of a squeeze or unsqueeze of a broadcast, perhaps below a pending op reshape_of_pending takes (reshape_of_squeeze and reshape_of_unsqueeze compose them)"},
+     "composes_into_reshape(r): r is a reshape of a squeeze or unsqueeze of a broadcast, perhaps below a pending op reshape_of_pending takes (reshape_of_squeeze and reshape_of_unsqueeze compose them), or a reshape to y's own lens of a reshape of a standard y read by r alone (reshape_of_reshape composes them and reshape_to_same_shape removes the result)"},
     {"drops_to_shape", RV_BOOL, 1, {RV_INS}, false, helper_drops_to_shape,
      "drops_to_shape(x): x is a broadcast, multibroadcast or transpose to its operand's own shape (or a chain of them) over a shape op, which the fold rules leave"},
     {"becomes_broadcast", RV_BOOL, 1, {RV_INS}, false, helper_becomes_broadcast,

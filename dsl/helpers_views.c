@@ -2514,6 +2514,29 @@ static bool merges_into_broadcast(const ins *v);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
 
+static const ins *reshape_chain_end(const ins *r);
+static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
+
+/* u's one reader begins a chain of shape ops read once, each of which
+ * becomes a reshape (becomes_reshape) and only adds or drops length-1
+ * axes of u's lens (a squeeze/unsqueeze pair; a chain through other lens
+ * is what the clusters build around an op they move, and it holds only
+ * until they label again: seed 2038184), that ends in u's own lens: the
+ * chain composes into a reshape to u's shape (reshape_of_reshape and the
+ * *_to_reshape folds, no guard) and reshape_to_same_shape removes it, so
+ * the end's readers are u's readers in every order. Returns the end, or
+ * NULL. */
+static const ins *identity_shape_chain_end(const ins *u)
+{
+    if (u->nusers != 1 || u->users[0]->nargs != 1 || u->users[0]->nmods != 0 || !becomes_reshape(u->users[0]))
+        return NULL;
+    const ins *e = reshape_chain_end(u->users[0]);
+    for (const ins *q = e; q != u; q = q->args[0])
+        if (!unit_lens_only(q->sh.lens, q->sh.rank, u->sh.lens, u->sh.rank))
+            return NULL;
+    return lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank) ? e : NULL;
+}
+
 /* One-operand pointwise op u reads a broadcast of a computed value that
  * sinks below it (unary_above_*broadcast: its readers take the layout):
  * to its readers it is a broadcast, whether it has sunk yet or not (seed
@@ -2530,16 +2553,44 @@ static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
  * tanh read a broadcast and left the clusters; where it was asked first,
  * relu (reading a broadcast) was its cluster's leaf, the outer tanh moved
  * into sub's lens, and relu, now read by a reshape, stayed above its
- * broadcast. `depth` bounds the chain. */
+ * broadcast. `depth` bounds the chain.
+ *
+ * Asked past a chain of length-1-axis shape ops that composes away
+ * (identity_shape_chain_end), both below u and between u and its readers
+ * (round s80C): the chain's end's readers are u's readers once it
+ * composes, and asked of the shape op, u answered no until then (seed
+ * 1071877: neg(mb(p)) squeezed and unsqueezed for max(unsqueeze(y), .)
+ * sank in program order, where max, then reading a broadcast, stayed out
+ * of the clusters; in order 7919 binary_into_cluster_lens moved max first
+ * and neg stayed above its broadcast). */
 static bool broadcast_sinks_below_at(const ins *u, int depth)
 {
     if (!pointwise_unary(u) || depth > VIEW_CLUSTER_MAX || !one_reader(u->args[0]))
         return false;
     const ins *m = u->args[0];
+    /* past a pending op that only changes the layout (the one u's own sink
+     * leaves, which unary_through_pending takes away), read as
+     * broadcast_read_through reads it */
+    if (pending_is_transparent(m) && !shape_broadcasted_p(&m->sh) && m->nargs == 1 && one_reader(m))
+        m = m->args[0];
+    /* past a chain of shape ops that composes away (identity_shape_chain_end):
+     * u then reads the op below it */
+    if (!broadcast_op(m)) {
+        const ins *w = m;
+        for (int d = 0; d < VIEW_CLUSTER_MAX && w->nargs == 1 && w->nmods == 0 && becomes_reshape(w) && one_reader(w); d++)
+            w = w->args[0];
+        if (w != m && identity_shape_chain_end(w) == m)
+            m = w;
+    }
     bool sinks = broadcast_op(m) && m->nargs == 1
                      ? shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0])
                      : broadcast_sinks_below_at(m, depth + 1);
-    return sinks && readers_take_broadcast(u, u, 0);
+    if (!sinks)
+        return false;
+    if (readers_take_broadcast(u, u, 0))
+        return true;
+    const ins *e = identity_shape_chain_end(u);
+    return e && readers_take_broadcast_d(e, u, 0, false);
 }
 
 static bool broadcast_sinks_below(const ins *u) { return broadcast_sinks_below_at(u, 0); }
@@ -9028,14 +9079,44 @@ static bool pending_taken_by_reshape(const ins *r, const ins *p)
            !ints_have_zero(dims->u.ints, dims->n);
 }
 
+static bool squeeze_composes_into_reshape(const ins *r)
+{
+    const ins *x = r->nargs == 1 ? r->args[0] : NULL;
+    if (x && pending_taken_by_reshape(r, x))
+        x = x->args[0];
+    return is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
+           shape_broadcasted_p(&x->args[0]->sh) && shape_elements(&r->sh) > 0;
+}
+
+/* r is a reshape, to y's own lens, of a reshape q of y read by r alone
+ * (or of a squeeze or unsqueeze of a standard y, which becomes one,
+ * becomes_reshape): reshape_of_reshape composes the two with no guard
+ * (r's dims hold no 0) and reshape_to_same_shape removes the result, in
+ * every order, so r's readers read y. A one-operand op u moved above r
+ * first meets q instead, a view the composed graph does not have (round
+ * s80C, seed 1038576: u(r(q(y))) of y = relu(mb(p)), whose broadcast
+ * sinks once the chain composes (broadcast_sinks_below asks the chain's
+ * readers), made u a leaf on r and a cluster op on q, and
+ * unary_into_cluster_lens and unary_above_reshape moved u back and forth
+ * until the rule budget). Only of a standard y: u on a shape op of a
+ * broadcast (seed 1062187: tanh(reshape(reshape(unsqueeze(mb))))) meets
+ * a squeeze or unsqueeze no rule moves it above, where moved first it
+ * meets the broadcast through composes_into_reshape's own wait. */
+static bool reshape_composes_below(const ins *r)
+{
+    const ins *x = r->nargs == 1 ? r->args[0] : NULL;
+    const attr_value *dims = ins_attr(r, "dims");
+    return is_op(r, "reshape") && x && becomes_reshape(x) && x->nmods == 0 && one_reader(x) &&
+           shape_standard_p(&x->args[0]->sh) &&
+           lens_equal(r->sh.lens, r->sh.rank, x->args[0]->sh.lens, x->args[0]->sh.rank) && dims &&
+           dims->kind == ATTR_INTS && !ints_have_zero(dims->u.ints, dims->n);
+}
+
 bool helper_composes_into_reshape(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *r = a[0].u.in, *x = r->nargs == 1 ? r->args[0] : NULL;
-    if (x && pending_taken_by_reshape(r, x))
-        x = x->args[0];
-    *out = rule_bool(is_op(r, "reshape") && x && (is_op(x, "squeeze") || is_op(x, "unsqueeze")) && x->nargs == 1 &&
-                     shape_broadcasted_p(&x->args[0]->sh) && shape_elements(&r->sh) > 0);
+    const ins *r = a[0].u.in;
+    *out = rule_bool(squeeze_composes_into_reshape(r) || reshape_composes_below(r));
     return true;
 }
 
@@ -11052,7 +11133,10 @@ static bool unit_reshape_below_of(const ins *m, bool aligned);
  * above the reshape it reads (or the shape op of a standard value, which
  * becomes one), read by u alone, in every order: u's value is not
  * constant, u waits on no cluster, and the reshape neither becomes a
- * broadcast nor waits for a squeeze or unsqueeze of one below it. */
+ * broadcast nor waits for a squeeze or unsqueeze of one below it. (The
+ * rule's other wait, for a reshape below r that composes with r to y's
+ * own lens, reshape_composes_below, is not asked: u then reads y with no
+ * reshape between, as if it had risen.) */
 static bool unary_rises_above_reshape(const ins *u)
 {
     if (!((u->op->classes & OPC_UNARY) && u->nargs == 1 && u->nmods == 0 && one_reader(u)))
@@ -11062,9 +11146,9 @@ static bool unary_rises_above_reshape(const ins *u)
           (is_op(r, "reshape") || ((r->op->classes & OPC_SHAPE) && shape_standard_p(&r->args[0]->sh)))) ||
         view_is_constant(r->args[0]))
         return false;
-    rule_value pu = rule_ins((ins *)u), pr = rule_ins((ins *)r), cl, bb, ci;
+    rule_value pu = rule_ins((ins *)u), pr = rule_ins((ins *)r), cl, bb;
     return helper_in_reshape_cluster(NULL, &pu, 1, &cl) && !cl.u.i && helper_becomes_broadcast(NULL, &pr, 1, &bb) && !bb.u.i &&
-           helper_composes_into_reshape(NULL, &pr, 1, &ci) && !ci.u.i;
+           !squeeze_composes_into_reshape(r);
 }
 
 /* rises_above_reader(r): see helpers_views.h. */
