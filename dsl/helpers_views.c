@@ -2511,11 +2511,30 @@ static bool reshape_inside_at(const ins *r, int depth)
 static bool reshape_inside(const ins *r) { return reshape_inside_at(r, 0); }
 
 static bool merges_into_broadcast(const ins *v);
+static bool multibroadcasts_merge(const ins *v);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
 
 static const ins *reshape_chain_end(const ins *r);
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
+
+/* w is a broadcast to its operand's own shape, which
+ * multibroadcast_to_same_shape and broadcast_to_same_shape take away with
+ * no guard. */
+static bool same_shape_broadcast(const ins *w)
+{
+    return broadcast_op(w) && w->nargs == 1 && w->nmods == 0 && shape_equal(&w->sh, &w->args[0]->sh);
+}
+
+/* w is a link of a chain of shape ops that composes with no guard: one
+ * that becomes a reshape (becomes_reshape), or such a broadcast (round
+ * s80E, seed 1038576: abs(mb[{12, 4}](squeeze(unsqueeze(relu(mb(p)))))) of
+ * a {12, 4} squeeze, where relu sank only in the orders that took the
+ * broadcast away first). */
+static bool identity_link(const ins *w)
+{
+    return w->nargs == 1 && w->nmods == 0 && (becomes_reshape(w) || same_shape_broadcast(w));
+}
 
 /* u's one reader begins a chain of shape ops read once, each of which
  * becomes a reshape (becomes_reshape) and only adds or drops length-1
@@ -2528,13 +2547,29 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
  * NULL. */
 static const ins *identity_shape_chain_end(const ins *u)
 {
-    if (u->nusers != 1 || u->users[0]->nargs != 1 || u->users[0]->nmods != 0 || !becomes_reshape(u->users[0]))
+    if (u->nusers != 1 || !identity_link(u->users[0]))
         return NULL;
-    const ins *e = reshape_chain_end(u->users[0]);
+    const ins *e = u->users[0];
+    for (int d = 0; d < 2 * VIEW_CLUSTER_MAX && e->nusers == 1 && identity_link(e->users[0]); d++)
+        e = e->users[0];
     for (const ins *q = e; q != u; q = q->args[0])
         if (!unit_lens_only(q->sh.lens, q->sh.rank, u->sh.lens, u->sh.rank))
             return NULL;
     return lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank) ? e : NULL;
+}
+
+/* e is the end of such a chain (identity_shape_chain_end) from u below it:
+ * returns u, the value e's readers read once the chain composes away, or
+ * e itself. */
+static const ins *identity_shape_chain_start(const ins *e)
+{
+    const ins *w = e, *u = e;
+    for (int d = 0; d < 2 * VIEW_CLUSTER_MAX && identity_link(w); d++) {
+        w = w->args[0];
+        if (identity_shape_chain_end(w) == e)
+            u = w;
+    }
+    return u;
 }
 
 /* One-operand pointwise op u reads a broadcast of a computed value that
@@ -2575,16 +2610,21 @@ static bool broadcast_sinks_below_at(const ins *u, int depth)
         m = m->args[0];
     /* past a chain of shape ops that composes away (identity_shape_chain_end):
      * u then reads the op below it */
-    if (!broadcast_op(m)) {
+    if (!broadcast_op(m) || same_shape_broadcast(m)) {
         const ins *w = m;
-        for (int d = 0; d < VIEW_CLUSTER_MAX && w->nargs == 1 && w->nmods == 0 && becomes_reshape(w) && one_reader(w); d++)
+        for (int d = 0; d < VIEW_CLUSTER_MAX && identity_link(w) && one_reader(w); d++)
             w = w->args[0];
         if (w != m && identity_shape_chain_end(w) == m)
             m = w;
     }
+    /* or over a two-operand op read by u alone whose multibroadcasts merge
+     * below it (merges_into_broadcast): u then reads mb(m) in every order
+     * (round s80E, seed 1038576: abs(abs(sub(mb(s), relu(mb(p))))) under a
+     * reshape) */
     bool sinks = broadcast_op(m) && m->nargs == 1
                      ? shape_broadcasted_p(&m->sh) && !view_is_constant(m->args[0])
-                     : broadcast_sinks_below_at(m, depth + 1);
+                     : broadcast_sinks_below_at(m, depth + 1) ||
+                           (m->nusers == 1 && m->nargs == 2 && multibroadcasts_merge(m) && merges_into_broadcast(m));
     if (!sinks)
         return false;
     if (readers_take_broadcast(u, u, 0))
@@ -8622,6 +8662,10 @@ static bool multibroadcast_spelling(const ins *m)
 
 static bool layout_pending(const ins *v);
 
+/* Set while merging_broadcast_operand asks a sink's question (its
+ * re-entry guard); per thread, as the library runs one graph per thread. */
+static _Thread_local int merging_operand_asking;
+
 /* The operand of v's k-th operand where that is a multibroadcast spelling,
  * also behind a pending shape change that keeps the lens, which
  * binary_through_pending_* take away in every order (round s28G: seed
@@ -8634,7 +8678,31 @@ static const ins *merging_broadcast_operand(const ins *v, int k)
     const ins *m = v->args[k];
     if (layout_pending(m) && m->nusers == 1)
         m = m->args[0];
-    return multibroadcast_spelling(m) && m->nargs == 1 ? m->args[0] : NULL;
+    /* past a broadcast to its operand's own shape, which goes
+     * (same_shape_broadcast) */
+    const ins *mb = same_shape_broadcast(m) && m->nusers == 1 ? m->args[0] : m;
+    if (multibroadcast_spelling(mb) && mb->nargs == 1)
+        return mb->args[0];
+    /* or a one-operand op read by v alone (past a chain of length-1-axis
+     * shape ops that composes away, identity_shape_chain_start) over a
+     * multibroadcast read by it alone, whose broadcast sinks below it
+     * (broadcast_sinks_below): v then reads mb(u(y)) in every order, of
+     * y's lens, and the merge follows (round s80E, seed 1038576:
+     * sub(mb(s), squeeze(unsqueeze(relu(mb(p))))) under abs and a reshape
+     * merged in the orders where relu sank first, and abs, asked before
+     * that, moved into the reshape's cluster lens in the others). Not
+     * while such a question is open: the sink's own test asks v's
+     * readers, which may ask this of v again. */
+    const ins *u = identity_shape_chain_start(m);
+    if (merging_operand_asking || !pointwise_unary(u) || u->nusers != 1 || u->nmods != 0 || !one_reader(u->args[0]))
+        return NULL;
+    const ins *b = u->args[0];
+    if (!multibroadcast_spelling(b) || b->nargs != 1 || b->nmods != 0)
+        return NULL;
+    merging_operand_asking++;
+    bool sinks = broadcast_sinks_below(u);
+    merging_operand_asking--;
+    return sinks ? b->args[0] : NULL;
 }
 
 static bool multibroadcasts_merge(const ins *v)
@@ -11335,6 +11403,7 @@ static bool broadcast_or_sinking(const ins *o)
 {
     for (int d = 0; d < VIEW_CLUSTER_MAX && ins_is_pending(o) && o->nargs == 1; d++)
         o = o->args[0];
+    o = identity_shape_chain_start(o);
     return stretching_broadcast_of_computed(o) ||
            ((o->op->classes & OPC_UNARY) && o->nargs == 1 && o->nmods == 0 && one_reader(o->args[0]) &&
             stretching_broadcast_of_computed(o->args[0]));
