@@ -2515,7 +2515,6 @@ static bool multibroadcasts_merge(const ins *v);
 
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth);
 
-static const ins *reshape_chain_end(const ins *r);
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
 
 /* w is a broadcast to its operand's own shape, which
