@@ -521,6 +521,8 @@ static const rule_helper helper_table[] = {
     /* dsl/helpers_views.c: the view normal form */
     {"absorbs_transpose", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_absorbs_transpose,
      "absorbs_transpose(x, p): transpose[p] of x moves into x and disappears (into a dot, a transpose it cancels, a constant; through single-reader pointwise ops and reductions, or ops all of whose readers lead to transposes of p)"},
+    {"absorbs_transpose_beside", RV_BOOL, 2, {RV_INS, RV_INTS}, false, helper_absorbs_transpose_beside,
+     "absorbs_transpose_beside(x, p): absorbs_transpose(x, p) for an operand of a two-operand op that transpose[p] rises through: a chain of transposes below x's one-operand ops is asked composed"},
     {"axes_of", RV_INTS, 2, {RV_INTS, RV_INTS}, true, helper_axes_of,
      "axes_of(p, a): {p[a0], p[a1], ...} sorted: the axes a reduction over axes a of transpose[p](x) covers in x"},
     {"splits_axes", RV_BOOL, 2, {RV_INTS, RV_INTS}, false, helper_splits_axes,

@@ -539,7 +539,122 @@ static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool
     return z;
 }
 
-static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
+/* The composition (r[i] = inner[outer[i]]) of the chain of transposes
+ * from u up: u, then its reader while each link is read once by a
+ * transpose. Returns the chain's top; NULL where a permutation does not
+ * fit or the chain is longer than ABSORBS_TRANSPOSE_MAX_DEPTH. */
+static const ins *compose_transposes_above(const ins *u, int n, int64_t *r)
+{
+    const attr_value *q = transpose_permutation(u);
+    if (!q || q->kind != ATTR_INTS || q->n != n)
+        return NULL;
+    for (int i = 0; i < n; i++) {
+        if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+            return NULL;
+        r[i] = q->u.ints[i];
+    }
+    for (int depth = 0; one_reader(u) && transpose_permutation(u->users[0]); depth++) {
+        const attr_value *s = transpose_permutation(u->users[0]);
+        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || s->kind != ATTR_INTS || s->n != n)
+            return NULL;
+        int64_t c[SHAPE_MAX_RANK];
+        for (int i = 0; i < n; i++) {
+            if (s->u.ints[i] < 0 || s->u.ints[i] >= n)
+                return NULL;
+            c[i] = r[s->u.ints[i]];
+        }
+        memcpy(r, c, sizeof(int64_t) * (size_t)n);
+        u = u->users[0];
+    }
+    return u;
+}
+
+/* x's readers are two or more chains of transposes that compose into one
+ * permutation, whose tops are all read by one and the same instruction
+ * (and by nothing else): transpose_of_transpose (no guard) composes each
+ * into a transpose of x, CSE makes those one, and x is then read once by
+ * a transpose read once, as the chain absorbs walks through (round s81B,
+ * seed 2053215: a dot read by t(dot), under t'(t'(t''(.))), and by the
+ * t'(t(dot)) composed into one transpose, both chains under one sub; the
+ * walk down the first chain met the dot read twice in the orders that
+ * composed the second first, and read once in the others). Where the
+ * tops have different readers the merged transpose is shared and the
+ * walk stops at it, so x is no value read once there (golden
+ * binary_above_transposes.not_broadcast_to_same_shape: a dot read by
+ * t(dot) under add and its twin under sub). */
+static bool twin_transpose_chains_read(const ins *x, int n)
+{
+    if (x->nusers < 2 || n > SHAPE_MAX_RANK)
+        return false;
+    int64_t r0[SHAPE_MAX_RANK], r[SHAPE_MAX_RANK];
+    const ins *top = compose_transposes_above(x->users[0], n, r0);
+    if (!top || top->nusers < 1 || !one_reader(top))
+        return false;
+    const ins *b = top->users[0];
+    for (int k = 1; k < x->nusers; k++) {
+        const ins *t = compose_transposes_above(x->users[k], n, r);
+        if (!t || t->nusers < 1 || !one_reader(t) || t->users[0] != b || memcmp(r, r0, sizeof(int64_t) * (size_t)n) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* compose_transposes_below (links read once) that also passes one-operand
+ * pointwise ops read once, as cancelling_pair does: the transposes on
+ * either side of such an op compose once unary_above_transpose has moved
+ * it, and where the whole composes into a transpose that does nothing the
+ * op only changes places with it. Returns the chain's end (NULL where a
+ * permutation does not fit or the walk is too long). */
+static const ins *compose_transposes_past_pointwise(const ins *z, int n, int64_t *r)
+{
+    for (int depth = 0; depth <= 2 * ABSORBS_TRANSPOSE_MAX_DEPTH; depth++) {
+        if (pointwise_unary(z) && one_reader(z) && z->sh.rank == n) {
+            z = z->args[0];
+            continue;
+        }
+        const attr_value *q = transpose_permutation(z);
+        if (!q || !one_reader(z))
+            return z;
+        if (q->kind != ATTR_INTS || q->n != n)
+            return NULL;
+        for (int i = 0; i < n; i++) {
+            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
+                return NULL;
+            r[i] = q->u.ints[r[i]];
+        }
+        z = z->args[0];
+    }
+    return NULL;
+}
+
+static bool transposes_merge(const ins *b, const ins *x, const ins *y, const int64_t *p, int n);
+
+/* z is a two-operand op whose operands are transposes of one permutation,
+ * each read once, that binary_above_transposes merges into one below z:
+ * that transpose then composes with z's transpose readers, so it belongs
+ * to their chain */
+static bool merging_transposes(const ins *z, int n)
+{
+    if (!(z->op->classes & OPC_BINARY) || z->nargs != 2 || z->args[0] == z->args[1])
+        return false;
+    const ins *s = z->args[0], *t = z->args[1];
+    if (!is_op(s, "transpose") || !is_op(t, "transpose") || s->nargs != 1 || t->nargs != 1 || !one_reader(s) || !one_reader(t))
+        return false;
+    const attr_value *ps = ins_attr(s, "permutation"), *pt = ins_attr(t, "permutation");
+    if (!ps || !pt || ps->kind != ATTR_INTS || !attr_value_equal(*ps, *pt) || ps->n != n)
+        return false;
+    return transposes_merge(z, s->args[0], t->args[0], ps->u.ints, n);
+}
+
+/* composed: t[p] rises through a two-operand op on the way to x (asked by
+ * transpose_above_binary, or past a binary op in the recursion). A chain
+ * of transposes met there is asked as its composition, not as its first
+ * transpose: composed first, it sinks through the one-operand ops above it
+ * only up to the two-operand op and never meets t[p], so "t[p] cancels the
+ * chain's first transpose" said yes before the chain composed and no after
+ * (round s80F, seed 1015762). Through one-operand ops alone the composed
+ * chain sinks to t[p] and composes with it, and the old answer stands. */
+static bool absorbs(const ins *x, const int64_t *p, int n, int depth, bool composed)
 {
     if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || n != x->sh.rank || n > SHAPE_MAX_RANK)
         return false;
@@ -556,9 +671,35 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
                 return false;
             r[i] = q->u.ints[p[i]];
         }
+        /* composed: where t[p] with the whole chain below x (x read
+         * once; each link read once, one-operand pointwise ops read once
+         * passed, and a merge binary_above_transposes makes at its end
+         * taken in) composes into a transpose that does nothing, t[p]
+         * vanishes whatever the chain's end is: transpose_of_transpose
+         * composes the chain in every order, and t[p] meets it. Asked link
+         * by link, the walk reached the chain's end with a permutation
+         * that does nothing there and asked that end, a value read twice,
+         * which said no, while with the chain composed the first test
+         * said yes (round s81B, seed 2053215:
+         * t(sub(t'(t'(t''(s))), t'(s))) with s = t(dot) read twice, or s a
+         * dot with an output_permutation; and t'(t'(neg(t''(s)))), where
+         * neg sinks below t''). */
+        if (composed && one_reader(x)) {
+            int64_t c[SHAPE_MAX_RANK];
+            memcpy(c, r, sizeof(int64_t) * (size_t)n);
+            const ins *zb = compose_transposes_past_pointwise(z, n, c);
+            if (zb && zb->sh.rank == n && merging_transposes(zb, n)) {
+                const attr_value *m = ins_attr(zb->args[0], "permutation");
+                for (int i = 0; i < n; i++)
+                    c[i] = m->u.ints[c[i]];
+                zb = zb->args[0]->args[0];
+            }
+            if (zb && zb->sh.rank == n && vanishes(c, n, zb->sh.lens))
+                return true;
+        }
         const ins *w = cancelled_below(x);
         if (w)
-            return absorbs(w, p, n, depth + 1);
+            return absorbs(w, p, n, depth + 1, composed);
         /* where x's operand is a transpose read once and the chain of
          * transposes read once from x down composes into a transpose that
          * moves only length-1 axes, x is asked as what transpose_of_transpose
@@ -594,12 +735,12 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
                 c[i] = fits ? q->u.ints[i] : 0;
             }
             const ins *zb = fits ? compose_transposes_below(z, n, c, true, NULL) : NULL;
-            if (zb && zb->sh.rank == n && moves_unit_axes_only(c, n, zb->sh.lens))
-                return absorbs(z, r, n, depth + 1);
+            if (zb && zb->sh.rank == n && (composed || moves_unit_axes_only(c, n, zb->sh.lens)))
+                return absorbs(z, r, n, depth + 1, composed);
         }
-        if (vanishes(r, n, z->sh.lens))
+        if (vanishes(r, n, z->sh.lens) && !(composed && one_reader(x) && merging_transposes(z, n)))
             return true;
-        return one_reader(x) && absorbs(z, r, n, depth + 1);
+        return one_reader(x) && absorbs(z, r, n, depth + 1, composed);
     }
     /* a pending op that only changes the layout (transparent), read once,
      * is invisible to a transpose (view_through_pending moves the
@@ -613,10 +754,10 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
      * again; reduce_through_pending and transpose_above_unary then made
      * the first state again, until the rule budget ran out) */
     if (pending_is_transparent(x) && x->nargs == 1)
-        return one_reader(x) && absorbs(x->args[0], p, n, depth + 1);
+        return one_reader(x) && absorbs(x->args[0], p, n, depth + 1, composed);
     if (constant(x, 0))
         return true;
-    if (x->nmods > 0 || !(one_reader(x) || (pointwise_unary(x) && twin_transposes_read(x)) || readers_rise_to(x, p, n)))
+    if (x->nmods > 0 || !(one_reader(x) || (pointwise_unary(x) && twin_transposes_read(x)) || readers_rise_to(x, p, n) || twin_transpose_chains_read(x, n)))
         return false;
     /* a shape chain that folds away (folding_shape_chain) is asked as the
      * value it folds to, with x's readers (asked above): the answer must
@@ -642,23 +783,30 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth)
          * it need not survive the fold; asked there too it brought
          * --ops 24 seeds 6019492 and 10007042 (round s54A's V3). */
         if (is_op(z, "transpose") && broadcast_to_same_shape(x) && x->args[0] == z)
-            return absorbs(z, p, n, depth + 1);
+            return absorbs(z, p, n, depth + 1, composed);
         x = z;
     }
     if (is_op(x, "dot"))
         return true;
     unsigned c = x->op->classes;
     if (((c & OPC_UNARY) || (c & OPC_REDUCE)) && x->nargs == 1)
-        return absorbs(x->args[0], p, n, depth + 1);
+        return absorbs(x->args[0], p, n, depth + 1, composed);
     if ((c & OPC_BINARY) && x->nargs == 2)
         /* b(y, y) asks once: asking per operand doubles the work at each
          * level of x * x chains (values of one reader are otherwise a tree) */
-        return absorbs(x->args[0], p, n, depth + 1) &&
-               (x->args[1] == x->args[0] || absorbs(x->args[1], p, n, depth + 1));
+        return absorbs(x->args[0], p, n, depth + 1, true) &&
+               (x->args[1] == x->args[0] || absorbs(x->args[1], p, n, depth + 1, true));
     return false;
 }
 
-bool view_absorbs_transpose(const ins *x, const int64_t *p, int n) { return absorbs(x, p, n, 0); }
+bool view_absorbs_transpose(const ins *x, const int64_t *p, int n) { return absorbs(x, p, n, 0, false); }
+
+bool helper_absorbs_transpose_beside(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(absorbs(a[0].u.in, a[1].u.ints, a[1].n, 0, true));
+    return true;
+}
 
 bool helper_absorbs_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -10062,7 +10210,7 @@ static bool undone_below(const ins *u, const ins *from, const int64_t *p, int n,
         int64_t q[SHAPE_MAX_RANK];
         if (!invert_permutation(p, n, q))
             return false;
-        if (other != from && !absorbs(other, q, n, 0))
+        if (other != from && !absorbs(other, q, n, 0, false))
             return false;
     }
     return undone_below(u->users[0], u, p, n, base, depth + 1);

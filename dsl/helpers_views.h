@@ -54,6 +54,7 @@ bool view_is_constant(const ins *x);
 
 /* absorbs_transpose(x, p): instruction, ints -> bool. */
 bool helper_absorbs_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
+bool helper_absorbs_transpose_beside(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* axes_of(p, a): ints, ints -> ints: {p[a0], p[a1], ...} sorted ascending.
  * For reduce[axes=a](transpose[p](x)) = transpose[p](reduce[axes=axes_of(p,
  * a)](x)), and with invert(p) the other way. Fails on an index outside p. */
