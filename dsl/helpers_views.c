@@ -1322,8 +1322,13 @@ static bool lens_equal_but_leading_ones(const int64_t *a, int na, const int64_t 
  * The one test of reshape_of_broadcast's and reshape_of_multibroadcast's
  * guards (waits_for_read_back) and of becomes_broadcast's read-back clause,
  * so the rules and the helper wait in the same states (rounds s46D, s47F). */
+static bool readers_read_back(const ins *r, const ins *m);
+static bool becomes_reshape(const ins *r);
+
 static bool read_back_waits(const ins *r, const ins *m)
 {
+    if (readers_read_back(r, m))
+        return true;
     const ins *back = r->nargs == 1 ? reshaped_to_run(r) : NULL;
     if (!back || !shape_same_lens(&back->sh, &m->sh))
         return false;
@@ -1332,6 +1337,42 @@ static bool read_back_waits(const ins *r, const ins *m)
     int64_t kc[SHAPE_MAX_RANK];
     return is_op(m, "multibroadcast") && m->nargs == 1 && broadcast_view(m, r->sh.lens, r->sh.rank, kc) &&
            !lens_equal_but_leading_ones(kc, r->sh.rank, m->args[0]->sh.lens, m->args[0]->sh.rank);
+}
+
+/* r, a reshape of broadcast m that only adds 1s to m's lens, each of its
+ * readers a one-operand pointwise op of r, or a two-operand op of r and of
+ * a shape op of a value of m's lens that becomes a reshape, whose value
+ * reaches (reshaped_to_run) a run of shape ops that ends in m's lens: each
+ * reader's reshape back composes with r (reshape_of_unary_of_read_back;
+ * binary_above_reshapes once the two-operand reader reads r alone), and
+ * the reader reads m itself, where r made a broadcast first left every
+ * reader in r's lens under its read back (rounds s80D, s81A; tuning seed
+ * 1053090: unsqueeze(mb[{2, 4, 2, 4}](add)) read by relu and by sub(.,
+ * unsqueeze(p3)), each squeezed back, became mb[{2, 1, 4, 2, 4}](add),
+ * and sub(sub, relu) ran in those lens under a reshape, 2 views more than
+ * the core's relu(mb) and sub(mb, p3)). */
+static bool readers_read_back(const ins *r, const ins *m)
+{
+    if (r->nargs != 1 || r->nusers < 1 || r->sh.rank <= m->sh.rank ||
+        !unit_lens_only(m->sh.lens, m->sh.rank, r->sh.lens, r->sh.rank))
+        return false;
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if (w->nmods != 0 || !(w->op->classes & (OPC_UNARY | OPC_BINARY)))
+            return false;
+        if (w->nargs == 2) {
+            const ins *o = w->args[0] == r ? w->args[1] : w->args[0];
+            if (!(w->op->classes & OPC_BINARY) || w->args[0] == w->args[1] || !becomes_reshape(o) || o->nargs != 1 ||
+                !shape_same_lens(&o->args[0]->sh, &m->sh))
+                return false;
+        } else if (w->nargs != 1 || !(w->op->classes & OPC_UNARY)) {
+            return false;
+        }
+        const ins *back = reshaped_to_run(w);
+        if (!back || !shape_same_lens(&back->sh, &m->sh))
+            return false;
+    }
+    return true;
 }
 
 /* waits_for_read_back(r): see helpers_views.h. */
@@ -4903,6 +4944,97 @@ static const ins *leaf_chain_reader(const ins *x)
     return r != x && !leaf_chain_shape_op(r) ? r : NULL;
 }
 
+static const ins *reshape_folds_into(const ins *r, const ins *m);
+static bool regroups_to(const ins *r, const ins *m, const ins *v);
+static _Thread_local int clause_fold_depth;
+
+/* The reshape r that leaf x = u(mb(y)) is read through (or a squeeze,
+ * which squeeze_to_reshape makes one: u's value is standard) where the reshape
+ * clause of reshape_of_unary_of_multibroadcast takes r on its own terms:
+ * u and mb read once, y computed, of more than one element, not a
+ * broadcast, r's lens mb's without some of its 1s (unit_axes_only and a
+ * lower rank), the fold's terms (reshape_fold_fits) and r's readers not
+ * all taking a broadcast's layout (takes_broadcast_layout); all but the
+ * clause's readers_in_cluster_lens(r), which asks the labelling that
+ * asks this. There r becomes u(mb[r.lens](y)), a leaf in r's lens, so x
+ * costs nothing in them (leaf_costs), as in its own: without that the
+ * cluster reading r tied m's lens and r's (a reshape at the sink against
+ * one at the leaf), went to the leaf's m by the tie rule, and the clause
+ * then waited, where the orders that met r first folded it and ran the
+ * cluster in r's lens (round s80D; --ops 24 seed 3019214:
+ * reshape[{2, 4, 1}](tanh(mb[{1, 2, 4, 1}](s {2, 1, 1}))) read by relu
+ * and max(., relu) through transposes). NULL where x is no such leaf. */
+static const ins *leaf_clause_reshape(const ins *x)
+{
+    if (clause_fold_depth > 0 || !pointwise_unary(x) || x->nargs != 1 || x->nmods != 0 || x->nusers != 1)
+        return NULL;
+    const ins *m = x->args[0], *r = x->users[0];
+    if (!is_op(m, "multibroadcast") || m->nargs != 1 || m->nmods != 0 || m->nusers != 1 ||
+        !(is_op(r, "reshape") || is_op(r, "squeeze")) || r->nargs != 1 || r->nmods != 0)
+        return NULL;
+    const ins *y = m->args[0];
+    if (is_op(y, "multibroadcast") || view_is_constant(y) || shape_elements(&y->sh) <= 1 ||
+        r->sh.rank >= m->sh.rank || !unit_lens_only(r->sh.lens, r->sh.rank, m->sh.lens, m->sh.rank))
+        return NULL;
+    /* r read only by ops in its lens, as readers_in_cluster_lens asks:
+     * not while a shape op reads r, which composes with it by order (a
+     * reshape of r leaves the leaf's reader another, and the answer then
+     * went back and forth with the cluster's moves: tuned seed 6121,
+     * mul(reshape[{2, 2, 4}](sigmoid(mb[{2, 1, 2, 4}](s))), reshape(p3 {1,
+     * 16})) under a dot moved between {2, 2, 4} and {1, 16} until the rule
+     * budget ran out) */
+    for (int k = 0; k < r->nusers; k++) {
+        const ins *w = r->users[k];
+        if (!(w->op->classes & (OPC_UNARY | OPC_BINARY)) || w->nmods != 0 || !shape_same_lens(&w->sh, &r->sh))
+            return NULL;
+    }
+    clause_fold_depth++;
+    bool yes = !computes_one_element(y) && regroups_to(r, m, y) &&
+               !(is_op(y, "reshape") && y->nargs == 1 && regroups_to(r, m, y->args[0])) &&
+               reshape_folds_into(r, m) != NULL && !readers_take_broadcast(r, r, 0);
+    clause_fold_depth--;
+    return yes ? r : NULL;
+}
+
+/* The broadcast m whose lens leaf x is free in where x reads r, a reshape
+ * of m (or a view that becomes one) that only adds 1s to m's lens and
+ * waits for its read back (readers_read_back: every reader of r, x among
+ * them, a one-operand op of r or a two-operand op of r and of a reshape of
+ * a value of m's lens, its value reshaped back to m's lens): run in m's
+ * lens, x is read through a reshape back that composes with r
+ * (reshape_of_unary_of_read_back, binary_above_reshapes), and x reads m
+ * itself, where the cluster run in r's lens kept the reshape at its sink
+ * and r then became a broadcast in its own lens (round s81A; tuning seed
+ * 1053090: unsqueeze(mb[{2, 4, 2, 4}](add)) read by relu and by sub(.,
+ * unsqueeze(p3)), each squeezed back for sub(sub, relu) under add(., p0):
+ * the leaves relu(r) and sub(r, .) cost a reshape each in m's lens, the
+ * cluster ran in r's lens under a reshape, 4 views, where the core's
+ * relu(mb) and sub(mb, p3) have 2). NULL where x is no such leaf. */
+static const ins *leaf_read_back_broadcast(const ins *x)
+{
+    if (x->nmods != 0 || !(x->op->classes & (OPC_UNARY | OPC_BINARY)) || x->nargs < 1 || x->nargs > 2 ||
+        (x->nargs == 2 && x->args[0] == x->args[1]))
+        return NULL;
+    for (int a = 0; a < x->nargs; a++) {
+        const ins *r = x->args[a];
+        if (!becomes_reshape(r) || r->nargs != 1 || r->nmods != 0)
+            continue;
+        /* m a broadcast, or a two-operand op whose broadcasts merge into
+         * one (merges_into_broadcast: in some orders they have already) */
+        const ins *m = r->args[0];
+        /* read through a pending op that only changes the layout, as
+         * reads_broadcast does (the one binary_above_multibroadcasts_*
+         * leave over the merged broadcast goes in every order) */
+        for (int d = 0; d < VIEW_CLUSTER_MAX && pending_is_transparent(m) && m->nargs == 1 &&
+                        shape_same_lens(&m->args[0]->sh, &m->sh); d++)
+            m = m->args[0];
+        if (!(broadcast_op(m) || merges_into_broadcast(m)) || !readers_read_back(r, m))
+            continue;
+        return m;
+    }
+    return NULL;
+}
+
 /* leaf_cost[leaf][k]: what one edge reading the leaf costs in candidate k:
  * nothing in the leaf's own lens, where a reshape of the leaf to k stays
  * for a reader outside the cluster, or where the leaf is a copying reshape
@@ -4951,11 +5083,30 @@ static void leaf_costs(labelling *L, bool shared)
                 L->leaf_cost[l][k] /= reads[l] > 1 ? reads[l] : 1;
             continue;
         }
+        const ins *cr = leaf_clause_reshape(x);
+        const ins *rb = leaf_read_back_broadcast(x);
         for (int k = 0; k < L->ncand; k++) {
-            if (leaf_weighed_in(L, l, k) || copy ||
+            if (leaf_weighed_in(L, l, k) || copy || (rb && cand_is(L, k, &rb->sh)) ||
                 (unit && reduction_takes_chain(x, L->cand[k], L->ncand_rank[k])) ||
                 (standard && reshaped_outside(c, x, L->cand[k], L->ncand_rank[k], shared, 0)))
                 L->leaf_cost[l][k] = 0;
+            else if (cr && cand_is(L, k, &cr->sh))
+                /* free in r's lens once the clause folds r, but the clause
+                 * folds only where the cluster runs there
+                 * (readers_in_cluster_lens), so those lens win only where
+                 * they save a view, and a tie goes to lens that need no
+                 * fold, as LABEL_FREED's do (round s81A; validation seed
+                 * 2009053: relu(squeeze(abs(mb[{1, 1, 4, 3}](s {1, 1,
+                 * 3})))) read by add(., transpose {1, 4, 3}) unsqueezed
+                 * to the output's {1, 1, 4, 3}: the cluster {relu, add}
+                 * chose the output's lens (the transpose reshaped, 1 view;
+                 * abs(mb) is no clause leaf while relu reads its reshape),
+                 * but where relu moved there first it became the leaf
+                 * relu(mb) reshaped for add, free at 0 in {1, 4, 3} as in
+                 * {1, 1, 4, 3}; {1, 4, 3} (a reshape at the output) then
+                 * tied the output's lens, the tie went to {1, 4, 3} and
+                 * the clause folded there, another graph by order) */
+                L->leaf_cost[l][k] = LABEL_FREED;
             else if (unit_rank > 0 &&
                      (L->ncand_rank[k] == unit_rank ||
                       (root_reader && L->ncand_rank[k] > unit_rank &&
@@ -5585,6 +5736,16 @@ static void labelling_cands(labelling *L, const cluster *c, bool shared)
         int nn = 0;
         if (!moved && leaf_freed_lens(x, L->moved_lens[k], &nn))
             labelling_add_cand(L, L->moved_lens[k], nn);
+        /* and the lens of the reshape the clause folds it into
+         * (leaf_clause_reshape), free there too */
+        const ins *cr = !moved && !is_reduction(x) ? leaf_clause_reshape(x) : NULL;
+        if (cr)
+            labelling_add_cand(L, cr->sh.lens, cr->sh.rank);
+        /* and the lens of the broadcast its read-back reshape composes
+         * into (leaf_read_back_broadcast), free there too */
+        const ins *rb = !moved && !is_reduction(x) ? leaf_read_back_broadcast(x) : NULL;
+        if (rb)
+            labelling_add_cand(L, rb->sh.lens, rb->sh.rank);
     }
     /* and the lens of each reshape of a leaf that stays for a reader
      * outside the cluster, where the leaf costs nothing as in its own:
@@ -12049,6 +12210,30 @@ bool helper_readers_in_cluster_lens(arena *mem, const rule_value *a, int n, rule
 {
     (void)mem, (void)n;
     *out = rule_bool(readers_keep_broadcast_or(a[0].u.in, runs_in_cluster_lens));
+    return true;
+}
+
+/* dots_or_beside_full_values(s): see helpers_views.h. */
+bool helper_dots_or_beside_full_values(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *s = a[0].u.in;
+    bool yes = s->nusers > 0;
+    for (int k = 0; k < s->nusers && yes; k++) {
+        const ins *w = s->users[k];
+        yes = is_op(w, "dot") || reader_beside_full_value(w, s);
+    }
+    *out = rule_bool(yes);
+    return true;
+}
+
+/* reshape_fold_fits(r): see helpers_views.h. */
+bool helper_reshape_fold_fits(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *r = a[0].u.in;
+    const ins *u = r->nargs == 1 ? r->args[0] : NULL;
+    *out = rule_bool(u && reshape_folds_into_multibroadcast(r, u) != NULL);
     return true;
 }
 

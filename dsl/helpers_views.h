@@ -193,7 +193,11 @@ bool helper_reshaped_to(arena *mem, const rule_value *args, int nargs, rule_valu
  * r.lens)) is not k's lens but for leading 1s: the ops between move into
  * m's lens (the clusters, unary_above_reshape) and r composes away with
  * the run, where made a broadcast first r would keep a view no rule takes
- * back. becomes_broadcast asks the same. */
+ * back. Also where r only adds 1s to m's lens and each of r's readers, a
+ * one-operand op of r or a two-operand op of r and of a reshape of a value
+ * of m's lens, is reshaped back to m's lens (readers_read_back; the reshape
+ * back composes with r: reshape_of_unary_of_read_back, binary_above_reshapes;
+ * round s81A). becomes_broadcast asks the same. */
 bool helper_waits_for_read_back(arena *mem, const rule_value *args, int nargs, rule_value *out);
 /* multibroadcast_below(b, rank): instruction, int -> bool: b's value
  * reaches, through single-reader one-operand pointwise ops and b(v, v)
@@ -1211,6 +1215,20 @@ bool helper_unary_of_stretching_broadcast(arena *mem, const rule_value *args, in
  * the broadcast's operand y: no broadcast of one element read, and y of no higher rank than s, nor
  * the values below it through reshapes that only move 1s, nor its cluster's lens (round s64C). */
 bool helper_folds_beside_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* dots_or_beside_full_values(s): instruction -> bool: s has readers, and every one is a dot or a
+ * two-operand op beside a full value (standard, no broadcast nor a value that may become one, no
+ * constant, shape op or pending op, no shape op reading the op's value: reader_beside_full_value);
+ * a squeeze of a multibroadcast read so is that broadcast in its lens for each reader alike, and
+ * no broadcast merge or reshape rule at the reader takes the squeeze first (round s80B). */
+bool helper_dots_or_beside_full_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* reshape_fold_fits(r): instruction -> bool: r is a reshape of u(m), u a one-operand op of a
+ * multibroadcast m of x, that the fold of u's reshape into m takes on its own terms
+ * (reshape_folds_into: x of more than one element, computed, read by no reduction that takes the
+ * reshape, of no higher rank than r nor below it through reshapes that only move 1s nor in its
+ * cluster's lens, and m read in r's lens a broadcast of x), the readers not asked (round s79C). */
+bool helper_reshape_fold_fits(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* hoist_keeps_strides(m): instruction -> bool: m = multibroadcast(b), b a
  * two-operand op: b computed on its operands each multibroadcast to m's
