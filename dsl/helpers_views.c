@@ -545,28 +545,18 @@ static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool
  * fit or the chain is longer than ABSORBS_TRANSPOSE_MAX_DEPTH. */
 static const ins *compose_transposes_above(const ins *u, int n, int64_t *r)
 {
-    const attr_value *q = transpose_permutation(u);
-    if (!q || q->kind != ATTR_INTS || q->n != n)
+    if (n > SHAPE_MAX_RANK)
         return NULL;
-    for (int i = 0; i < n; i++) {
-        if (q->u.ints[i] < 0 || q->u.ints[i] >= n)
+    for (int i = 0; i < n; i++)
+        r[i] = i;
+    for (int depth = 0;; depth++) {
+        const attr_value *q = transpose_permutation(u);
+        if (!q || depth > ABSORBS_TRANSPOSE_MAX_DEPTH + 1 || q->kind != ATTR_INTS || !compose_with_transpose(r, u, n, r))
             return NULL;
-        r[i] = q->u.ints[i];
-    }
-    for (int depth = 0; one_reader(u) && transpose_permutation(u->users[0]); depth++) {
-        const attr_value *s = transpose_permutation(u->users[0]);
-        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || s->kind != ATTR_INTS || s->n != n)
-            return NULL;
-        int64_t c[SHAPE_MAX_RANK];
-        for (int i = 0; i < n; i++) {
-            if (s->u.ints[i] < 0 || s->u.ints[i] >= n)
-                return NULL;
-            c[i] = r[s->u.ints[i]];
-        }
-        memcpy(r, c, sizeof(int64_t) * (size_t)n);
+        if (!one_reader(u) || !transpose_permutation(u->users[0]))
+            return u;
         u = u->users[0];
     }
-    return u;
 }
 
 /* x's readers are two or more chains of transposes that compose into one
