@@ -515,6 +515,23 @@ static bool twin_transposes_read(const ins *x)
     return p != NULL;
 }
 
+/* r becomes the permutation of transpose[r](transpose[q](x)), q the
+ * inner transpose's permutation (r[i] = q[r[i]]), as the walks down a
+ * chain of transposes compose each link into what is above it; false
+ * (r partly composed) where q is no list of n ints or maps into no index
+ * 0..n-1. */
+static bool compose_inner_permutation(int64_t *r, const attr_value *q, int n)
+{
+    if (!q || q->kind != ATTR_INTS || q->n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
+            return false;
+        r[i] = q->u.ints[r[i]];
+    }
+    return true;
+}
+
 /* Composes into r (r[i] = inner[outer[i]], as transpose_of_transpose
  * composes two) the chain of transposes from z down, each read once where
  * read_once, and returns the value that ends the chain; *last, where last
@@ -524,14 +541,8 @@ static bool twin_transposes_read(const ins *x)
 static const ins *compose_transposes_below(const ins *z, int n, int64_t *r, bool read_once, const ins **last)
 {
     for (int depth = 0; is_op(z, "transpose") && z->nargs == 1 && (!read_once || one_reader(z)); depth++) {
-        const attr_value *q = ins_attr(z, "permutation");
-        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !q || q->kind != ATTR_INTS || q->n != n)
+        if (depth > ABSORBS_TRANSPOSE_MAX_DEPTH || !compose_inner_permutation(r, ins_attr(z, "permutation"), n))
             return NULL;
-        for (int i = 0; i < n; i++) {
-            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
-                return NULL;
-            r[i] = q->u.ints[r[i]];
-        }
         if (last)
             *last = z;
         z = z->args[0];
@@ -605,13 +616,8 @@ static const ins *compose_transposes_past_pointwise(const ins *z, int n, int64_t
         const attr_value *q = transpose_permutation(z);
         if (!q || !one_reader(z))
             return z;
-        if (q->kind != ATTR_INTS || q->n != n)
+        if (!compose_inner_permutation(r, q, n))
             return NULL;
-        for (int i = 0; i < n; i++) {
-            if (q->u.ints[r[i]] < 0 || q->u.ints[r[i]] >= n)
-                return NULL;
-            r[i] = q->u.ints[r[i]];
-        }
         z = z->args[0];
     }
     return NULL;
@@ -678,12 +684,8 @@ static bool absorbs(const ins *x, const int64_t *p, int n, int depth, bool compo
             int64_t c[SHAPE_MAX_RANK];
             memcpy(c, r, sizeof(int64_t) * (size_t)n);
             const ins *zb = compose_transposes_past_pointwise(z, n, c);
-            if (zb && zb->sh.rank == n && merging_transposes(zb, n)) {
-                const attr_value *m = ins_attr(zb->args[0], "permutation");
-                for (int i = 0; i < n; i++)
-                    c[i] = m->u.ints[c[i]];
-                zb = zb->args[0]->args[0];
-            }
+            if (zb && zb->sh.rank == n && merging_transposes(zb, n))
+                zb = compose_inner_permutation(c, ins_attr(zb->args[0], "permutation"), n) ? zb->args[0]->args[0] : NULL;
             if (zb && zb->sh.rank == n && vanishes(c, n, zb->sh.lens))
                 return true;
         }
