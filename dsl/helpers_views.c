@@ -8203,6 +8203,76 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
 static bool read_once_by_broadcast(const ins *v);
 static bool stays_in_cluster_lens_now(const ins *x);
 
+/* Depth of stretched_apart's questions (a reader's own sink asks its
+ * readers, which may ask stretched_apart again, further up the graph);
+ * per thread, as the library runs one graph per thread. */
+static _Thread_local int stretched_apart_depth;
+
+/* w reads v, the value of a broadcast b that stretches its operand r, or
+ * of a one-operand op over b whose broadcast sinks below it: w does not
+ * show r's layout. A one-operand op computes a standard value of any
+ * broadcast (ops_unary_layout); but where b sinks below it
+ * (broadcast_sinks_below), the op reads r and takes r's layout, and its
+ * readers then read the broadcast of it: they are asked in its place (round
+ * s82C, seeds 5009047 and 7017468: tanh over broadcast(add(t, sigmoid(..)))
+ * of a transposed t sank in the orders where sigmoid had sunk first, and
+ * kept t's layout; where tanh sank first, add's reader was tanh and sigmoid
+ * stayed). A two-operand op beside a standard value that cannot become a
+ * broadcast, or beside a chain over another stretching broadcast that
+ * stretches no axis in common with b (apart_broadcast_pair's ground: no
+ * merge takes the two, the op's value is row-major either way). Not a
+ * pending reader, which hides its own layout. */
+static bool apart_reader(const ins *w, const ins *v, const ins *b)
+{
+    if (w->nmods != 0 || ins_is_pending(w))
+        return false;
+    if (pointwise_unary(w)) {
+        if (stretched_apart_depth >= VIEW_CLUSTER_MAX)
+            return false;
+        stretched_apart_depth++;
+        bool ok = !broadcast_sinks_below(w);
+        if (!ok) {
+            ok = w->nusers > 0;
+            for (int j = 0; j < w->nusers && ok; j++)
+                ok = apart_reader(w->users[j], w, b);
+        }
+        stretched_apart_depth--;
+        return ok;
+    }
+    if (!(w->op->classes & OPC_BINARY) || w->nargs != 2)
+        return false;
+    const ins *other = other_operand(w, v), *n = other != v ? chain_broadcast(other) : NULL;
+    unsigned sa = stretched_axes_in(b, w->sh.lens, w->sh.rank),
+             sb = n && n != b ? stretched_axes_in(n, w->sh.lens, w->sh.rank) : 0;
+    return (other != v && !broadcast_bound(other, NULL, 0) && shape_standard_p(&other->sh)) || (sa && sb && !(sa & sb));
+}
+
+/* Every reader of r is a broadcast b that stretches r's value, whose
+ * readers do not show r's layout (apart_reader), or a one-operand op,
+ * which takes r's layout, whose own readers are such (the state after a
+ * one-operand reader of b has sunk below it, asked the same as before):
+ * whatever layout r takes, no value past the broadcasts shows it. */
+static bool stretched_apart(const ins *r)
+{
+    bool ok = r->nusers > 0;
+    for (int k = 0; k < r->nusers && ok; k++) {
+        const ins *b = r->users[k];
+        if (pointwise_unary(b) && b->nmods == 0 && !ins_is_pending(b)) {
+            if (stretched_apart_depth >= VIEW_CLUSTER_MAX)
+                return false;
+            stretched_apart_depth++;
+            ok = stretched_apart(b);
+            stretched_apart_depth--;
+            continue;
+        }
+        ok = broadcast_op(b) && b->nargs == 1 && b->nmods == 0 && shape_elements(&b->sh) > shape_elements(&r->sh) &&
+             b->nusers > 0;
+        for (int j = 0; j < b->nusers && ok; j++)
+            ok = apart_reader(b->users[j], b, b);
+    }
+    return ok;
+}
+
 /* Every reader of v (u's value, possibly through broadcasts that stretch
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
@@ -8574,12 +8644,20 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
             /* an other operand that is or may become a broadcast merges with
              * v's at r, whose layout then changes: r's readers decide, or
              * the dots r's value flows into, which take the merged
-             * broadcast as the core's graph gives it to them */
+             * broadcast as the core's graph gives it to them. One that
+             * cannot and is not standard gives r its own layout once v is
+             * a broadcast (ops_binary_layout: the packed operand's), so r's
+             * layout changes: only broadcasts that stretch r and whose
+             * readers do not show r's layout may read it (stretched_apart;
+             * round s81C, seed 1078782: sub(t, relu(broadcast(p))) of a
+             * transposed t, under a broadcast merged first in order 7919
+             * and read by max(s, .), kept relu above its broadcast where
+             * program order sank it before the merge) */
             const ins *other = other_operand(r, v);
             bool bound = broadcast_bound(other, u, 0);
             ok = bound ? apart_broadcast_pair(r, v, u, other) || readers_take_broadcast_d(r, u, depth + 1, true) ||
                              flows_into_dots(r, u, depth + 1)
-                       : shape_standard_p(&other->sh);
+                       : shape_standard_p(&other->sh) || stretched_apart(r);
         }
     }
     return ok;
