@@ -8000,15 +8000,20 @@ static bool chain_over_shape_op(const ins *v)
  * one-operand ops over a shape op or transpose (the clusters'), and no
  * shape op reads w's value. w's value is standard whether r has folded
  * into the multibroadcast or not. */
-static bool reader_beside_full_value(const ins *w, const ins *r)
+static bool beside_full_value_laid(const ins *w, const ins *r, bool any_layout)
 {
     if (!(w->op->classes & OPC_BINARY) || w->nargs != 2 || w->nmods != 0 || w->args[0] == w->args[1])
         return false;
     const ins *other = other_operand(w, r);
-    return shape_standard_p(&other->sh) && !broadcast_bound(other, NULL, 0) && !broadcast_op(other) &&
+    bool laid = shape_standard_p(&other->sh) ||
+                (any_layout && shape_packed_p(&other->sh) && !shape_broadcasted_p(&other->sh) &&
+                 !(other->op->classes & (OPC_SHAPE | OPC_VIEW)));
+    return laid && !broadcast_bound(other, NULL, 0) && !broadcast_op(other) &&
            !ins_is_pending(other) && !view_is_constant(other) && !chain_over_shape_op(other) &&
            !shape_op_below(w, 0);
 }
+
+static bool reader_beside_full_value(const ins *w, const ins *r) { return beside_full_value_laid(w, r, false); }
 
 static bool same_view(const ins *j, const ins *m);
 
@@ -12283,16 +12288,23 @@ bool helper_readers_in_cluster_lens(arena *mem, const rule_value *a, int n, rule
     return true;
 }
 
-/* dots_or_beside_full_values(s): see helpers_views.h. */
-bool helper_dots_or_beside_full_values(arena *mem, const rule_value *a, int n, rule_value *out)
+/* unit_fold_readers(r): see helpers_views.h. Not an output (which
+ * readers_in_cluster_lens takes as a reader that keeps a broadcast): an
+ * output keeps the layout it reads, so the squeeze of mb(u(y)) returned
+ * folded by order against the shape ops below it (seed 2053111). */
+static bool unit_fold_reader(const ins *w, const ins *r)
+{
+    return is_op(w, "dot") || transposed_for_dots(w) || runs_in_cluster_lens(w, r) ||
+           beside_full_value_laid(w, r, true);
+}
+
+bool helper_unit_fold_readers(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    const ins *s = a[0].u.in;
-    bool yes = s->nusers > 0;
-    for (int k = 0; k < s->nusers && yes; k++) {
-        const ins *w = s->users[k];
-        yes = is_op(w, "dot") || reader_beside_full_value(w, s);
-    }
+    const ins *r = a[0].u.in;
+    bool yes = r->nusers > 0;
+    for (int k = 0; k < r->nusers && yes; k++)
+        yes = unit_fold_reader(r->users[k], r);
     *out = rule_bool(yes);
     return true;
 }
@@ -12304,6 +12316,24 @@ bool helper_reshape_fold_fits(arena *mem, const rule_value *a, int n, rule_value
     const ins *r = a[0].u.in;
     const ins *u = r->nargs == 1 ? r->args[0] : NULL;
     *out = rule_bool(u && reshape_folds_into_multibroadcast(r, u) != NULL);
+    return true;
+}
+
+/* broadcast_twin_in(m, x): see helpers_views.h. */
+bool helper_broadcast_twin_in(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *m = a[0].u.in, *x = a[1].u.in;
+    bool yes = false;
+    if (m->nargs == 1 && is_op(m, "multibroadcast")) {
+        const ins *k = m->args[0];
+        for (int i = 0; i < k->nusers && !yes; i++) {
+            const ins *w = k->users[i];
+            yes = w != m && is_op(w, "multibroadcast") && w->nargs == 1 && w->nmods == 0 &&
+                  lens_equal(w->sh.lens, w->sh.rank, x->sh.lens, x->sh.rank);
+        }
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -1216,12 +1216,21 @@ bool helper_unary_of_stretching_broadcast(arena *mem, const rule_value *args, in
  * the values below it through reshapes that only move 1s, nor its cluster's lens (round s64C). */
 bool helper_folds_beside_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* dots_or_beside_full_values(s): instruction -> bool: s has readers, and every one is a dot or a
- * two-operand op beside a full value (standard, no broadcast nor a value that may become one, no
- * constant, shape op or pending op, no shape op reading the op's value: reader_beside_full_value);
- * a squeeze of a multibroadcast read so is that broadcast in its lens for each reader alike, and
- * no broadcast merge or reshape rule at the reader takes the squeeze first (round s80B). */
-bool helper_dots_or_beside_full_values(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* broadcast_twin_in(m, x): instruction, instruction -> bool: m is a multibroadcast of k, and k has
+ * another reader, a multibroadcast to x's lens (the broadcast m becomes in x's lens is there
+ * already; round s82A). */
+bool helper_broadcast_twin_in(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* unit_fold_readers(r): instruction -> bool: r (a reshape of u(mb(y)) or a squeeze of mb(y) that
+ * only drops length-1 axes) has readers, and every one is a dot, a transpose read only by dots, a
+ * pointwise op in r's lens that its cluster runs there (readers_in_cluster_lens's test), or a
+ * two-operand op beside a full value (no broadcast nor a value that may become one, no constant,
+ * shape op, view or pending op, standard or a computed value of another packed layout such as a
+ * dot's output_permutation; no shape op reading the op's value); no output. The reader terms of
+ * both the reshape clause of reshape_of_unary_of_multibroadcast and the squeeze arm of
+ * squeeze_of_multibroadcast, which must answer alike for the two spellings of one value (rounds
+ * s80B, s82A). */
+bool helper_unit_fold_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshape_fold_fits(r): instruction -> bool: r is a reshape of u(m), u a one-operand op of a
  * multibroadcast m of x, that the fold of u's reshape into m takes on its own terms

@@ -672,6 +672,20 @@ static void plan_operands(build_ctx *c, attr_plan *p, lens_want out, int n, lens
 
 /* ---- patterns ---- */
 
+/* from's lens broadcast to to's (numpy's rule, axes aligned at the end:
+ * each of from's lengths is 1 or to's). */
+static bool lens_broadcast_to(const shape *from, const shape *to)
+{
+    if (from->rank > to->rank)
+        return false;
+    for (int i = 1; i <= from->rank; i++) {
+        int64_t f = from->lens[from->rank - i], t = to->lens[to->rank - i];
+        if (f != 1 && f != t)
+            return false;
+    }
+    return true;
+}
+
 static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, bool want_tuple);
 
 /* Keeps the first reason a candidate could not be built. */
@@ -1185,6 +1199,35 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
                 if (extra)
                     rets[nrets++] = extra;
             }
+        }
+        /* now and then a captured multibroadcast's operand is also
+         * broadcast to another captured value's lens, where it fits there
+         * (guards that ask whether that broadcast already exists:
+         * broadcast_twin_in). Drawn only where the pattern captures a
+         * multibroadcast, so other rules' candidates stay as they were. */
+        ins *twin_of = NULL, *twin_lens = NULL;
+        for (int k = 0; k < r->ncaptures && !twin_of; k++) {
+            ins *i = c.caps[k];
+            if (i && r->captures[k].kind == SYM_INS && i->nargs == 1 && strcmp(i->op->name, "multibroadcast") == 0)
+                twin_of = i;
+        }
+        if (twin_of && nrets < 2 + CHECK_MAX_EXTRA && chance(&c, 25)) {
+            ins *fits[64];
+            int nfits = 0;
+            for (int k = 0; k < r->ncaptures && nfits < 64; k++) {
+                ins *i = c.caps[k];
+                if (i && r->captures[k].kind == SYM_INS && i != twin_of && !shape_is_tuple(&i->sh) &&
+                    lens_broadcast_to(&twin_of->args[0]->sh, &i->sh))
+                    fits[nfits++] = i;
+            }
+            twin_lens = nfits > 0 ? fits[pick(&c, nfits)] : NULL;
+        }
+        if (twin_lens) {
+            attr a = {"out_lens", attr_ints(twin_lens->sh.lens, twin_lens->sh.rank)};
+            ins *k = twin_of->args[0];
+            ins *twin = module_add_op(c.m, "multibroadcast", &a, 1, &k, 1, &err);
+            if (twin)
+                rets[nrets++] = twin;
         }
         /* now and then the root read back by the transpose that undoes a
          * captured dot's output_permutation q, directly or through a
