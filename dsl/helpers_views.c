@@ -8013,7 +8013,6 @@ static bool beside_full_value_laid(const ins *w, const ins *r, bool any_layout)
            !shape_op_below(w, 0);
 }
 
-static bool reader_beside_full_value(const ins *w, const ins *r) { return beside_full_value_laid(w, r, false); }
 
 static bool same_view(const ins *j, const ins *m);
 
@@ -8039,7 +8038,7 @@ static bool chain_over_root(const ins *v, const ins *root)
 
 /* Every reader of r (root's value, or a value root's reaches through
  * one-operand ops) is a two-operand op beside a full value
- * (reader_beside_full_value); or a one-operand pointwise op, or b(r, r),
+ * (beside_full_value_laid); or a one-operand pointwise op, or b(r, r),
  * whose own readers are (such a reader keeps r's value standard or a
  * broadcast as r is, and once r folds it sinks below the multibroadcast
  * in turn, unary_above_multibroadcast, round s60B); or the diamond
@@ -8059,7 +8058,7 @@ static bool beside_unshaped_values_d(const ins *r, const ins *root, int depth)
                  chain_over_root(other_operand(w, r), root))
             ok = !shape_op_below(w, 0) && readers_take_broadcast(w, w, depth + 1);
         else
-            ok = reader_beside_full_value(w, r);
+            ok = beside_full_value_laid(w, r, false);
     }
     return ok;
 }
@@ -8165,7 +8164,6 @@ static bool fold_takes_broadcast(const ins *r, const ins *u, int depth)
     return x && fold_guards(r, u, x, depth);
 }
 
-static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* v is b(u, u), a two-operand op of u twice (round s63D's twice_of):
  * it keeps u's layout, and binary_above_broadcast_twice sinks u's
@@ -8202,7 +8200,7 @@ static bool merged_fold_takes_broadcast(const ins *r, const ins *v, const ins *u
         return false;
     const ins *y = o->args[0];
     return shape_elements(&y->sh) > 1 && !view_is_constant(y) && !reads_unit_broadcast(y) &&
-           lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank) && fold_guards(r, u, x, depth);
+           shape_lens_broadcast_to(y->sh.lens, y->sh.rank, x->sh.lens, x->sh.rank) && fold_guards(r, u, x, depth);
 }
 
 static bool read_once_by_broadcast(const ins *v);
@@ -8969,7 +8967,6 @@ static bool standard_readers(const ins *m)
     return readers_keep_standard(m, NULL);
 }
 
-static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb);
 
 /* n is a multibroadcast of a settled value (no view, shape op, constant, or
  * value that is or may become a broadcast: its lens stay what they are in
@@ -8991,8 +8988,8 @@ static bool apart_broadcast(const ins *n, const ins *v)
         return false;
     if (shape_same_lens(&v->sh, &y->sh))
         return false;
-    return !lens_broadcast_to(v->sh.lens, v->sh.rank, y->sh.lens, y->sh.rank) &&
-           !lens_broadcast_to(y->sh.lens, y->sh.rank, v->sh.lens, v->sh.rank);
+    return !shape_lens_broadcast_to(v->sh.lens, v->sh.rank, y->sh.lens, y->sh.rank) &&
+           !shape_lens_broadcast_to(y->sh.lens, y->sh.rank, v->sh.lens, v->sh.rank);
 }
 
 /* hoist_readers(m): see helpers_views.h. */
@@ -9015,20 +9012,11 @@ bool helper_hoist_readers(arena *mem, const rule_value *a, int n, rule_value *ou
  * cluster the op would join. */
 static bool merged_strides(const ins *b, const ins *x, const ins *y, int64_t *outer);
 
-/* lens a broadcast to lens b (multibroadcast's alignment to the last axes) */
-static bool lens_broadcast_to(const int64_t *a, int na, const int64_t *b, int nb)
-{
-    bool ok = na <= nb;
-    for (int i = 0; ok && i < na; i++)
-        ok = a[i] == b[nb - na + i] || a[i] == 1;
-    return ok;
-}
-
 /* One of shapes a and b broadcasts to the other: two multibroadcasts of
  * them can merge below a two-operand op that reads both. */
 static bool lens_broadcast_either_way(const shape *a, const shape *b)
 {
-    return lens_broadcast_to(a->lens, a->rank, b->lens, b->rank) || lens_broadcast_to(b->lens, b->rank, a->lens, a->rank);
+    return shape_lens_broadcast_to(a->lens, a->rank, b->lens, b->rank) || shape_lens_broadcast_to(b->lens, b->rank, a->lens, a->rank);
 }
 
 /* A multibroadcast, or a broadcast[axis] that puts its operand's axes last
@@ -11980,7 +11968,7 @@ bool helper_broadcast_composes_below(arena *mem, const rule_value *a, int n, rul
 bool helper_broadcasts_to(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
-    *out = rule_bool(lens_broadcast_to(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
+    *out = rule_bool(shape_lens_broadcast_to(a[0].u.ints, a[0].n, a[1].u.ints, a[1].n));
     return true;
 }
 
@@ -12127,7 +12115,7 @@ static bool regroups_to(const ins *r, const ins *m, const ins *v)
     const shape *rs = &r->sh;
     if (v != q && !(v == q->args[0] && shape_standard_p(&q->sh) && shape_standard_p(&v->sh)))
         return false;
-    if (v->sh.rank > rs->rank || !lens_broadcast_to(v->sh.lens, v->sh.rank, rs->lens, rs->rank))
+    if (v->sh.rank > rs->rank || !shape_lens_broadcast_to(v->sh.lens, v->sh.rank, rs->lens, rs->rank))
         return false;
     int64_t viewed[SHAPE_MAX_RANK], direct[SHAPE_MAX_RANK];
     bool same = shape_regroup_strides(&m->sh, rs->rank, rs->lens, viewed);

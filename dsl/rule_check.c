@@ -672,20 +672,6 @@ static void plan_operands(build_ctx *c, attr_plan *p, lens_want out, int n, lens
 
 /* ---- patterns ---- */
 
-/* from's lens broadcast to to's (numpy's rule, axes aligned at the end:
- * each of from's lengths is 1 or to's). */
-static bool lens_broadcast_to(const shape *from, const shape *to)
-{
-    if (from->rank > to->rank)
-        return false;
-    for (int i = 1; i <= from->rank; i++) {
-        int64_t f = from->lens[from->rank - i], t = to->lens[to->rank - i];
-        if (f != 1 && f != t)
-            return false;
-    }
-    return true;
-}
-
 static ins *build(build_ctx *c, const dsl_pattern *p, const lens_want *want, bool want_tuple);
 
 /* Keeps the first reason a candidate could not be built. */
@@ -1217,7 +1203,7 @@ static graph *build_candidate(const dsl_rule *r, uint64_t seed, char *why, size_
             for (int k = 0; k < r->ncaptures && nfits < 64; k++) {
                 ins *i = c.caps[k];
                 if (i && r->captures[k].kind == SYM_INS && i != twin_of && !shape_is_tuple(&i->sh) &&
-                    lens_broadcast_to(&twin_of->args[0]->sh, &i->sh))
+                    shape_lens_broadcast_to(twin_of->args[0]->sh.lens, twin_of->args[0]->sh.rank, i->sh.lens, i->sh.rank))
                     fits[nfits++] = i;
             }
             twin_lens = nfits > 0 ? fits[pick(&c, nfits)] : NULL;

@@ -195,6 +195,16 @@ bool shape_broadcasted_p(const shape *s)
     return false;
 }
 
+bool shape_lens_broadcast_to(const int64_t *from, int nfrom, const int64_t *to, int nto)
+{
+    if (nfrom > nto)
+        return false;
+    for (int i = 0; i < nfrom; i++)
+        if (from[i] != 1 && from[i] != to[nto - nfrom + i])
+            return false;
+    return true;
+}
+
 bool shape_widens_p(const shape *s)
 {
     for (int i = 0; i < s->rank; i++)

@@ -88,6 +88,11 @@ bool shape_equal(const shape *a, const shape *b);
 bool shape_same_lens(const shape *a, const shape *b);
 /* shape_equal but for the strides of length-1 axes, which address nothing. */
 bool shape_same_layout(const shape *a, const shape *b);
+/* lens `from` (nfrom entries) broadcast to lens `to` by numpy's rule: axes
+ * aligned at the end, each of from's lengths 1 or to's. A multibroadcast
+ * (ops/ops_view.c) and the rule helpers and checker that reason about one
+ * (dsl/) all ask this. */
+bool shape_lens_broadcast_to(const int64_t *from, int nfrom, const int64_t *to, int nto);
 /* Offset in elements of the multi-index idx (rank entries). */
 int64_t shape_index(const shape *s, const int64_t *idx);
 /* Offset in elements of the i-th element in row-major (standard) order. */

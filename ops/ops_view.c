@@ -180,21 +180,15 @@ static bool broadcast_shape(const op_call *call, shape *out, graft_error *err)
 static bool broadcast_to(const op_call *call, const shape *in, const int64_t *target, int n,
                          shape *out, graft_error *err)
 {
-    char a[200], b[200];
-    if (in->rank > n)
+    if (!shape_lens_broadcast_to(in->lens, in->rank, target, n)) {
+        char a[200], b[200];
         return error_set(err, "%s: operand %s cannot be broadcast to %s", call->op->name,
                          ops_lens_text(in, a, sizeof a), ops_ints_text(target, n, b, sizeof b));
+    }
     int off = n - in->rank;
     int64_t strides[SHAPE_MAX_RANK] = {0};
-    for (int i = 0; i < in->rank; i++) {
-        if (in->lens[i] == target[off + i])
-            strides[off + i] = in->strides[i];
-        else if (in->lens[i] == 1)
-            strides[off + i] = 0;
-        else
-            return error_set(err, "%s: operand %s cannot be broadcast to %s", call->op->name,
-                             ops_lens_text(in, a, sizeof a), ops_ints_text(target, n, b, sizeof b));
-    }
+    for (int i = 0; i < in->rank; i++)
+        strides[off + i] = in->lens[i] == target[off + i] ? in->strides[i] : 0;
     *out = shape_with_strides(in->type, n, target, strides);
     return true;
 }
