@@ -13187,14 +13187,52 @@ bool helper_read_once_by_twins(arena *mem, const rule_value *a, int n, rule_valu
  * x the graph already has? The rule's own helpers. */
 static bool binary_rises_to_shared(const ins *t)
 {
-    const attr_value *p = transpose_permutation(t);
-    ins *b = p ? t->args[0] : NULL;
-    if (!b || p->kind != ATTR_INTS || p->n != t->sh.rank || !(b->op->classes & OPC_BINARY) || b->nargs != 2 ||
-        b->args[0] != b->args[1] || b->nmods > 0 || !pointwise_op(b, p->n) || !read_once_by_twins(b))
+    const attr_value *pt = transpose_permutation(t);
+    int n = t->sh.rank;
+    if (!pt || pt->kind != ATTR_INTS || pt->n != n || n > SHAPE_MAX_RANK)
+        return false;
+    int64_t pv[SHAPE_MAX_RANK];
+    for (int i = 0; i < n; i++) {
+        if (pt->u.ints[i] < 0 || pt->u.ints[i] >= n)
+            return false;
+        pv[i] = pt->u.ints[i];
+    }
+    /* t over a chain of transposes, each read once: transpose_of_transpose
+     * (no guard) composes them in every order, so t is asked as the
+     * composition; asked of t alone, a one-operand reader raised t above
+     * it before the chain composed in some orders (round s82B, --views T
+     * seed 13017976: sigmoid(t(t'(sub(s, s)))) after
+     * binary_above_transpose_twice, with compose(t', t) of s already read
+     * by a dot) */
+    const ins *b = compose_transposes_below(t->args[0], n, pv, true, NULL);
+    attr_value pa = {.kind = ATTR_INTS, .n = n, .u.ints = pv};
+    const attr_value *p = &pa;
+    if (!b || !(b->op->classes & OPC_BINARY) || b->nargs != 2 || b->args[0] != b->args[1] || b->nmods > 0 ||
+        !pointwise_op(b, n) || !read_once_by_twins(b))
         return false;
     ins *x = b->args[0];
-    if (x->sh.rank != p->n || !read_by_transpose(x, p->u.ints, p->n, NULL) ||
-        moves_unit_axes_only(p->u.ints, p->n, x->sh.lens) || view_absorbs_transpose(x, p->u.ints, p->n))
+    if (x->sh.rank == n && !read_by_transpose(x, pv, n, NULL)) {
+        /* x = t[r](z) read by b alone: binary_above_transpose_twice sinks it
+         * below b and transpose_of_transpose composes it with t in every
+         * order, so t is asked as t[compose(r, p)] over b(z, z), the
+         * transpose the rule then sees (the same seed: t(sub(t'(s),
+         * t'(s))) under sigmoid) */
+        int64_t pc[SHAPE_MAX_RANK];
+        memcpy(pc, pv, sizeof(int64_t) * (size_t)n);
+        if (x->nargs != 1 || !compose_inner_permutation(pc, transpose_permutation(x), n))
+            return false;
+        for (int k = 0; k < x->nusers; k++)
+            if (x->users[k] != b)
+                return false;
+        const ins *z = x->args[0];
+        if (z->sh.rank != n || !read_by_transpose(z, pc, n, NULL) || moves_unit_axes_only(pc, n, z->sh.lens) ||
+            view_absorbs_transpose(z, pc, n))
+            return false;
+        attr_value pca = {.kind = ATTR_INTS, .n = n, .u.ints = pc};
+        return !rejoins_shared_at(t, z, &pca);
+    }
+    if (x->sh.rank != n || !read_by_transpose(x, pv, n, NULL) || moves_unit_axes_only(pv, n, x->sh.lens) ||
+        view_absorbs_transpose(x, pv, n))
         return false;
     /* rejoins_shared(t), asked directly: b is a pointwise b(x, x) */
     return !rejoins_shared_at(t, x, p);
