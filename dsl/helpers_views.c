@@ -9978,6 +9978,14 @@ static bool layout_settles_below_at(const ins *top, int depth)
 
 static bool layout_settles_below(const ins *top) { return layout_settles_below_at(top, 0); }
 
+/* layout_settles(top): see helpers_views.h. */
+bool helper_layout_settles(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(layout_settles_below(a[0].u.in));
+    return true;
+}
+
 /* moves_beside(b, p), moves_beside_below(top, b, p): see helpers_views.h. */
 static bool moves_beside_at(const ins *top, const ins *b, const int64_t *p, int np, int depth, bool beside);
 
@@ -10791,6 +10799,15 @@ bool helper_transpose_read_once(arena *mem, const rule_value *a, int n, rule_val
 {
     (void)mem, (void)n;
     *out = rule_bool(transpose_read_once(a[0].u.in));
+    return true;
+}
+
+/* is_plain_transpose(x): see helpers_views.h. */
+bool helper_is_plain_transpose(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    *out = rule_bool(is_op(x, "transpose") && x->nargs == 1);
     return true;
 }
 

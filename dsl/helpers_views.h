@@ -302,6 +302,13 @@ bool helper_moves_beside(arena *mem, const rule_value *args, int nargs, rule_val
  * is no broadcast). */
 bool helper_moves_beside_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* layout_settles(top): instruction -> bool: every reader of top is a dot or
+ * a two-operand op whose other operand is standard (through
+ * pending_shape_change readers), so top's layout reaches nothing: the test
+ * moves_beside_below asks of its top, for the rules that move a transpose
+ * beside a permuted dot (transpose_beside_permuted_dot_first, _second). */
+bool helper_layout_settles(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* moves_beside_now(top, b, p): instruction, instruction, ints -> bool:
  * moves_beside_below(top, b, p), and where the transpose moves only
  * length-1 axes, top is not the inverse that a transpose above it moves
@@ -472,6 +479,12 @@ bool helper_broadcast_past_pending(arena *mem, const rule_value *args, int nargs
  * not standard, or a two-operand op whose multibroadcasts merge
  * (multibroadcasts_merge, merges_with_constant_broadcast). */
 bool helper_standard_between_pending(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
+/* is_plain_transpose(x): instruction -> bool: x is a transpose (of one
+ * operand). A transpose read by a transpose composes with it in every
+ * order (transpose_of_transpose has no guard): the beside rules wait while
+ * the inverse they move beside reads one (round s82D). */
+bool helper_is_plain_transpose(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* transpose_read_once(x): instruction -> bool: x is a transpose with one
  * reader (a transpose moved onto x composes with it). */
