@@ -12324,6 +12324,24 @@ bool helper_reshape_fold_fits(arena *mem, const rule_value *a, int n, rule_value
     return true;
 }
 
+/* w is read only by x's own chain of one-operand ops (x = u1(..(un(w)))):
+ * no broadcast that stays. The chain's ops sink below it
+ * (unary_above_multibroadcast) or the reshape of x folds into it (the
+ * reshape clause of reshape_of_unary_of_multibroadcast), and either way
+ * w is gone, so the fold into x's lens saves no view there. */
+static bool own_chain_broadcast(const ins *w, const ins *x)
+{
+    if (w->nusers != 1)
+        return false;
+    const ins *v = x;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && pointwise_unary(v); d++) {
+        if (v->args[0] == w)
+            return true;
+        v = v->args[0];
+    }
+    return false;
+}
+
 /* broadcast_twin_in(m, x): see helpers_views.h. */
 bool helper_broadcast_twin_in(arena *mem, const rule_value *a, int n, rule_value *out)
 {
@@ -12335,7 +12353,7 @@ bool helper_broadcast_twin_in(arena *mem, const rule_value *a, int n, rule_value
         for (int i = 0; i < k->nusers && !yes; i++) {
             const ins *w = k->users[i];
             yes = w != m && is_op(w, "multibroadcast") && w->nargs == 1 && w->nmods == 0 &&
-                  lens_equal(w->sh.lens, w->sh.rank, x->sh.lens, x->sh.rank);
+                  lens_equal(w->sh.lens, w->sh.rank, x->sh.lens, x->sh.rank) && !own_chain_broadcast(w, x);
         }
     }
     *out = rule_bool(yes);
