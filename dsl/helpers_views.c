@@ -515,6 +515,21 @@ static bool twin_transposes_read(const ins *x)
     return p != NULL;
 }
 
+/* r (n entries) becomes transpose t's permutation; false where t is no
+ * transpose, or its permutation no list of n ints in 0..n-1. */
+static bool transpose_ints(const ins *t, int n, int64_t *r)
+{
+    const attr_value *p = transpose_permutation(t);
+    if (!p || p->kind != ATTR_INTS || p->n != n)
+        return false;
+    for (int i = 0; i < n; i++) {
+        if (p->u.ints[i] < 0 || p->u.ints[i] >= n)
+            return false;
+        r[i] = p->u.ints[i];
+    }
+    return true;
+}
+
 /* r becomes the permutation of transpose[r](transpose[q](x)), q the
  * inner transpose's permutation (r[i] = q[r[i]]), as the walks down a
  * chain of transposes compose each link into what is above it; false
@@ -10333,14 +10348,8 @@ bool helper_beside_twins_move(arena *mem, const rule_value *a, int n, rule_value
  * first in others). */
 static bool transpose_chain(const ins *u, int n, int64_t *r, const ins **base)
 {
-    const attr_value *p = transpose_permutation(u);
-    if (!p || p->kind != ATTR_INTS || p->n != n)
+    if (!transpose_ints(u, n, r))
         return false;
-    for (int i = 0; i < n; i++) {
-        if (p->u.ints[i] < 0 || p->u.ints[i] >= n)
-            return false;
-        r[i] = p->u.ints[i];
-    }
     const ins *last = u;
     const ins *z = compose_transposes_below(u->args[0], n, r, false, &last);
     if (!z)
@@ -13222,16 +13231,10 @@ bool helper_read_once_by_twins(arena *mem, const rule_value *a, int n, rule_valu
  * x the graph already has? The rule's own helpers. */
 static bool binary_rises_to_shared(const ins *t)
 {
-    const attr_value *pt = transpose_permutation(t);
     int n = t->sh.rank;
-    if (!pt || pt->kind != ATTR_INTS || pt->n != n || n > SHAPE_MAX_RANK)
-        return false;
     int64_t pv[SHAPE_MAX_RANK];
-    for (int i = 0; i < n; i++) {
-        if (pt->u.ints[i] < 0 || pt->u.ints[i] >= n)
-            return false;
-        pv[i] = pt->u.ints[i];
-    }
+    if (n > SHAPE_MAX_RANK || !transpose_ints(t, n, pv))
+        return false;
     /* t over a chain of transposes, each read once: transpose_of_transpose
      * (no guard) composes them in every order, so t is asked as the
      * composition; asked of t alone, a one-operand reader raised t above
@@ -13256,9 +13259,8 @@ static bool binary_rises_to_shared(const ins *t)
         memcpy(pc, pv, sizeof(int64_t) * (size_t)n);
         if (x->nargs != 1 || !compose_inner_permutation(pc, transpose_permutation(x), n))
             return false;
-        for (int k = 0; k < x->nusers; k++)
-            if (x->users[k] != b)
-                return false;
+        if (!one_reader(x) || x->users[0] != b)
+            return false;
         const ins *z = x->args[0];
         if (z->sh.rank != n || !read_by_transpose(z, pc, n, NULL) || moves_unit_axes_only(pc, n, z->sh.lens) ||
             view_absorbs_transpose(z, pc, n))
