@@ -2740,18 +2740,29 @@ static bool identity_link(const ins *w)
  * *_to_reshape folds, no guard) and reshape_to_same_shape removes it, so
  * the end's readers are u's readers in every order. Returns the end, or
  * NULL. */
-static const ins *identity_shape_chain_end(const ins *u)
+/* The same chain begun by r, any one reader of u (identity_shape_chain_end
+ * asks it of u's only reader); with !unit its links may pass through
+ * other lens than u's with length-1 axes added or dropped (such a chain
+ * still composes away with no guard, but a broadcast sunk into it is
+ * reshaped through those lens, a copy: shape_chain_composes). */
+static const ins *identity_chain_from(const ins *u, const ins *r, bool unit)
 {
-    if (u->nusers != 1 || !identity_link(u->users[0]))
+    if (r->nargs != 1 || r->args[0] != u || !identity_link(r))
         return NULL;
-    const ins *e = u->users[0];
+    const ins *e = r;
     for (int d = 0; d < 2 * VIEW_CLUSTER_MAX && e->nusers == 1 && identity_link(e->users[0]); d++)
         e = e->users[0];
-    for (const ins *q = e; q != u; q = q->args[0])
+    for (const ins *q = e; unit && q != u; q = q->args[0])
         if (!unit_lens_only(q->sh.lens, q->sh.rank, u->sh.lens, u->sh.rank))
             return NULL;
     return lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank) ? e : NULL;
 }
+
+static const ins *identity_shape_chain_end(const ins *u)
+{
+    return u->nusers == 1 ? identity_chain_from(u, u->users[0], true) : NULL;
+}
+
 
 /* e is the end of such a chain (identity_shape_chain_end) from u below it:
  * returns u, the value e's readers read once the chain composes away, or
@@ -2793,6 +2804,10 @@ static const ins *identity_shape_chain_start(const ins *e)
  * sank in program order, where max, then reading a broadcast, stayed out
  * of the clusters; in order 7919 binary_into_cluster_lens moved max first
  * and neg stayed above its broadcast). */
+/* The u whose broadcast_sinks_below_at fallback asks its readers past
+ * unit chains (readers_take_broadcast_d); per thread. */
+static _Thread_local const ins *unit_chain_root;
+
 static bool broadcast_sinks_below_at(const ins *u, int depth)
 {
     if (!pointwise_unary(u) || depth > VIEW_CLUSTER_MAX || !one_reader(u->args[0]))
@@ -2825,7 +2840,15 @@ static bool broadcast_sinks_below_at(const ins *u, int depth)
     if (readers_take_broadcast(u, u, 0))
         return true;
     const ins *e = identity_shape_chain_end(u);
-    return e && readers_take_broadcast_d(e, u, 0, false);
+    if (e || u->nusers < 2)
+        return e && readers_take_broadcast_d(e, u, 0, false);
+    /* u of more readers: each one that begins such a chain is asked past
+     * it (readers_take_broadcast_d's chain term, here only: round s83C) */
+    const ins *saved = unit_chain_root;
+    unit_chain_root = u;
+    bool ok = readers_take_broadcast_d(u, u, 0, false);
+    unit_chain_root = saved;
+    return ok;
 }
 
 static bool broadcast_sinks_below(const ins *u) { return broadcast_sinks_below_at(u, 0); }
@@ -8015,11 +8038,40 @@ static bool chain_over_shape_op(const ins *v)
  * one-operand ops over a shape op or transpose (the clusters'), and no
  * shape op reads w's value. w's value is standard whether r has folded
  * into the multibroadcast or not. */
+/* Below v, through one-operand pointwise ops and transposes, with one
+ * transpose at least on the way, the first value that is neither; else
+ * NULL. */
+static const ins *below_transposed_chain(const ins *v)
+{
+    bool transposed = false;
+    for (int d = 0; d <= VIEW_CLUSTER_MAX; d++) {
+        bool t = is_op(v, "transpose") && v->nargs == 1;
+        if (!t && !pointwise_unary(v))
+            return transposed ? v : NULL;
+        transposed |= t;
+        v = v->args[0];
+    }
+    return NULL;
+}
+
 static bool beside_full_value_laid(const ins *w, const ins *r, bool any_layout)
 {
     if (!(w->op->classes & OPC_BINARY) || w->nargs != 2 || w->nmods != 0 || w->args[0] == w->args[1])
         return false;
     const ins *other = other_operand(w, r);
+    /* Of any packed layout, a chain of one-operand ops over a transpose
+     * of a full value is that value permuted: the reader reads the full
+     * value's elements in a permuted packed layout and takes it whether r
+     * has folded or not (round s83C, seed 7001039: tanh(transpose(abs)),
+     * the transpose also read by a dot), and a bare transpose of a full
+     * value alike (seed 1080492: sub(transpose(p), squeeze(mb(p1))); the
+     * squeeze arm folded it by order for another reason, its
+     * takes_broadcast_layout term, round s84C, not this reading, and
+     * narrowed to a chain under a one-operand op this reading answered by
+     * order where that op moved past the transpose, seed 1086326). */
+    const ins *below = any_layout ? below_transposed_chain(other) : NULL;
+    if (below)
+        other = below;
     bool laid = shape_standard_p(&other->sh) ||
                 (any_layout && shape_packed_p(&other->sh) && !shape_broadcasted_p(&other->sh) &&
                  !(other->op->classes & (OPC_SHAPE | OPC_VIEW)));
@@ -8265,6 +8317,58 @@ static bool apart_reader(const ins *w, const ins *v, const ins *b)
     return (other != v && !broadcast_bound(other, NULL, 0) && shape_standard_p(&other->sh)) || (sa && sb && !(sa & sb));
 }
 
+/* r, a reader of v, begins a chain of shape links (identity_link) and
+ * two-operand ops of one value, b(w, w), each read once (b(w, w) reads w
+ * twice), that passes through lens other than v's with length-1 axes
+ * added or dropped (*other_lens) and ends in v's own lens, where each
+ * b(w, w) on it runs in v's lens by its cluster's labelling (cluster_lens_at,
+ * asked as one query): binary_into_cluster_lens moves each such op into
+ * v's lens, and the links around it then compose away with no guard
+ * (reshape_of_reshape, reshape_to_same_shape), so v's readers are b(v, v)
+ * and then the end's readers, in every order (round s81C, seed 1091356:
+ * relu(broadcast(s)) reshaped to {18} for max(r, r) and back, beside
+ * mb(relu) under a merging max: the merge waited for relu's sink only in
+ * the orders that had moved max first). Returns the end, or NULL. The
+ * labelling asks this walk, which then answers no (labelling_clusters)
+ * rather than ask the labelling back. Only chains through other lens
+ * count (the sink waits for them, shape_chain_composes): a chain of
+ * length-1 axes around b(w, w) is round s46D's twice_read_back case, where
+ * the clusters' move and the sink race (golden
+ * reshape_of_broadcast_to_broadcast.not_reshaped_back_through_twice). */
+static const ins *clustered_chain_end(const ins *v, const ins *r, bool *other_lens)
+{
+    *other_lens = false;
+    if (r->nargs < 1 || r->args[0] != v || labelling_clusters())
+        return NULL;
+    const ins *w = r, *e = NULL;
+    bool ops = false;
+    for (int d = 0; d < 2 * VIEW_CLUSTER_MAX; d++) {
+        bool link = identity_link(w);
+        bool op = !link && w->nmods == 0 && (w->op->classes & OPC_BINARY) && w->nargs == 2 && w->args[0] == w->args[1];
+        if (!link && !op)
+            break;
+        if (op) {
+            int64_t cl[SHAPE_MAX_RANK];
+            int ncl;
+            query_begin();
+            bool in_v = cluster_lens_at(w, true, cl, &ncl) && lens_equal(cl, ncl, v->sh.lens, v->sh.rank);
+            query_end();
+            if (!in_v)
+                break;
+            ops = true;
+        }
+        if (lens_equal(w->sh.lens, w->sh.rank, v->sh.lens, v->sh.rank))
+            e = w;
+        if (!unit_lens_only(w->sh.lens, w->sh.rank, v->sh.lens, v->sh.rank))
+            *other_lens = true;
+        /* read once, or twice by one b(w, w) */
+        if (!(w->nusers == 1 || (w->nusers == 2 && w->users[0] == w->users[1])))
+            break;
+        w = w->users[0];
+    }
+    return ops && e && *other_lens ? e : NULL;
+}
+
 /* Every reader of r is a broadcast b that stretches r's value, whose
  * readers do not show r's layout (apart_reader), or a one-operand op,
  * which takes r's layout, whose own readers are such (the state after a
@@ -8295,6 +8399,27 @@ static bool stretched_apart(const ins *r)
  * nothing) has the same layout whether v is standard or a broadcast. */
 static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool dots);
 
+/* A reader of e is a two-operand op beside a value that is no broadcast
+ * and cannot become one (broadcast_bound): such a reader is a cluster op
+ * unless e's own broadcast sinks below it, so the clusters still run it in
+ * lens of their choosing, which the chain from u to e does not decide:
+ * the chain term of readers_take_broadcast_d leaves it to the state after
+ * the chain has composed (round s84C, seed 2038184:
+ * mul(reshape(t(t(reshape(s)))), reshape(abs(broadcast))) through
+ * {1, 6, 1, 4} and back: abs sank where mul had been labelled in
+ * {3, 2, 4} while the transposes stood, and stayed where mul ran in
+ * {24}). */
+static bool beside_unbound_value(const ins *e)
+{
+    for (int k = 0; k < e->nusers; k++) {
+        const ins *w = e->users[k];
+        if ((w->op->classes & OPC_BINARY) && w->nargs == 2 && w->nmods == 0 && w->args[0] != w->args[1] &&
+            !broadcast_bound(other_operand(w, e), NULL, 0))
+            return true;
+    }
+    return false;
+}
+
 static bool readers_take_broadcast(const ins *v, const ins *u, int depth)
 {
     return readers_take_broadcast_d(v, u, depth, false);
@@ -8316,6 +8441,23 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
     for (int k = 0; k < v->nusers && ok; k++) {
         const ins *r = v->users[k];
         unsigned c = r->op->classes;
+        /* a reader that begins a chain of shape ops back to v's lens,
+         * which composes away with no guard (identity_chain_from), or
+         * such a chain through b(w, w) ops the clusters run in v's lens
+         * (clustered_chain_end): the chain's end's readers are v's readers
+         * in every order, before the chain has composed as after (round
+         * s81C, seed 1091356); b(v, v) keeps v's layout, so its readers
+         * decide, or the dots it flows into */
+        {
+            const ins *e = identity_chain_from(v, r, false);
+            if (e && v == u && ((depth == 0 && unit_chain_root == u) || !identity_chain_from(v, r, true)) &&
+                !beside_unbound_value(e) && readers_take_broadcast_d(e, u, depth + 1, dots))
+                continue;
+            bool other_lens = false;
+            e = clustered_chain_end(v, r, &other_lens);
+            if (e && (readers_take_broadcast_d(e, u, depth + 1, dots) || flows_into_dots(e, u, depth + 1)))
+                continue;
+        }
         /* a one-operand op's value is standard where v is, and where v is a
          * broadcast of some stride; but where v, a reshape that copies now,
          * becomes a broadcast of one element (every stride 0), the op keeps
@@ -8691,6 +8833,32 @@ bool helper_read_once_by_broadcast(arena *mem, const rule_value *a, int n, rule_
 {
     (void)mem, (void)n;
     *out = rule_bool(read_once_by_broadcast(a[0].u.in));
+    return true;
+}
+
+/* unary_below_views(x): see helpers_views.h. */
+bool helper_unary_below_views(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *x = a[0].u.in;
+    for (int d = 0; d < VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0 && shape_view_or_transpose(x); d++)
+        x = x->args[0];
+    *out = rule_bool(pointwise_unary(x) && !ins_is_pending(x));
+    return true;
+}
+
+/* shape_chain_composes(u): see helpers_views.h. */
+bool helper_shape_chain_composes(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    const ins *u = a[0].u.in;
+    bool yes = false;
+    for (int k = 0; k < u->nusers && !yes; k++) {
+        bool other_lens = false;
+        yes = (identity_chain_from(u, u->users[k], false) && !identity_chain_from(u, u->users[k], true)) ||
+              clustered_chain_end(u, u->users[k], &other_lens);
+    }
+    *out = rule_bool(yes);
     return true;
 }
 

@@ -520,6 +520,17 @@ bool helper_transposes_settle_below(arena *mem, const rule_value *args, int narg
  * not what it is, gives the same answer in every visiting order. */
 bool helper_takes_broadcast_layout(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* shape_chain_composes(u): instruction -> bool: a reader of u begins a
+ * chain of shape ops, each read once and becoming a reshape, that ends in
+ * u's own lens through lens other than u's with length-1 axes added or
+ * dropped, possibly through b(w, w) ops whose clusters run them in u's
+ * lens: the clusters move those ops and the chain composes away with no
+ * guard (reshape_of_reshape, reshape_to_same_shape), and
+ * takes_broadcast_layout(u) already asks its end's readers; a broadcast
+ * sunk below u first would be reshaped through those lens (a copy, and
+ * pending ops that merge by order: round s81C, seed 1091356). */
+bool helper_shape_chain_composes(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* shared_broadcast_splits(m, b): instruction, instruction -> bool:
  * multibroadcast m, read by two-operand op b whose broadcasts merge, has
  * other readers, and each of them takes m away on its own (a one-operand
@@ -1120,6 +1131,16 @@ bool helper_chain_read_beside_values(arena *mem, const rule_value *args, int nar
  * broadcast first, and as mb(p) in the others). */
 bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* unary_below_views(x): instruction -> bool: x, through shape views and
+ * transposes of one operand, is a one-operand pointwise op (no pending
+ * op). squeeze_of_multibroadcast asks it of the squeezed broadcast's
+ * operand: only then has squeeze(mb(x)) the spelling reshape(u(mb(y))) of
+ * the reshape clause of reshape_of_unary_of_multibroadcast, the views
+ * around u moving above or below it by order (unary_above_reshape, the
+ * transpose rules; round s84C, seeds 19573 and 1027163:
+ * squeeze(abs(unsqueeze(p))) and t(relu(t(p))) under the broadcast). */
+bool helper_unary_below_views(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* read_once_by_broadcast(v): instruction -> bool: v's one reader is a
  * broadcast or multibroadcast (of v alone). squeeze_of_unit_multibroadcast_*
  * wait there: multibroadcast_above_binary_of_shape_of_unit_multibroadcast_*
@@ -1231,7 +1252,8 @@ bool helper_folds_beside_values(arena *mem, const rule_value *args, int nargs, r
 
 /* broadcast_twin_in(m, x): instruction, instruction -> bool: m is a multibroadcast of k, and k has
  * another reader, a multibroadcast to x's lens (the broadcast m becomes in x's lens is there
- * already; round s82A). */
+ * already; round s82A), not one read only by x's own chain of one-operand ops, which goes when the
+ * chain sinks or the reshape of x folds into it (round s83C). */
 bool helper_broadcast_twin_in(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* unit_fold_readers(r): instruction -> bool: r (a reshape of u(mb(y)) or a squeeze of mb(y) that
@@ -1239,10 +1261,11 @@ bool helper_broadcast_twin_in(arena *mem, const rule_value *args, int nargs, rul
  * pointwise op in r's lens that its cluster runs there (readers_in_cluster_lens's test), or a
  * two-operand op beside a full value (no broadcast nor a value that may become one, no constant,
  * shape op, view or pending op, standard or a computed value of another packed layout such as a
- * dot's output_permutation; no shape op reading the op's value); no output. The reader terms of
- * both the reshape clause of reshape_of_unary_of_multibroadcast and the squeeze arm of
- * squeeze_of_multibroadcast, which must answer alike for the two spellings of one value (rounds
- * s80B, s82A). */
+ * dot's output_permutation, or such a value through a chain of transposes and one-operand ops;
+ * no shape op reading the op's value); no output. The reader terms of the reshape clause of
+ * reshape_of_unary_of_multibroadcast, the squeeze arm of squeeze_of_multibroadcast and the
+ * unit-drop term of reshape_of_multibroadcast, which must answer alike for the spellings of one
+ * value (rounds s80B, s82A, s83C). */
 bool helper_unit_fold_readers(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* reshape_fold_fits(r): instruction -> bool: r is a reshape of u(m), u a one-operand op of a
