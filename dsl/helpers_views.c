@@ -2731,20 +2731,12 @@ static bool identity_link(const ins *w)
     return w->nargs == 1 && w->nmods == 0 && (becomes_reshape(w) || same_shape_broadcast(w));
 }
 
-/* u's one reader begins a chain of shape ops read once, each of which
- * becomes a reshape (becomes_reshape) and only adds or drops length-1
- * axes of u's lens (a squeeze/unsqueeze pair; a chain through other lens
- * is what the clusters build around an op they move, and it holds only
- * until they label again: seed 2038184), that ends in u's own lens: the
- * chain composes into a reshape to u's shape (reshape_of_reshape and the
- * *_to_reshape folds, no guard) and reshape_to_same_shape removes it, so
- * the end's readers are u's readers in every order. Returns the end, or
- * NULL. */
-/* The same chain begun by r, any one reader of u (identity_shape_chain_end
- * asks it of u's only reader); with !unit its links may pass through
- * other lens than u's with length-1 axes added or dropped (such a chain
- * still composes away with no guard, but a broadcast sunk into it is
- * reshaped through those lens, a copy: shape_chain_composes). */
+/* The chain of identity_shape_chain_end (below) begun by r, any one
+ * reader of u (identity_shape_chain_end asks it of u's only reader); with
+ * !unit its links may pass through other lens than u's with length-1 axes
+ * added or dropped (such a chain still composes away with no guard, but a
+ * broadcast sunk into it is reshaped through those lens, a copy:
+ * shape_chain_composes). */
 static const ins *identity_chain_from(const ins *u, const ins *r, bool unit)
 {
     if (r->nargs != 1 || r->args[0] != u || !identity_link(r))
@@ -2758,11 +2750,19 @@ static const ins *identity_chain_from(const ins *u, const ins *r, bool unit)
     return lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank) ? e : NULL;
 }
 
+/* u's one reader begins a chain of shape ops read once, each of which
+ * becomes a reshape (becomes_reshape) and only adds or drops length-1
+ * axes of u's lens (a squeeze/unsqueeze pair; a chain through other lens
+ * is what the clusters build around an op they move, and it holds only
+ * until they label again: seed 2038184), that ends in u's own lens: the
+ * chain composes into a reshape to u's shape (reshape_of_reshape and the
+ * *_to_reshape folds, no guard) and reshape_to_same_shape removes it, so
+ * the end's readers are u's readers in every order. Returns the end, or
+ * NULL. */
 static const ins *identity_shape_chain_end(const ins *u)
 {
     return u->nusers == 1 ? identity_chain_from(u, u->users[0], true) : NULL;
 }
-
 
 /* e is the end of such a chain (identity_shape_chain_end) from u below it:
  * returns u, the value e's readers read once the chain composes away, or
@@ -2777,6 +2777,10 @@ static const ins *identity_shape_chain_start(const ins *e)
     }
     return u;
 }
+
+/* The u whose broadcast_sinks_below_at fallback asks its readers past
+ * unit chains (readers_take_broadcast_d); per thread. */
+static _Thread_local const ins *unit_chain_root;
 
 /* One-operand pointwise op u reads a broadcast of a computed value that
  * sinks below it (unary_above_*broadcast: its readers take the layout):
@@ -2804,10 +2808,6 @@ static const ins *identity_shape_chain_start(const ins *e)
  * sank in program order, where max, then reading a broadcast, stayed out
  * of the clusters; in order 7919 binary_into_cluster_lens moved max first
  * and neg stayed above its broadcast). */
-/* The u whose broadcast_sinks_below_at fallback asks its readers past
- * unit chains (readers_take_broadcast_d); per thread. */
-static _Thread_local const ins *unit_chain_root;
-
 static bool broadcast_sinks_below_at(const ins *u, int depth)
 {
     if (!pointwise_unary(u) || depth > VIEW_CLUSTER_MAX || !one_reader(u->args[0]))
@@ -8032,12 +8032,6 @@ static bool chain_over_shape_op(const ins *v)
     return false;
 }
 
-/* w, a reader of r, is a two-operand op beside a full value: standard,
- * no broadcast nor a value that may become one, no constant (a literal
- * takes any reshape for free), no shape op, pending op or chain of
- * one-operand ops over a shape op or transpose (the clusters'), and no
- * shape op reads w's value. w's value is standard whether r has folded
- * into the multibroadcast or not. */
 /* Below v, through one-operand pointwise ops and transposes, with one
  * transpose at least on the way, the first value that is neither; else
  * NULL. */
@@ -8054,6 +8048,12 @@ static const ins *below_transposed_chain(const ins *v)
     return NULL;
 }
 
+/* w, a reader of r, is a two-operand op beside a full value: standard,
+ * no broadcast nor a value that may become one, no constant (a literal
+ * takes any reshape for free), no shape op, pending op or chain of
+ * one-operand ops over a shape op or transpose (the clusters'), and no
+ * shape op reads w's value. w's value is standard whether r has folded
+ * into the multibroadcast or not. */
 static bool beside_full_value_laid(const ins *w, const ins *r, bool any_layout)
 {
     if (!(w->op->classes & OPC_BINARY) || w->nargs != 2 || w->nmods != 0 || w->args[0] == w->args[1])
