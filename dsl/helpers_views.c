@@ -7723,14 +7723,31 @@ static bool becomes_unit_broadcast(const ins *v)
     return reshape_becomes_unit_broadcast(v) && !has_length_one_axis(v);
 }
 
-/* A shape op reads r's value, directly or through one-operand ops. */
+/* w is a broadcast that stretches nothing and multibroadcast_to_reshape /
+ * broadcast_to_reshape make a reshape (folds_to_reshape): a shape op
+ * already, which those rules spell as one by order (round s84E, seeds
+ * 11010401, 12002420, --ops 24: max(s, squeeze(mb(p))) read by
+ * mb[{1, ..}](max), which became reshape(max) before or after the squeeze
+ * arm asked its readers). */
+static bool broadcast_folds_to_reshape(const ins *w)
+{
+    if (!broadcast_op(w) || w->nargs != 1)
+        return false;
+    rule_value a = {0}, v = {0};
+    a.kind = RV_INS;
+    a.u.in = (ins *)w;
+    return helper_folds_to_reshape(NULL, &a, 1, &v) && v.u.i;
+}
+
+/* A shape op reads r's value, directly or through one-operand ops (a
+ * broadcast that folds to a reshape counts as one). */
 static bool shape_op_below(const ins *r, int depth)
 {
     if (depth > VIEW_CLUSTER_MAX)
         return false;
     for (int k = 0; k < r->nusers; k++) {
         const ins *w = r->users[k];
-        if ((w->op->classes & OPC_SHAPE) && w->nargs == 1)
+        if (((w->op->classes & OPC_SHAPE) && w->nargs == 1) || broadcast_folds_to_reshape(w))
             return true;
         if ((w->op->classes & OPC_UNARY) && w->nargs == 1 && w->nmods == 0 && shape_op_below(w, depth + 1))
             return true;
@@ -8836,14 +8853,20 @@ bool helper_read_once_by_broadcast(arena *mem, const rule_value *a, int n, rule_
     return true;
 }
 
-/* unary_below_views(x): see helpers_views.h. */
-bool helper_unary_below_views(arena *mem, const rule_value *a, int n, rule_value *out)
+/* pointwise_below_views(x): see helpers_views.h. */
+bool helper_pointwise_below_views(arena *mem, const rule_value *a, int n, rule_value *out)
 {
     (void)mem, (void)n;
     const ins *x = a[0].u.in;
-    for (int d = 0; d < VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0 && shape_view_or_transpose(x); d++)
+    for (int d = 0; d < VIEW_CLUSTER_MAX && x->nargs == 1 && x->nmods == 0 && (shape_view_or_transpose(x) || ins_is_pending(x)); d++)
         x = x->args[0];
-    *out = rule_bool(pointwise_unary(x) && !ins_is_pending(x));
+    /* a two-operand op only with an operand that is a broadcast or may
+     * become one: only then may the other spelling keep that broadcast
+     * below x (seed 1080492's core: squeeze(mb(sub(p1, p2))) of full
+     * values folds in every spelling) */
+    bool binary = (x->op->classes & OPC_BINARY) && x->nargs == 2 && x->nmods == 0 &&
+                  (broadcast_bound(x->args[0], NULL, 0) || broadcast_bound(x->args[1], NULL, 0));
+    *out = rule_bool((pointwise_unary(x) || binary) && !ins_is_pending(x));
     return true;
 }
 

@@ -1131,15 +1131,14 @@ bool helper_chain_read_beside_values(arena *mem, const rule_value *args, int nar
  * broadcast first, and as mb(p) in the others). */
 bool helper_dropped_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
-/* unary_below_views(x): instruction -> bool: x, through shape views and
- * transposes of one operand, is a one-operand pointwise op (no pending
- * op). squeeze_of_multibroadcast asks it of the squeezed broadcast's
- * operand: only then has squeeze(mb(x)) the spelling reshape(u(mb(y))) of
- * the reshape clause of reshape_of_unary_of_multibroadcast, the views
- * around u moving above or below it by order (unary_above_reshape, the
- * transpose rules; round s84C, seeds 19573 and 1027163:
- * squeeze(abs(unsqueeze(p))) and t(relu(t(p))) under the broadcast). */
-bool helper_unary_below_views(arena *mem, const rule_value *args, int nargs, rule_value *out);
+/* pointwise_below_views(x): instruction -> bool: x, through shape views,
+ * transposes and pending shape changes of one operand, is a pointwise op
+ * of one operand, or of two with an operand that is or may become a
+ * broadcast (broadcast_bound). squeeze_of_multibroadcast's arm folds a
+ * squeeze whose readers take the broadcast's layout only of an x that is
+ * neither: of such a two-operand x the other spelling may keep that
+ * broadcast below it (round s84E, seed 7002470, --ops 24). */
+bool helper_pointwise_below_views(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
 /* read_once_by_broadcast(v): instruction -> bool: v's one reader is a
  * broadcast or multibroadcast (of v alone). squeeze_of_unit_multibroadcast_*
