@@ -2732,22 +2732,27 @@ static bool identity_link(const ins *w)
 }
 
 /* The chain of identity_shape_chain_end (below) begun by r, any one
- * reader of u (identity_shape_chain_end asks it of u's only reader); with
- * !unit its links may pass through other lens than u's with length-1 axes
- * added or dropped (such a chain still composes away with no guard, but a
- * broadcast sunk into it is reshaped through those lens, a copy:
- * shape_chain_composes). */
-static const ins *identity_chain_from(const ins *u, const ins *r, bool unit)
+ * reader of u (identity_shape_chain_end asks it of u's only reader):
+ * returns its end, or NULL. Its links may pass through other lens than
+ * u's with length-1 axes added or dropped (such a chain still composes
+ * away with no guard, but a broadcast sunk into it is reshaped through
+ * those lens, a copy: shape_chain_composes); *unit_only says whether
+ * every link only adds or drops length-1 axes of u's lens. One walk
+ * answers both, so callers that ask both do not walk the chain twice. */
+static const ins *identity_chain_from(const ins *u, const ins *r, bool *unit_only)
 {
+    *unit_only = false;
     if (r->nargs != 1 || r->args[0] != u || !identity_link(r))
         return NULL;
     const ins *e = r;
     for (int d = 0; d < 2 * VIEW_CLUSTER_MAX && e->nusers == 1 && identity_link(e->users[0]); d++)
         e = e->users[0];
-    for (const ins *q = e; unit && q != u; q = q->args[0])
-        if (!unit_lens_only(q->sh.lens, q->sh.rank, u->sh.lens, u->sh.rank))
-            return NULL;
-    return lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank) ? e : NULL;
+    if (!lens_equal(e->sh.lens, e->sh.rank, u->sh.lens, u->sh.rank))
+        return NULL;
+    *unit_only = true;
+    for (const ins *q = e; q != u && *unit_only; q = q->args[0])
+        *unit_only = unit_lens_only(q->sh.lens, q->sh.rank, u->sh.lens, u->sh.rank);
+    return e;
 }
 
 /* u's one reader begins a chain of shape ops read once, each of which
@@ -2761,7 +2766,11 @@ static const ins *identity_chain_from(const ins *u, const ins *r, bool unit)
  * NULL. */
 static const ins *identity_shape_chain_end(const ins *u)
 {
-    return u->nusers == 1 ? identity_chain_from(u, u->users[0], true) : NULL;
+    if (u->nusers != 1)
+        return NULL;
+    bool unit_only;
+    const ins *e = identity_chain_from(u, u->users[0], &unit_only);
+    return unit_only ? e : NULL;
 }
 
 /* e is the end of such a chain (identity_shape_chain_end) from u below it:
@@ -8466,8 +8475,9 @@ static bool readers_take_broadcast_d(const ins *v, const ins *u, int depth, bool
          * s81C, seed 1091356); b(v, v) keeps v's layout, so its readers
          * decide, or the dots it flows into */
         {
-            const ins *e = identity_chain_from(v, r, false);
-            if (e && v == u && ((depth == 0 && unit_chain_root == u) || !identity_chain_from(v, r, true)) &&
+            bool unit_only;
+            const ins *e = identity_chain_from(v, r, &unit_only);
+            if (e && v == u && ((depth == 0 && unit_chain_root == u) || !unit_only) &&
                 !beside_unbound_value(e) && readers_take_broadcast_d(e, u, depth + 1, dots))
                 continue;
             bool other_lens = false;
@@ -8877,8 +8887,8 @@ bool helper_shape_chain_composes(arena *mem, const rule_value *a, int n, rule_va
     const ins *u = a[0].u.in;
     bool yes = false;
     for (int k = 0; k < u->nusers && !yes; k++) {
-        bool other_lens = false;
-        yes = (identity_chain_from(u, u->users[k], false) && !identity_chain_from(u, u->users[k], true)) ||
+        bool other_lens = false, unit_only;
+        yes = (identity_chain_from(u, u->users[k], &unit_only) && !unit_only) ||
               clustered_chain_end(u, u->users[k], &other_lens);
     }
     *out = rule_bool(yes);
