@@ -713,6 +713,8 @@ static const rule_helper helper_table[] = {
      "vanishes_past_reader(t): transpose t, read once by a two-operand op of its lens, would vanish below (vanishes_below's walk) were it moved below that op"},
     {"settles_past_reader", RV_BOOL, 1, {RV_INS}, false, helper_settles_past_reader,
      "settles_past_reader(t): vanishes_past_reader(t), or the merged transpose would move only length-1 axes past the reduction further down"},
+    {"settles_below", RV_BOOL, 1, {RV_INS}, false, helper_settles_below,
+     "settles_below(t): vanishes_below(t), or t reaches a reduction by the same walk after which it moves only length-1 axes into other lens"},
     {"vanishes_below", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_below,
      "vanishes_below(t): transpose t reaches, through single-reader unary ops (and binary ops whose other operand is the same, a constant, a transpose or a dot cone that gives the sinking transpose a transpose of its permutation to merge with: a dot whose output_permutation is it or that the cone rules rewrite to one, or a transpose of it), a reduction after which it moves only length-1 axes"},
     {"vanishes_composed_below", RV_BOOL, 1, {RV_INS}, false, helper_vanishes_composed_below,

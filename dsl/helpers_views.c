@@ -13078,6 +13078,23 @@ bool helper_vanishes_below(arena *mem, const rule_value *a, int n, rule_value *o
     return true;
 }
 
+/* settles_below(t): see helpers_views.h. vanishes_below's walk with
+ * `unit`, started at t itself: it also says yes where, past the
+ * reductions, t ends moving only length-1 axes into other lens. */
+static bool transpose_settles_below(const ins *t)
+{
+    const attr_value *p = transpose_permutation(t);
+    int n = t->sh.rank;
+    return p && p->n == n && t->args[0]->sh.rank == n && permutation_settles_below(t, p->u.ints, n, t->args[0]->sh.lens, true);
+}
+
+bool helper_settles_below(arena *mem, const rule_value *a, int n, rule_value *out)
+{
+    (void)mem, (void)n;
+    *out = rule_bool(transpose_settles_below(a[0].u.in));
+    return true;
+}
+
 /* ---- reshapes that are not yet where they end (composes_below) ---- */
 
 /* composes_below(r): see helpers_views.h. */

@@ -778,6 +778,12 @@ bool helper_vanishes_past_reader(arena *mem, const rule_value *args, int nargs, 
  * of the data). plain_dot_beside_settling_transpose asks it. */
 bool helper_settles_past_reader(arena *mem, const rule_value *args, int nargs, rule_value *out);
 
+/* settles_below(t): instruction -> bool: vanishes_below(t), or the same
+ * walk from t ends past a reduction after which t moves only length-1
+ * axes into other lens (a free view there: a reshape of the reduced
+ * value's data), as settles_past_reader asks it from t's reader. */
+bool helper_settles_below(arena *mem, const rule_value *args, int nargs, rule_value *out);
+
 /* folds_into_operand(t): instruction -> bool: t is a transpose that a
  * fold or pending rule takes into its operand in every order: a transpose
  * below it (transpose_of_transpose), or a dot read once that writes
